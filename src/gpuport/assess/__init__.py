@@ -1,0 +1,5 @@
+"""The ``assess`` stage: a verdict on a project from its scan (and, given a model, its plan)."""
+
+from gpuport.assess.verdict import Assessment, EffortLine, Verdict, assess
+
+__all__ = ["Assessment", "EffortLine", "Verdict", "assess"]

@@ -1,0 +1,131 @@
+"""Settings from ``[tool.gpuport]`` in the nearest ``pyproject.toml``, overridden by flags.
+
+Each value remembers where it came from (default, file, or flag), so that ``--show-settings``
+and error messages can say so.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gpuport.files import DEFAULT_MAX_FILE_BYTES
+from gpuport.findings import Severity
+
+
+class ConfigError(ValueError):
+    """A setting that cannot be used; the message names the file and key."""
+
+
+@dataclass(slots=True)
+class Settings:
+    fail_on: Severity | None = Severity.MEDIUM  # None: never fail on findings
+    exclude: tuple[str, ...] = ()
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    max_file_size: int = DEFAULT_MAX_FILE_BYTES
+    baseline: str | None = None
+    rocm_version: str = "6.4"
+    offload_arch: str = "gfx90a"
+    sources: dict[str, str] = field(default_factory=dict)  # key -> "default" | path | "flag"
+
+    def source_of(self, key: str) -> str:
+        return self.sources.get(key, "default")
+
+
+_KEYS = {
+    "fail-on": "fail_on",
+    "exclude": "exclude",
+    "select": "select",
+    "ignore": "ignore",
+    "max-file-size": "max_file_size",
+    "baseline": "baseline",
+    "rocm-version": "rocm_version",
+    "offload-arch": "offload_arch",
+}
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` with a ``[tool.gpuport]`` table, walking up from ``start``."""
+    here = start.resolve()
+    if not here.is_dir():
+        here = here.parent
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                continue  # the scan itself reports a broken pyproject.toml
+            if isinstance(data.get("tool"), dict) and "gpuport" in data["tool"]:
+                return candidate
+    return None
+
+
+def parse_size(text: str | int) -> int:
+    """'8M', '512k', '1G' or a plain number of bytes."""
+    if isinstance(text, int):
+        value = text
+    else:
+        s = text.strip().upper().removesuffix("B")
+        mult = {"K": 1024, "M": 1024**2, "G": 1024**3}.get(s[-1:], 1)
+        digits = s[:-1] if s[-1:] in "KMG" and s[-1:] else s
+        try:
+            value = int(float(digits) * mult)
+        except ValueError:
+            raise ConfigError(f"size {text!r} is not a number of bytes (try 8M or 512k)") from None
+    if value <= 0:
+        raise ConfigError(f"size {text!r} must be positive")
+    return value
+
+
+def parse_fail_on(text: str) -> Severity | None:
+    if text.strip().lower() in ("never", "none"):
+        return None
+    try:
+        return Severity.parse(text)
+    except ValueError as exc:
+        raise ConfigError(f"{exc}, or 'never'") from None
+
+
+def load_settings(target: Path, overrides: dict[str, Any] | None = None) -> Settings:
+    """Settings for scanning ``target``: defaults, then the pyproject table, then flags."""
+    settings = Settings()
+    pyproject = find_pyproject(target)
+    if pyproject is not None:
+        table = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["gpuport"]
+        if not isinstance(table, dict):
+            raise ConfigError(f"{pyproject}: [tool.gpuport] must be a table")
+        for key, value in table.items():
+            if key not in _KEYS:
+                known = ", ".join(sorted(_KEYS))
+                raise ConfigError(f"{pyproject}: unknown key {key!r} in [tool.gpuport] ({known})")
+            _apply(settings, _KEYS[key], value, str(pyproject))
+    for attr, value in (overrides or {}).items():
+        if value is not None and value != ():
+            _apply(settings, attr, value, "flag")
+    return settings
+
+
+def _apply(settings: Settings, attr: str, value: Any, source: str) -> None:
+    try:
+        if attr == "fail_on":
+            settings.fail_on = parse_fail_on(str(value))
+        elif attr in ("exclude", "select", "ignore"):
+            if isinstance(value, str):
+                value = [value]
+            if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{attr.replace('_', '-')} must be a list of strings")
+            setattr(settings, attr, tuple(value))
+        elif attr == "max_file_size":
+            settings.max_file_size = parse_size(value)
+        elif attr in ("baseline", "rocm_version", "offload_arch"):
+            setattr(settings, attr, str(value))
+        else:
+            raise ConfigError(f"unknown setting {attr}")
+    except ConfigError as exc:
+        where = f"{source}: " if source != "flag" else ""
+        raise ConfigError(f"{where}{exc}") from None
+    settings.sources[attr] = source

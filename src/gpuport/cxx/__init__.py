@@ -1,0 +1,1 @@
+"""C, C++ and CUDA source handling shared by ``scan`` and ``port``."""

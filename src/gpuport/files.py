@@ -1,0 +1,289 @@
+"""Finding and reading a project's files: classification, size caps, binary and encoding checks.
+
+Nothing here executes or imports the user's code. Directory walking follows symbolic links
+once (a link cycle is reported, not followed forever) and never leaves the scan root's
+filesystem identity set twice.
+"""
+
+from __future__ import annotations
+
+import enum
+import fnmatch
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from gpuport.findings import SkipKind, Skipped
+
+DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
+BINARY_SNIFF_BYTES = 8192
+
+# Folders nobody wants scanned: VCS metadata, virtual environments, caches, vendored deps.
+DEFAULT_EXCLUDED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        "node_modules",
+        "__pycache__",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytest_cache",
+        "site-packages",
+        ".ipynb_checkpoints",
+        ".eggs",
+    }
+)
+
+
+class FileKind(enum.StrEnum):
+    PYTHON = "python"
+    NOTEBOOK = "notebook"
+    CUDA = "cuda"  # .cu, .cuh
+    CXX = "cxx"  # C/C++ sources and headers; scanned when they use CUDA
+    REQUIREMENTS = "requirements"
+    PYPROJECT = "pyproject"
+    SETUP_PY = "setup-py"
+    SETUP_CFG = "setup-cfg"
+    CONDA_ENV = "conda-env"
+    PIPFILE = "pipfile"
+    DOCKERFILE = "dockerfile"
+    COMPOSE = "compose"
+    YAML = "yaml"  # Kubernetes manifests, Helm values, CI files: looked at for GPU resources
+    SHELL = "shell"
+    CMAKE = "cmake"
+    MAKEFILE = "makefile"
+
+
+_SUFFIX_KIND = {
+    ".py": FileKind.PYTHON,
+    ".pyi": FileKind.PYTHON,
+    ".ipynb": FileKind.NOTEBOOK,
+    ".cu": FileKind.CUDA,
+    ".cuh": FileKind.CUDA,
+    ".c": FileKind.CXX,
+    ".cc": FileKind.CXX,
+    ".cpp": FileKind.CXX,
+    ".cxx": FileKind.CXX,
+    ".c++": FileKind.CXX,
+    ".h": FileKind.CXX,
+    ".hh": FileKind.CXX,
+    ".hpp": FileKind.CXX,
+    ".hxx": FileKind.CXX,
+    ".inl": FileKind.CXX,
+    ".sh": FileKind.SHELL,
+    ".bash": FileKind.SHELL,
+    ".cmake": FileKind.CMAKE,
+    ".mk": FileKind.MAKEFILE,
+    ".yaml": FileKind.YAML,
+    ".yml": FileKind.YAML,
+}
+
+
+def classify(name: str) -> FileKind | None:
+    """The kind of a file from its name alone, or None when gpuport does not read it."""
+    lower = name.lower()
+    if lower == "pyproject.toml":
+        return FileKind.PYPROJECT
+    if lower == "setup.py":
+        return FileKind.SETUP_PY
+    if lower == "setup.cfg":
+        return FileKind.SETUP_CFG
+    if lower == "pipfile":
+        return FileKind.PIPFILE
+    if lower == "cmakelists.txt":
+        return FileKind.CMAKE
+    if lower in ("makefile", "gnumakefile") or lower.startswith("makefile."):
+        return FileKind.MAKEFILE
+    if (
+        lower == "dockerfile"
+        or lower.startswith("dockerfile.")
+        or lower.endswith(".dockerfile")
+        or lower == "containerfile"
+    ):
+        return FileKind.DOCKERFILE
+    if lower.startswith(("requirements", "constraints")) and lower.endswith((".txt", ".in")):
+        return FileKind.REQUIREMENTS
+    if lower.endswith(".txt") and "requirements" in lower:
+        return FileKind.REQUIREMENTS
+    stem, dot, suffix = lower.rpartition(".")
+    if dot and suffix in ("yml", "yaml"):
+        if stem in ("environment", "conda", "env") or stem.startswith(("environment", "conda")):
+            return FileKind.CONDA_ENV
+        if stem in ("docker-compose", "compose") or stem.startswith(
+            ("docker-compose", "compose.")
+        ):
+            return FileKind.COMPOSE
+    return _SUFFIX_KIND.get(os.path.splitext(lower)[1])
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectFile:
+    """A file found under the scan root; ``rel`` is the path shown to users."""
+
+    path: Path
+    rel: str
+    kind: FileKind
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class SourceText:
+    """A file's decoded text. Non-UTF-8 bytes are kept as surrogate escapes (lossless)."""
+
+    file: ProjectFile
+    text: str
+    problem: Skipped | None = None  # set when the file was read only in part or lossily
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+
+@dataclass(frozen=True, slots=True)
+class WalkOptions:
+    exclude: tuple[str, ...] = ()  # glob patterns matched against the relative path
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    follow_symlinks: bool = True
+
+
+def _excluded(rel: str, patterns: tuple[str, ...]) -> bool:
+    posix = PurePosixPath(rel)
+    for pat in patterns:
+        if fnmatch.fnmatch(rel, pat) or posix.match(pat):
+            return True
+        if fnmatch.fnmatch(rel, pat.rstrip("/") + "/*"):
+            return True
+    return False
+
+
+def walk(root: Path, options: WalkOptions = WalkOptions()) -> Iterator[ProjectFile | Skipped]:
+    """Yield every file gpuport reads below ``root`` (or ``root`` itself), and what was skipped.
+
+    Order is deterministic (sorted by name) so that reports are stable.
+    """
+    try:
+        st = root.stat()
+    except FileNotFoundError:
+        yield Skipped(str(root), SkipKind.MISSING, "no such file or directory")
+        return
+    except OSError as exc:
+        yield Skipped(str(root), SkipKind.UNREADABLE, exc.strerror or str(exc))
+        return
+    if not stat.S_ISDIR(st.st_mode):
+        kind = classify(root.name)
+        if kind is None:
+            # an explicitly named file is read by content-free guess: treat by suffix only
+            yield Skipped(root.name, SkipKind.UNREADABLE, "not a kind of file gpuport reads")
+            return
+        yield ProjectFile(root, root.name, kind, st.st_size)
+        return
+    seen_dirs: set[tuple[int, int]] = {(st.st_dev, st.st_ino)}
+    yield from _walk_dir(root, "", options, seen_dirs)
+
+
+def _walk_dir(
+    directory: Path, rel_dir: str, options: WalkOptions, seen: set[tuple[int, int]]
+) -> Iterator[ProjectFile | Skipped]:
+    try:
+        with os.scandir(directory) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        yield Skipped(rel_dir or ".", SkipKind.UNREADABLE, exc.strerror or str(exc))
+        return
+    for entry in entries:
+        rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+        if options.exclude and _excluded(rel, options.exclude):
+            continue
+        try:
+            is_link = entry.is_symlink()
+            if is_link and not options.follow_symlinks:
+                continue
+            is_dir = entry.is_dir(follow_symlinks=True)
+        except OSError as exc:
+            yield Skipped(rel, SkipKind.UNREADABLE, exc.strerror or str(exc))
+            continue
+        if is_dir:
+            if entry.name in DEFAULT_EXCLUDED_DIRS:
+                continue
+            try:
+                st = entry.stat(follow_symlinks=True)
+            except OSError as exc:
+                reason = exc.strerror or str(exc)
+                kind = SkipKind.SYMLINK_LOOP if "loop" in reason.lower() else SkipKind.UNREADABLE
+                yield Skipped(rel, kind, reason)
+                continue
+            key = (st.st_dev, st.st_ino)
+            if key in seen:
+                if is_link:
+                    yield Skipped(
+                        rel,
+                        SkipKind.SYMLINK_LOOP,
+                        f"symbolic link to {os.readlink(entry.path)!s} leads back to a folder "
+                        "already scanned",
+                    )
+                continue
+            seen.add(key)
+            yield from _walk_dir(Path(entry.path), rel, options, seen)
+            continue
+        kind = classify(entry.name)
+        if kind is None:
+            continue
+        try:
+            st = entry.stat(follow_symlinks=True)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            skind = SkipKind.SYMLINK_LOOP if "loop" in reason.lower() else SkipKind.UNREADABLE
+            if is_link and isinstance(exc, FileNotFoundError):
+                reason = f"broken symbolic link to {os.readlink(entry.path)}"
+            yield Skipped(rel, skind, reason)
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            continue
+        yield ProjectFile(Path(entry.path), rel, kind, st.st_size)
+
+
+def read_text(file: ProjectFile, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> SourceText | Skipped:
+    """Read a file as text, or say why not. Never raises for a bad file."""
+    if file.size > max_bytes:
+        return Skipped(
+            file.rel,
+            SkipKind.TOO_LARGE,
+            f"{file.size:,} bytes is over the {max_bytes:,}-byte limit "
+            "(raise it with --max-file-size or [tool.gpuport] max-file-size)",
+        )
+    try:
+        data = file.path.read_bytes()
+    except OSError as exc:
+        return Skipped(file.rel, SkipKind.UNREADABLE, exc.strerror or str(exc))
+    return decode(file, data)
+
+
+def decode(file: ProjectFile, data: bytes) -> SourceText | Skipped:
+    """Decode bytes: NUL bytes mean binary; bad UTF-8 is kept losslessly and reported."""
+    nul = data.find(b"\0", 0, BINARY_SNIFF_BYTES)
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        return Skipped(file.rel, SkipKind.BINARY, "binary file (contains NUL bytes)", line)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return SourceText(file, data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        problem = Skipped(
+            file.rel,
+            SkipKind.NOT_UTF8,
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at line {line}, column {col}); "
+            "analysed with the bad bytes kept as they are",
+            line,
+            partial=True,
+        )
+        return SourceText(file, data.decode("utf-8", "surrogateescape"), problem)

@@ -1,0 +1,40 @@
+"""Atomic file writes: a file is either its old self or its whole new self, never half."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+
+def write_atomic(path: Path, data: str | bytes, *, backup_suffix: str | None = None) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename.
+
+    With ``backup_suffix``, an existing file is first copied to ``path + suffix``. Text is
+    encoded as UTF-8 with ``surrogateescape`` so that undecodable bytes read earlier
+    round-trip unchanged. File mode is kept when the file existed.
+    """
+    path = Path(path)
+    payload = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    mode: int | None = None
+    if path.exists():
+        mode = path.stat().st_mode & 0o7777
+        if backup_suffix:
+            shutil.copy2(path, path.with_name(path.name + backup_suffix))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

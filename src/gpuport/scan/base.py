@@ -1,0 +1,45 @@
+"""What a scanner is: a function from one file's text to findings and input problems.
+
+Scanner modules register themselves with :func:`scanner`; the engine dispatches each file
+to the scanners of its kind. A scanner never prints and never raises for bad input: it
+yields a :class:`~gpuport.findings.Skipped` naming the file and line instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from gpuport.files import FileKind, SourceText
+from gpuport.findings import Finding, Skipped
+
+ScanOutput = Iterable[Finding | Skipped]
+ScanFunction = Callable[[SourceText], ScanOutput]
+
+
+@dataclass(frozen=True, slots=True)
+class FileScanner:
+    name: str
+    kinds: frozenset[FileKind]
+    function: ScanFunction
+
+
+_SCANNERS: list[FileScanner] = []
+
+
+def scanner(*kinds: FileKind, name: str | None = None) -> Callable[[ScanFunction], ScanFunction]:
+    """Register ``function`` as the scanner for files of ``kinds``."""
+
+    def register(function: ScanFunction) -> ScanFunction:
+        _SCANNERS.append(FileScanner(name or function.__name__, frozenset(kinds), function))
+        return function
+
+    return register
+
+
+def scanners_for(kind: FileKind) -> list[FileScanner]:
+    return [s for s in _SCANNERS if kind in s.kinds]
+
+
+def all_scanners() -> list[FileScanner]:
+    return list(_SCANNERS)

@@ -1,0 +1,252 @@
+"""The scan engine: walk, read, dispatch to scanners, suppress, baseline — on every core.
+
+Files stream through a bounded pool of worker processes in batches, so memory stays flat
+however many files a project has; results come back in a deterministic order.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from itertools import islice
+from pathlib import Path
+
+from gpuport.files import ProjectFile, WalkOptions, read_text, walk
+from gpuport.findings import Excerpt, Finding, ScanStats, Severity, SkipKind, Skipped
+from gpuport.rules import Rule, all_rules
+from gpuport.scan.base import scanners_for
+
+EXCERPT_CONTEXT = 2  # lines shown before and after a finding
+_BATCH = 64
+_PARALLEL_THRESHOLD = 200  # below this many files a pool costs more than it saves
+
+# `# gpuport: ignore`, `// gpuport: ignore[GP301]`, `gpuport: ignore[GP301, GP302]`
+_SUPPRESS_RE = re.compile(r"gpuport:\s*ignore(?:\[\s*([A-Za-z0-9_,\s-]*)\])?")
+_COMMENT_ONLY_RE = re.compile(r"^\s*(?:#|//|/\*|\*|--|<!--)")
+
+ProgressCallback = Callable[[int, int], None]  # (files done, bytes done)
+
+
+@dataclass(frozen=True, slots=True)
+class ScanOptions:
+    walk: WalkOptions = WalkOptions()
+    select: frozenset[str] = frozenset()  # empty: every rule
+    ignore: frozenset[str] = frozenset()
+    baseline: frozenset[str] = frozenset()  # fingerprints to leave out
+    jobs: int = 0  # 0: one worker per core
+
+
+@dataclass(slots=True)
+class ScanResult:
+    """Everything one scan found, in a stable order."""
+
+    root: str
+    findings: list[Finding] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    stats: ScanStats = field(default_factory=ScanStats)
+    suppressed: int = 0
+    baselined: int = 0
+    rules: list[Rule] = field(default_factory=list)
+
+    @property
+    def crashed(self) -> list[Skipped]:
+        return [s for s in self.skipped if s.kind is SkipKind.RULE_CRASH]
+
+    def worst(self) -> Severity | None:
+        return max((f.severity for f in self.findings), default=None)
+
+    def at_or_above(self, severity: Severity) -> list[Finding]:
+        return [f for f in self.findings if f.severity >= severity]
+
+
+@dataclass(slots=True)
+class _FileOutcome:
+    findings: list[tuple[Finding, str]]  # with each one's baseline fingerprint
+    skipped: list[Skipped]
+    suppressed: int
+    scanned: bool
+    size: int
+    kind: str
+
+
+def scan_path(
+    target: Path,
+    options: ScanOptions = ScanOptions(),
+    progress: ProgressCallback | None = None,
+    display_root: str | None = None,
+) -> ScanResult:
+    """Scan a project folder (or one file) and return its findings and skipped inputs."""
+    started = time.perf_counter()
+    rules = [r for r in all_rules() if _enabled(r.id, options)]
+    result = ScanResult(root=display_root or str(target), rules=rules)
+    enabled = frozenset(r.id for r in rules)
+    files: list[ProjectFile] = []
+
+    def files_only(items: Iterable[ProjectFile | Skipped]) -> Iterator[ProjectFile]:
+        for item in items:
+            if isinstance(item, Skipped):
+                result.skipped.append(item)
+            else:
+                result.stats.files_seen += 1
+                yield item
+
+    stream = files_only(walk(target, options.walk))
+    jobs = options.jobs or os.cpu_count() or 1
+    # Look ahead to decide whether a pool is worth starting.
+    head = list(islice(stream, _PARALLEL_THRESHOLD))
+    files.extend(head)
+    outcomes: Iterator[_FileOutcome]
+    if jobs > 1 and len(head) >= _PARALLEL_THRESHOLD:
+        outcomes = _parallel(_chain(head, stream), options.walk.max_file_bytes, enabled, jobs)
+    else:
+        outcomes = (_scan_file(f, options.walk.max_file_bytes, enabled) for f in head)
+    done = 0
+    for outcome in outcomes:
+        done += 1
+        _merge(result, outcome, options)
+        if progress is not None:
+            progress(done, result.stats.bytes_scanned)
+    result.findings.sort(key=lambda f: f.sort_key)
+    result.skipped.sort()
+    result.stats.seconds = time.perf_counter() - started
+    return result
+
+
+def _chain(head: list[ProjectFile], rest: Iterator[ProjectFile]) -> Iterator[ProjectFile]:
+    yield from head
+    yield from rest
+
+
+def _enabled(rule_id: str, options: ScanOptions) -> bool:
+    def matches(patterns: frozenset[str]) -> bool:
+        return any(rule_id.startswith(p.upper()) for p in patterns)
+
+    if options.select and not matches(options.select):
+        return False
+    return not matches(options.ignore)
+
+
+def _merge(result: ScanResult, outcome: _FileOutcome, options: ScanOptions) -> None:
+    stats = result.stats
+    if outcome.scanned:
+        stats.files_scanned += 1
+        stats.bytes_scanned += outcome.size
+        stats.by_kind[outcome.kind] = stats.by_kind.get(outcome.kind, 0) + 1
+    result.skipped.extend(outcome.skipped)
+    result.suppressed += outcome.suppressed
+    for finding, fp in outcome.findings:
+        if fp in options.baseline:
+            result.baselined += 1
+        else:
+            result.findings.append(finding)
+
+
+def _parallel(
+    files: Iterator[ProjectFile], max_bytes: int, enabled: frozenset[str], jobs: int
+) -> Iterator[_FileOutcome]:
+    """Scan batches of files in worker processes, at most ``2 * jobs`` batches in flight."""
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pending: list[Future[list[_FileOutcome]]] = []
+        while True:
+            batch = list(islice(files, _BATCH))
+            if batch:
+                pending.append(pool.submit(_scan_batch, batch, max_bytes, enabled))
+            if pending and (not batch or len(pending) >= 2 * jobs):
+                yield from pending.pop(0).result()
+            if not batch and not pending:
+                return
+
+
+def _scan_batch(
+    batch: list[ProjectFile], max_bytes: int, enabled: frozenset[str]
+) -> list[_FileOutcome]:
+    return [_scan_file(f, max_bytes, enabled) for f in batch]
+
+
+def _scan_file(file: ProjectFile, max_bytes: int, enabled: frozenset[str]) -> _FileOutcome:
+    source = read_text(file, max_bytes)
+    if isinstance(source, Skipped):
+        return _FileOutcome([], [source], 0, False, 0, file.kind.value)
+    skipped: list[Skipped] = [source.problem] if source.problem else []
+    raw: list[Finding] = []
+    for sc in scanners_for(file.kind):
+        try:
+            for item in sc.function(source):
+                if isinstance(item, Skipped):
+                    skipped.append(item)
+                elif item.rule_id in enabled:
+                    raw.append(item)
+        except Exception as exc:  # a bug in gpuport: report it, keep going
+            tb = traceback.extract_tb(exc.__traceback__)
+            where = f" at {Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else ""
+            skipped.append(
+                Skipped(
+                    file.rel,
+                    SkipKind.RULE_CRASH,
+                    f"scanner {sc.name!r} crashed ({type(exc).__name__}: {exc}){where}; "
+                    "findings from it for this file are missing — please report this bug",
+                )
+            )
+    if not raw:
+        return _FileOutcome([], skipped, 0, True, file.size, file.kind.value)
+    lines = source.text.splitlines()
+    suppressions = _suppressions(lines)
+    kept: list[tuple[Finding, str]] = []
+    suppressed = 0
+    seen: set[tuple[str, int, int, str]] = set()
+    for finding in raw:
+        loc = finding.location
+        key = (finding.rule_id, loc.line, loc.column, finding.message)
+        if key in seen:  # two scanners, or one rule twice on the same spot
+            continue
+        seen.add(key)
+        if _is_suppressed(finding, suppressions):
+            suppressed += 1
+            continue
+        line_text = lines[loc.line - 1] if 0 < loc.line <= len(lines) else ""
+        if finding.excerpt is None and loc.line > 0:
+            start = max(1, loc.line - EXCERPT_CONTEXT)
+            end = min(len(lines), loc.line + EXCERPT_CONTEXT)
+            finding = replace(finding, excerpt=Excerpt(start, tuple(lines[start - 1 : end])))
+        kept.append((finding, finding.fingerprint(line_text)))
+    return _FileOutcome(kept, skipped, suppressed, True, file.size, file.kind.value)
+
+
+def _suppressions(lines: list[str]) -> dict[int, frozenset[str] | None]:
+    """Line number -> rule ids suppressed there (None: every rule).
+
+    A marker applies to its own line; a marker on a comment-only line also applies to the
+    next line.
+    """
+    out: dict[int, frozenset[str] | None] = {}
+    for number, text in enumerate(lines, start=1):
+        if "gpuport" not in text:
+            continue
+        m = _SUPPRESS_RE.search(text)
+        if not m:
+            continue
+        ids = (
+            None
+            if m.group(1) is None
+            else frozenset(p.strip().upper() for p in m.group(1).split(",") if p.strip())
+        )
+        targets = [number]
+        if _COMMENT_ONLY_RE.match(text):
+            targets.append(number + 1)
+        for t in targets:
+            prev = out.get(t, frozenset())
+            out[t] = None if ids is None or prev is None else prev | ids
+    return out
+
+
+def _is_suppressed(finding: Finding, suppressions: dict[int, frozenset[str] | None]) -> bool:
+    line = finding.location.line
+    if line not in suppressions:
+        return False
+    ids = suppressions[line]
+    return ids is None or finding.rule_id in ids

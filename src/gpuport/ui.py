@@ -1,0 +1,79 @@
+"""Terminal plumbing for the CLI: the stderr console, progress bars and writing output."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import BarColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress as RichProgress
+
+# A progress bar appears only once a job is clearly long: this many items, or this long.
+PROGRESS_AFTER_ITEMS = 300
+PROGRESS_AFTER_SECONDS = 1.0
+
+
+def stderr_console() -> Console:
+    no_color = bool(os.environ.get("NO_COLOR"))
+    return Console(stderr=True, no_color=no_color, highlight=False, soft_wrap=True)
+
+
+class Progress:
+    """A progress display on stderr that shows itself only for long jobs on a terminal."""
+
+    def __init__(self, *, enabled: bool = True, label: str = "working", total: int | None = None):
+        self.enabled = enabled and sys.stderr.isatty()
+        self.label = label
+        self.total = total
+        self._started = time.monotonic()
+        self._bar: RichProgress | None = None
+        self._task: int | None = None
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    def update(self, done: int, nbytes: int = 0) -> None:
+        if not self.enabled:
+            return
+        if self._bar is None:
+            long_enough = time.monotonic() - self._started > PROGRESS_AFTER_SECONDS
+            if done < PROGRESS_AFTER_ITEMS and not long_enough:
+                return
+            self._bar = RichProgress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.completed:,} files · {task.fields[mb]:.1f} MB"),
+                TimeElapsedColumn(),
+                console=stderr_console(),
+                transient=True,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task(self.label, total=self.total, mb=0.0)
+        assert self._task is not None
+        self._bar.update(self._task, completed=done, mb=nbytes / 1e6)
+
+
+def emit(text: str, output: Path | None) -> None:
+    """Write a rendered report to ``output`` atomically, or to stdout."""
+    if output is None:
+        sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+        sys.stdout.flush()
+        return
+    from gpuport.io import write_atomic
+
+    write_atomic(output, text)
+    stderr_console().print(f"wrote {output}", highlight=False)
