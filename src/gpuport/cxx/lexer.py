@@ -195,5 +195,6 @@ def _blank_literal(s: str) -> str:
     # keep the quotes so that code like `f("x")` still looks like a call with one argument
     if len(s) >= 2 and s[-1] in "\"'":
         q = s.find(s[-1])
-        return s[: q + 1] + _blank(s[q + 1 : -1]) + s[-1]
+        if q < len(s) - 1:
+            return s[: q + 1] + _blank(s[q + 1 : -1]) + s[-1]
     return _blank(s)

@@ -18,7 +18,9 @@ class Change:
 
     line: int  # 1-based line in the original file
     column: int  # 1-based column; 0 for whole-line changes
-    family: str  # API family or file aspect: "runtime", "cublas", "header", "warp", "docker-base"...
+    family: (
+        str  # API family or file aspect: "runtime", "cublas", "header", "warp", "docker-base"...
+    )
     before: str  # the original text (an identifier, a line, an image name)
     after: str  # the new text; equal to ``before`` when unconverted
     status: ChangeStatus

@@ -85,7 +85,6 @@ def scan_path(
     rules = [r for r in all_rules() if _enabled(r.id, options)]
     result = ScanResult(root=display_root or str(target), rules=rules)
     enabled = frozenset(r.id for r in rules)
-    files: list[ProjectFile] = []
 
     def files_only(items: Iterable[ProjectFile | Skipped]) -> Iterator[ProjectFile]:
         for item in items:
@@ -99,12 +98,13 @@ def scan_path(
     jobs = options.jobs or os.cpu_count() or 1
     # Look ahead to decide whether a pool is worth starting.
     head = list(islice(stream, _PARALLEL_THRESHOLD))
-    files.extend(head)
     outcomes: Iterator[_FileOutcome]
     if jobs > 1 and len(head) >= _PARALLEL_THRESHOLD:
         outcomes = _parallel(_chain(head, stream), options.walk.max_file_bytes, enabled, jobs)
     else:
-        outcomes = (_scan_file(f, options.walk.max_file_bytes, enabled) for f in head)
+        outcomes = (
+            _scan_file(f, options.walk.max_file_bytes, enabled) for f in _chain(head, stream)
+        )
     done = 0
     for outcome in outcomes:
         done += 1
@@ -189,7 +189,7 @@ def _scan_file(file: ProjectFile, max_bytes: int, enabled: frozenset[str]) -> _F
                     file.rel,
                     SkipKind.RULE_CRASH,
                     f"scanner {sc.name!r} crashed ({type(exc).__name__}: {exc}){where}; "
-                    "findings from it for this file are missing — please report this bug",
+                    "its findings for this file may be incomplete — please report this bug",
                 )
             )
     if not raw:

@@ -1,0 +1,248 @@
+"""Tokens per second from a roofline with stated efficiencies, and what each costs.
+
+Decode reads every weight it uses (MoE: only the experts the batch's tokens pick) and the
+KV cache once per step, so it is bound by memory bandwidth until the batch is large enough
+for the matrix units to take over. Prefill processes whole prompts and is bound by
+compute. Tensor parallelism adds two all-reduces per layer over the GPUs' interconnect.
+Every estimate names the bound it hit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuport.plan.catalog import Gpu, MeasuredRates
+from gpuport.plan.memory import (
+    ACTIVATION_BYTES,
+    PREFILL_CHUNK_TOKENS,
+    expert_weight_bytes,
+    kv_bytes_per_device,
+    weight_bytes,
+)
+from gpuport.plan.model_spec import ModelSpec
+from gpuport.plan.precision import KvDtype, Precision
+
+# Share of the datasheet peak that serving kernels reach. Memory: NVIDIA's aiconfigurator
+# scales HBM bandwidth by 0.8 (mem_bw_empirical_scaling_factor). Compute: llm-analysis
+# validated its FasterTransformer model with flops_eff 0.7. Interconnect: an assumption.
+MEMORY_EFFICIENCY = 0.80
+COMPUTE_EFFICIENCY = 0.70
+INTERCONNECT_EFFICIENCY = 0.80
+# Fixed cost of one small all-reduce (decode messages are tens of KB), in microseconds.
+# An assumption of the order nccl-tests/rccl-tests report for small messages.
+ALLREDUCE_LATENCY_US = {"nvswitch": 10.0, "xgmi-mesh": 15.0, "xgmi-gcd": 15.0, "pcie": 30.0}
+ALLREDUCES_PER_LAYER = 2  # after attention and after the MLP (Megatron-style TP)
+MAX_BATCH_SEARCHED = 1 << 16
+
+ASSUMPTIONS = (
+    f"decode reaches {MEMORY_EFFICIENCY:.0%} of peak memory bandwidth and prefill "
+    f"{COMPUTE_EFFICIENCY:.0%} of peak dense matrix throughput (datasheet peaks; measured "
+    "rates replace both when given)",
+    "decode reads each sequence's KV cache at the full --context (the worst case of a "
+    "generation), and the weights once per step; an MoE step reads only the experts its "
+    "tokens pick (uniform routing)",
+    f"tensor parallelism: {ALLREDUCES_PER_LAYER} all-reduces per layer of batch x hidden "
+    f"bf16 values at {INTERCONNECT_EFFICIENCY:.0%} of link bandwidth plus a fixed latency "
+    "each (10 us NVLink, 15 us Infinity Fabric, 30 us PCIe), not overlapped with compute",
+    "pipeline parallelism adds memory, not decode speed: a token passes the stages one "
+    "after another",
+    "cost per 1M tokens = price per GPU-hour x GPUs / (tokens per second x 3600) x 1e6",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Rates:
+    """What one device achieves: bandwidth and matrix throughput after efficiency."""
+
+    mem_bw_gbs: float
+    tflops: float
+    interconnect_gbs: float
+    latency_us: float
+    measured: bool
+    note: str
+
+    @property
+    def label(self) -> str:
+        return "measured" if self.measured else "datasheet x efficiency"
+
+
+def achieved_rates(
+    gpu: Gpu, precision: Precision, tp: int, measured: MeasuredRates | None
+) -> Rates:
+    peak, note = gpu.peak_tflops(precision.compute)
+    link = gpu.interconnect.bandwidth_gbs(tp) * INTERCONNECT_EFFICIENCY
+    latency = ALLREDUCE_LATENCY_US[gpu.interconnect.kind]
+    if measured is not None:
+        # Measured bf16 throughput, scaled to the precision's unit by the datasheet ratio.
+        scale = peak / gpu.fp16_tflops
+        return Rates(measured.mem_bw_gbs, measured.tflops_bf16 * scale, link, latency, True, note)
+    return Rates(
+        gpu.mem_bw_gbs * MEMORY_EFFICIENCY,
+        peak * COMPUTE_EFFICIENCY,
+        link,
+        latency,
+        False,
+        note,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StepTime:
+    memory_s: float
+    compute_s: float
+    communication_s: float
+    stages: int
+
+    @property
+    def seconds(self) -> float:
+        return (max(self.memory_s, self.compute_s) + self.communication_s) * self.stages
+
+    @property
+    def bound(self) -> str:
+        if self.communication_s > max(self.memory_s, self.compute_s):
+            return "communication"
+        return "memory" if self.memory_s >= self.compute_s else "compute"
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeEstimate:
+    tokens_per_s: float  # all sequences together
+    per_sequence_tokens_per_s: float
+    step: StepTime
+    compute_bound_from_batch: int | None  # None: stays memory-bound up to MAX_BATCH_SEARCHED
+    weights_compute_bound_from_batch: int | None  # the same with a 1-token context (no KV)
+
+    @property
+    def bound(self) -> str:
+        return self.step.bound
+
+
+@dataclass(frozen=True, slots=True)
+class PrefillEstimate:
+    tokens_per_s: float
+    step: StepTime
+    chunk_tokens: int
+
+    @property
+    def bound(self) -> str:
+        return self.step.bound
+
+
+def _allreduce_seconds(model: ModelSpec, rates: Rates, tokens: int, tp: int, pp: int) -> float:
+    if tp <= 1:
+        return 0.0
+    message = tokens * model.hidden_size * ACTIVATION_BYTES
+    # Ring all-reduce moves 2(tp-1)/tp of the message through each rank's links.
+    transfer = 2 * (tp - 1) / tp * message / (rates.interconnect_gbs * 1e9)
+    per_layer = ALLREDUCES_PER_LAYER * (rates.latency_us * 1e-6 + transfer)
+    return per_layer * model.num_layers / pp
+
+
+def decode_step(
+    model: ModelSpec,
+    precision: Precision,
+    kv: KvDtype,
+    rates: Rates,
+    *,
+    batch: int,
+    context: int,
+    tp: int,
+    pp: int,
+) -> StepTime:
+    devices = tp * pp
+    all_weights = weight_bytes(model, precision)
+    experts = expert_weight_bytes(model, precision)
+    if model.moe is not None:
+        picked = model.moe.experts_per_token / model.moe.num_experts
+        touched = 1.0 - (1.0 - picked) ** batch  # expected share of experts a step reads
+        read = all_weights - experts + experts * touched
+    else:
+        read = all_weights
+    read_bytes = read / devices + kv_bytes_per_device(model, kv, context, batch, tp, pp)
+    flops = batch * model.decode_flops_per_token(context) / devices
+    return StepTime(
+        memory_s=read_bytes / (rates.mem_bw_gbs * 1e9),
+        compute_s=flops / (rates.tflops * 1e12),
+        communication_s=_allreduce_seconds(model, rates, batch, tp, pp),
+        stages=pp,
+    )
+
+
+def _crossover_batch(
+    model: ModelSpec,
+    precision: Precision,
+    kv: KvDtype,
+    rates: Rates,
+    context: int,
+    tp: int,
+    pp: int,
+) -> int | None:
+    """The smallest batch whose decode step is compute-bound, if any below the limit."""
+
+    def compute_bound(batch: int) -> bool:
+        step = decode_step(model, precision, kv, rates, batch=batch, context=context, tp=tp, pp=pp)
+        return step.compute_s >= step.memory_s
+
+    if compute_bound(1):
+        return 1
+    low, high = 1, 2
+    while high <= MAX_BATCH_SEARCHED and not compute_bound(high):
+        low, high = high, high * 2
+    if high > MAX_BATCH_SEARCHED:
+        return None
+    while high - low > 1:
+        middle = (low + high) // 2
+        if compute_bound(middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def estimate_decode(
+    model: ModelSpec,
+    precision: Precision,
+    kv: KvDtype,
+    rates: Rates,
+    *,
+    batch: int,
+    context: int,
+    tp: int,
+    pp: int,
+) -> DecodeEstimate:
+    step = decode_step(model, precision, kv, rates, batch=batch, context=context, tp=tp, pp=pp)
+    return DecodeEstimate(
+        tokens_per_s=batch / step.seconds,
+        per_sequence_tokens_per_s=1.0 / step.seconds,
+        step=step,
+        compute_bound_from_batch=_crossover_batch(model, precision, kv, rates, context, tp, pp),
+        weights_compute_bound_from_batch=_crossover_batch(model, precision, kv, rates, 1, tp, pp),
+    )
+
+
+def estimate_prefill(
+    model: ModelSpec,
+    precision: Precision,
+    rates: Rates,
+    *,
+    context: int,
+    tp: int,
+    pp: int,
+) -> PrefillEstimate:
+    """Prompts of ``context`` tokens, processed in chunks, stages pipelined over chunks."""
+    chunk = max(1, min(PREFILL_CHUNK_TOKENS, context))
+    devices = tp * pp
+    # Causal attention: on average a prompt token attends to half the prompt.
+    flops_per_token = model.decode_flops_per_token(max(1, context // 2))
+    step = StepTime(
+        memory_s=weight_bytes(model, precision) / devices / (rates.mem_bw_gbs * 1e9),
+        compute_s=chunk * flops_per_token / devices / (rates.tflops * 1e12),
+        communication_s=_allreduce_seconds(model, rates, chunk, tp, pp),
+        stages=1,
+    )
+    return PrefillEstimate(tokens_per_s=chunk / step.seconds, step=step, chunk_tokens=chunk)
+
+
+def cost_per_million_tokens(usd_per_hour: float, tokens_per_s: float) -> float:
+    """Dollars per 1M tokens for hardware billed ``usd_per_hour`` producing ``tokens_per_s``."""
+    return usd_per_hour / (tokens_per_s * 3600.0) * 1e6

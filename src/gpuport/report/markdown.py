@@ -1,0 +1,324 @@
+"""Markdown output of scans and assessments, sized and escaped for a pull-request comment.
+
+Text from scanned files (paths, messages, excerpts, fixes) is escaped so that it renders
+as the text it is: a hostile file name cannot add links, images, HTML, tables or mentions.
+Escapes follow CommonMark (https://spec.commonmark.org/0.31.2/#backslash-escapes) and
+GitHub Flavored Markdown (https://github.github.com/gfm/).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from urllib.parse import quote
+
+from gpuport.assess.verdict import Assessment
+from gpuport.findings import Finding, Severity, SkipKind, Skipped
+from gpuport.report import Format, RenderOptions, renderer
+from gpuport.report.json_format import (
+    SEVERITIES_DESC,
+    by_severity,
+    category_severity_table,
+    days_text,
+    display_text,
+    fixable_counts,
+    hours_text,
+    is_mechanical,
+    path_bytes,
+    plan_formats,
+    severity_counts,
+    tool_version,
+)
+from gpuport.rules import Rule
+from gpuport.scan.engine import ScanResult
+
+MAX_FINDINGS = 200  # a GitHub comment holds 65,536 characters; the rest is in SARIF/HTML
+COLLAPSE_AFTER = 10  # longer lists fold into <details>
+ALWAYS_COLLAPSED = frozenset({Severity.LOW, Severity.INFO})
+MAX_LINE = 300  # excerpt lines are cut here (minified files)
+
+# Every ASCII punctuation character that starts inline markup (CommonMark §2.4 allows a
+# backslash before any of them): emphasis, code, links, images, raw HTML, entities, tables
+# and strikethrough. Text is kept on one line, so block markers (#, -, +, 1.) need no escape.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}()<>&|~!#])")
+# GitHub turns @name into a mention (a notification) even when escaped: a zero-width space
+# after the @ keeps the text readable and inert.
+_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+_LANGUAGE_BY_SUFFIX = {
+    ".py": "python",
+    ".cu": "cuda",
+    ".cuh": "cuda",
+    ".c": "c",
+    ".h": "cpp",
+    ".hpp": "cpp",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".sh": "bash",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".toml": "toml",
+    ".cmake": "cmake",
+}
+_LANGUAGE_BY_NAME = {"dockerfile": "dockerfile", "cmakelists.txt": "cmake", "makefile": "make"}
+
+
+def md_text(text: str) -> str:
+    """Untrusted text as inert inline Markdown, on one line."""
+    text = " ".join(display_text(text).splitlines())
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    return _MENTION.sub("@\u200b", text)
+
+
+def link_target(path: str, line: int = 0) -> str:
+    """A relative link to ``path`` (percent-encoded, so no scheme or markup can sneak in)."""
+    target = quote(path_bytes(path), safe="/")
+    if target.startswith("/"):  # relative to the project, never a protocol-relative //host
+        target = "./" + target.lstrip("/")
+    return f"{target}#L{line}" if line > 0 else target
+
+
+def _language(path: str) -> str:
+    name = path.rsplit("/", 1)[-1].lower()
+    if name in _LANGUAGE_BY_NAME or name.startswith("dockerfile"):
+        return _LANGUAGE_BY_NAME.get(name, "dockerfile")
+    for suffix, language in _LANGUAGE_BY_SUFFIX.items():
+        if name.endswith(suffix):
+            return language
+    return "text"
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _details(summary: str, body: list[str]) -> list[str]:
+    """A collapsible block; ``summary`` must already be HTML-safe."""
+    return [f"<details><summary>{summary}</summary>", "", *body, "", "</details>"]
+
+
+def _excerpt(finding: Finding, indent: str) -> list[str]:
+    excerpt = finding.excerpt
+    if excerpt is None or not excerpt.lines:
+        return []
+    last = excerpt.start_line + len(excerpt.lines) - 1
+    digits = len(str(last))
+    rows = []
+    for number, raw in enumerate(excerpt.lines, start=excerpt.start_line):
+        line = display_text(raw)
+        if len(line) > MAX_LINE:
+            line = line[: MAX_LINE - 1] + "…"
+        mark = ">" if number == finding.location.line else " "
+        rows.append(f"{mark} {number:>{digits}} | {line}".rstrip())
+    # A fence longer than any run of backticks in the code, so the code cannot close it.
+    longest = max((len(m) for m in re.findall(r"`+", "\n".join(rows))), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = [f"{fence}{_language(finding.location.path)}", *rows, fence]
+    return ["", *(indent + row for row in body)]
+
+
+def _finding(finding: Finding, rules: dict[str, Rule]) -> list[str]:
+    loc = finding.location
+    rule = rules.get(finding.rule_id)
+    slug = f" `{rule.slug}`" if rule is not None else ""
+    where = f"[{md_text(str(loc))}]({link_target(loc.path, loc.line)})"
+    head = (
+        f"- **{md_text(finding.rule_id)}**{slug} · {where} · {finding.category.value},"
+        f" {finding.confidence.label} confidence\\"  # a backslash ends a line: a hard break
+    )
+    lines = [head, f"  {md_text(finding.message)}"]
+    fix = finding.fix
+    if fix is not None and fix.text:
+        lines[-1] += "\\"
+        fix_line = f"  **Fix:** {md_text(fix.text)}"
+        if fix.replacement is not None:
+            fix_line += f" → {md_text(fix.replacement)}"
+        if fix.mechanical:
+            fix_line += " *(gpuport port can fix this)*"
+        lines.append(fix_line)
+    lines.extend(_excerpt(finding, "  "))
+    return lines
+
+
+def _findings_section(findings: list[Finding], rules: dict[str, Rule], level: str) -> list[str]:
+    """Findings grouped by severity, most serious first; long or minor groups folded."""
+    if not findings:
+        return []
+    out = [f"{level} Findings", ""]
+    shown = by_severity(findings)[:MAX_FINDINGS]
+    for severity in SEVERITIES_DESC:
+        group = [f for f in shown if f.severity is severity]
+        if not group:
+            continue
+        body: list[str] = []
+        for finding in group:
+            body.extend(_finding(finding, rules))
+            body.append("")
+        body.pop()
+        title = f"{severity.label.capitalize()} ({len(group)})"
+        out.append(f"{level}# {title}")
+        out.append("")
+        if len(group) > COLLAPSE_AFTER or severity in ALWAYS_COLLAPSED:
+            out.extend(_details(f"Show {_plural(len(group), severity.label + ' finding')}", body))
+        else:
+            out.extend(body)
+        out.append("")
+    if len(findings) > len(shown):
+        out.append(
+            f"*… and {len(findings) - len(shown)} more findings, left out to keep this comment"
+            " short: the SARIF, JSON or HTML report lists every one.*"
+        )
+        out.append("")
+    return out
+
+
+def _skipped_line(skipped: Skipped) -> str:
+    where = f"{skipped.path}:{skipped.line}" if skipped.line else skipped.path
+    if skipped.kind is SkipKind.RULE_CRASH:
+        verb = "**rule crash**"
+    elif skipped.partial:
+        verb = f"partly analysed ({skipped.kind.value})"
+    else:
+        verb = f"skipped ({skipped.kind.value})"
+    link = f"[{md_text(where)}]({link_target(skipped.path, skipped.line)})"
+    return f"- {link}: {verb}: {md_text(skipped.reason)}"
+
+
+def _skipped_section(skipped: list[Skipped], level: str) -> list[str]:
+    if not skipped:
+        return []
+    lines = [_skipped_line(s) for s in sorted(skipped)]
+    out = [
+        f"{level} Input problems ({len(skipped)})",
+        "",
+        "Not analysed, or only in part; the results do not cover these.",
+        "",
+    ]
+    if len(lines) > COLLAPSE_AFTER:
+        out.extend(_details(f"Show {_plural(len(lines), 'input problem')}", lines))
+    else:
+        out.extend(lines)
+    out.append("")
+    return out
+
+
+def _severity_table(findings: list[Finding]) -> list[str]:
+    rows = ["| severity | findings | gpuport can fix |", "|---|---:|---:|"]
+    for severity in SEVERITIES_DESC:
+        group = [f for f in findings if f.severity is severity]
+        if group:
+            fixable = sum(1 for f in group if is_mechanical(f))
+            rows.append(f"| {severity.label} | {len(group)} | {fixable} |")
+    fixable = sum(1 for f in findings if is_mechanical(f))
+    rows.append(f"| **total** | **{len(findings)}** | **{fixable}** |")
+    return rows
+
+
+def _problems(result: ScanResult, noun: bool = True) -> str:
+    text = _plural(len(result.skipped), "input problem") if noun else str(len(result.skipped))
+    crashes = len(result.crashed)
+    if crashes:
+        text += f" ({crashes} rule crash{'es' if crashes > 1 else ''})"
+    return text
+
+
+def _footer(options: RenderOptions) -> list[str]:
+    return [f"<sub>gpuport {html.escape(tool_version(options))}</sub>"]
+
+
+@renderer(ScanResult, Format.MARKDOWN)
+def render_scan_markdown(result: ScanResult, options: RenderOptions) -> str:
+    """A summary table, findings by severity with file:line links, then input problems."""
+    rules = {r.id: r for r in result.rules}
+    findings = result.findings
+    mechanical, actionable = fixable_counts(findings)
+    stats = result.stats
+    out = [
+        f"## gpuport scan: {_plural(len(findings), 'finding')}",
+        "",
+        f"**{md_text(result.root)}** · {stats.files_scanned} of"
+        f" {_plural(stats.files_seen, 'file')} scanned · gpuport can fix {mechanical} of"
+        f" {actionable} · {_problems(result)}",
+        "",
+    ]
+    if findings:
+        out.extend([*_severity_table(findings), ""])
+    else:
+        out.extend(["No findings: nothing found that breaks on ROCm.", ""])
+    out.extend(_findings_section(findings, rules, "###"))
+    out.extend(_skipped_section(result.skipped, "###"))
+    out.extend(_footer(options))
+    return "\n".join(out) + "\n"
+
+
+@renderer(Assessment, Format.MARKDOWN)
+def render_assessment_markdown(assessment: Assessment, options: RenderOptions) -> str:
+    """Verdict and reasons, a summary table, effort, the category table, findings, problems."""
+    scan = assessment.scan
+    rules = {r.id: r for r in scan.rules}
+    counts = severity_counts(scan.findings)
+    breakdown = ", ".join(f"{n} {label}" for label, n in counts.items())
+    total = assessment.total_hours
+    out = [
+        f"## gpuport assess: **{assessment.verdict.value}**",
+        "",
+        *(f"- {md_text(reason)}" for reason in assessment.reasons),
+        "",
+        "| | |",
+        "|---|---|",
+        f"| project | {md_text(scan.root)} |",
+        f"| verdict | **{assessment.verdict.value}** |",
+        f"| findings | {len(scan.findings)}{f' ({breakdown})' if breakdown else ''} |",
+        f"| gpuport can fix | {assessment.mechanical} of {assessment.actionable}"
+        f" ({assessment.mechanical_share:.0%}) |",
+        f"| estimated effort | {hours_text(total)} hours ({days_text(total)} days) |",
+        f"| input problems | {_problems(scan, noun=False)} |",
+        "",
+    ]
+    if assessment.effort:
+        out.extend(
+            [
+                "### Effort",
+                "",
+                "| category | findings | gpuport fixes | hours | days |",
+                "|---|---:|---:|---:|---:|",
+                *(
+                    f"| {e.category.value} | {e.findings} | {e.mechanical} | {hours_text(e.hours)}"
+                    f" | {days_text(e.hours)} |"
+                    for e in assessment.effort
+                ),
+                f"| **total** | **{sum(e.findings for e in assessment.effort)}**"
+                f" | **{sum(e.mechanical for e in assessment.effort)}** | **{hours_text(total)}**"
+                f" | **{days_text(total)}** |",
+                "",
+                *_details(
+                    "Assumptions behind the estimate",
+                    [f"- {md_text(a)}" for a in assessment.assumptions],
+                ),
+                "",
+            ]
+        )
+    table = category_severity_table(assessment)
+    if table:
+        out.extend(
+            [
+                "### Findings by category and severity",
+                "",
+                "| category | " + " | ".join(s.label for s in SEVERITIES_DESC) + " | total |",
+                "|---|" + "---:|" * (len(SEVERITIES_DESC) + 1),
+                *(
+                    f"| {category} | "
+                    + " | ".join(str(row.get(s.label, 0)) for s in SEVERITIES_DESC)
+                    + f" | {sum(row.values())} |"
+                    for category, row in table.items()
+                ),
+                "",
+            ]
+        )
+    out.extend(_findings_section(scan.findings, rules, "###"))
+    out.extend(_skipped_section(scan.skipped, "###"))
+    if assessment.plan is not None:
+        section: str = plan_formats().plan_markdown_section(assessment.plan)
+        out.extend([section.rstrip("\n"), ""])
+    out.extend(_footer(options))
+    return "\n".join(out) + "\n"

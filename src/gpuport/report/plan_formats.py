@@ -1,0 +1,595 @@
+"""The plan in every format: a ranked table, JSON, Markdown, HTML with inline SVG, SARIF.
+
+Also the sections the project report (``gpuport assess --model``) embeds:
+:func:`plan_terminal_section`, :func:`plan_markdown_section`, :func:`plan_html_section`
+and :func:`plan_json`. Model names and paths come from the user's files, so every string
+is escaped for the format it lands in.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from io import StringIO
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from gpuport.plan.planner import PlanEntry, PlanResult
+from gpuport.report import Format, RenderOptions, renderer
+
+GB = 1e9
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+TERMINAL_ROWS_IN_ASSESS = 10  # the project report shows the top of the ranking
+BOUND_STYLE = {"memory": "cyan", "compute": "magenta", "communication": "yellow"}
+_BOUND_SHORT = {"memory": "mem", "compute": "cmp", "communication": "comm"}
+TERMINAL_REASONS = 5  # GPUs whose reasons the terminal table spells out
+
+
+# --- shared wording --------------------------------------------------------------------------
+
+
+def _money(value: float | None, digits: int = 3) -> str:
+    return "—" if value is None else f"${value:,.{digits}f}"
+
+
+def _tokens(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.0f}"
+
+
+def _gb(value: float) -> str:
+    return f"{value / GB:,.1f}"
+
+
+def _layout(entry: PlanEntry) -> str:
+    word = entry.gpu.device_word
+    text = f"{entry.devices} {word}" + ("s" if entry.devices > 1 else "")
+    if entry.devices > 1:
+        text += f" (TP{entry.tp}" + (f"xPP{entry.pp}" if entry.pp > 1 else "") + ")"
+    return text
+
+
+def _title(plan: PlanResult) -> str:
+    r = plan.request
+    return (
+        f"{plan.model.name} · {r.precision.name} weights · KV {r.kv_dtype.name} · "
+        f"{r.context:,} tokens x {r.batch} sequences"
+    )
+
+
+def _clean(text: str) -> str:
+    """Control characters out of user-supplied names (paths, model names)."""
+    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
+
+
+# --- JSON ------------------------------------------------------------------------------------
+
+
+def _entry_json(entry: PlanEntry) -> dict[str, Any]:
+    memory = entry.memory
+    decode = entry.decode
+    prefill = entry.prefill
+    price = entry.price
+    return {
+        "rank": entry.rank,
+        "gpu": entry.gpu.id,
+        "name": entry.gpu.name,
+        "vendor": entry.gpu.vendor,
+        "fits": entry.fits,
+        "gpus_needed": entry.devices if entry.fits else None,
+        "devices_per_package": entry.gpu.devices_per_package,
+        "packages_needed": entry.packages if entry.fits else None,
+        "tensor_parallel": entry.tp,
+        "pipeline_parallel": entry.pp,
+        "memory_gb_per_gpu": {
+            "capacity": round(memory.capacity / GB, 2),
+            "usable": round(memory.budget / GB, 2),
+            "weights": round(memory.weights / GB, 2),
+            "kv_cache": round(memory.kv_cache / GB, 2),
+            "activations": round(memory.activations / GB, 2),
+            "runtime_overhead": round(memory.overhead / GB, 2),
+            "free": round(memory.free / GB, 2),
+        },
+        "kv_cache": {
+            "room_gb_per_gpu": round(max(memory.kv_room, 0.0) / GB, 2),
+            "max_sequences_at_context": entry.max_sequences,
+            "max_context_at_batch": entry.max_context,
+        },
+        "decode": None
+        if decode is None
+        else {
+            "tokens_per_s": round(decode.tokens_per_s, 1),
+            "tokens_per_s_per_sequence": round(decode.per_sequence_tokens_per_s, 2),
+            "step_ms": round(decode.step.seconds * 1e3, 3),
+            "bound": decode.bound,
+            "memory_ms": round(decode.step.memory_s * 1e3, 3),
+            "compute_ms": round(decode.step.compute_s * 1e3, 3),
+            "communication_ms": round(decode.step.communication_s * 1e3, 3),
+            "compute_bound_from_batch": decode.compute_bound_from_batch,
+            "compute_bound_from_batch_short_context": decode.weights_compute_bound_from_batch,
+        },
+        "prefill": None
+        if prefill is None
+        else {
+            "tokens_per_s": round(prefill.tokens_per_s, 1),
+            "bound": prefill.bound,
+            "chunk_tokens": prefill.chunk_tokens,
+        },
+        "rates": {
+            "source": entry.rates.label,
+            "mem_bw_gbs": round(entry.rates.mem_bw_gbs, 1),
+            "tflops": round(entry.rates.tflops, 1),
+            "interconnect_gbs": round(entry.rates.interconnect_gbs, 1),
+        },
+        "price": None
+        if price is None
+        else {
+            "usd_per_gpu_hour": round(price.usd_per_hour, 4),
+            "kind": price.kind,
+            "provider": price.provider,
+            "source": price.source,
+            "date": price.date.isoformat() if price.date else None,
+        },
+        "cost": {
+            "usd_per_hour": None if entry.usd_per_hour is None else round(entry.usd_per_hour, 4),
+            "usd_per_1m_output_tokens": None
+            if entry.cost_per_million_output is None
+            else round(entry.cost_per_million_output, 5),
+            "usd_per_1m_input_tokens": None
+            if entry.cost_per_million_input is None
+            else round(entry.cost_per_million_input, 5),
+        },
+        "reasons": list(entry.reasons),
+    }
+
+
+def plan_json(plan: PlanResult) -> dict[str, Any]:
+    """The plan as plain data: one entry per GPU, in rank order."""
+    model = plan.model
+    request = plan.request
+    params = model.params
+    return {
+        "model": {
+            "name": model.name,
+            "source": model.source,
+            "family": model.family,
+            "attention": model.attention_kind,
+            "layers": model.num_layers,
+            "sliding_window_layers": model.sliding_layers,
+            "experts": None
+            if model.moe is None
+            else {"total": model.moe.num_experts, "per_token": model.moe.experts_per_token},
+            "parameters": params.total,
+            "active_parameters": params.active,
+            "published_parameters": model.published.total if model.published else None,
+            "weights_gb": round(plan.weights_bytes / GB, 3),
+            "kv_bytes_per_token": model.kv_bytes_per_token(request.kv_dtype.bytes_per_element),
+            "kv_gb_per_sequence": round(plan.kv_bytes_per_sequence / GB, 4),
+            "shape_estimated": model.estimated_shape,
+        },
+        "request": {
+            "context": request.context,
+            "batch": request.batch,
+            "precision": request.precision.name,
+            "bits_per_weight": round(request.precision.bits_per_weight, 4),
+            "precision_source": request.precision.source,
+            "kv_dtype": request.kv_dtype.name,
+            "tp_max": request.tp_max,
+            "pp_max": request.pp_max,
+            "utilization": request.utilization,
+        },
+        "entries": [_entry_json(e) for e in plan.entries],
+        "summary": list(plan.summary),
+        "warnings": list(plan.warnings),
+        "assumptions": list(plan.assumptions),
+    }
+
+
+@renderer(PlanResult, Format.JSON)
+def render_plan_json(plan: PlanResult, options: RenderOptions) -> str:
+    document = {"tool": "gpuport", "version": options.tool_version, "kind": "plan"}
+    document.update(plan_json(plan))
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+# --- SARIF -----------------------------------------------------------------------------------
+
+
+@renderer(PlanResult, Format.SARIF)
+def render_plan_sarif(plan: PlanResult, options: RenderOptions) -> str:
+    """A valid SARIF log with no results: a plan makes no findings; it rides in a note."""
+    run = {
+        "tool": {
+            "driver": {"name": "gpuport", "version": options.tool_version or "0", "rules": []}
+        },
+        "invocations": [
+            {
+                "executionSuccessful": True,
+                "toolExecutionNotifications": [
+                    {
+                        "level": "note",
+                        "message": {
+                            "text": "gpuport plan makes no findings. "
+                            + " ".join(_clean(s) for s in plan.summary)
+                        },
+                    }
+                ],
+            }
+        ],
+        "results": [],
+        "properties": {"plan": plan_json(plan)},
+    }
+    log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+# --- terminal --------------------------------------------------------------------------------
+
+
+def _console(options: RenderOptions) -> Console:
+    return Console(
+        file=StringIO(),
+        width=options.width,
+        force_terminal=options.color,
+        force_jupyter=False,
+        force_interactive=False,
+        color_system="standard" if options.color else None,
+        no_color=not options.color,
+        highlight=False,
+        markup=False,
+        emoji=False,
+        legacy_windows=False,
+        _environ={},
+    )
+
+
+def _console_text(console: Console) -> str:
+    file = console.file
+    assert isinstance(file, StringIO)
+    return "".join(line.rstrip() + "\n" for line in file.getvalue().splitlines())
+
+
+def _short_layout(entry: PlanEntry) -> str:
+    """The count column: 1, "2 TP2", "16 TP8xPP2" ("GCDs" for an MI250X)."""
+    unit = " GCDs" if entry.gpu.devices_per_package > 1 else ""
+    if entry.devices == 1:
+        return "1" + unit[:-1]
+    return f"{entry.devices}{unit} TP{entry.tp}" + (f"xPP{entry.pp}" if entry.pp > 1 else "")
+
+
+def _table(entries: tuple[PlanEntry, ...] | list[PlanEntry]) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    table.add_column("#", justify="right")
+    table.add_column("GPU", no_wrap=True)
+    table.add_column("count", no_wrap=True)
+    table.add_column("weights\nGB", justify="right")
+    table.add_column("KV\nGB", justify="right")
+    table.add_column("seqs", justify="right")
+    table.add_column("decode\ntok/s", justify="right", no_wrap=True)
+    table.add_column("prefill\ntok/s", justify="right")
+    table.add_column("$/1M\nout", justify="right")
+    table.add_column("$/1M\nin", justify="right")
+    for e in entries:
+        m = e.memory
+        if not e.fits:
+            table.add_row(
+                str(e.rank),
+                Text(_clean(e.gpu.short)),
+                Text(f">{e.devices}", style="red"),
+                _gb(m.weights),
+                _gb(m.kv_cache),
+                Text("does not fit", style="red"),
+                "—",
+                "—",
+                "—",
+                "—",
+            )
+            continue
+        assert e.decode is not None and e.prefill is not None
+        decode = Text(_tokens(e.decode.tokens_per_s) + " ")
+        decode.append(_BOUND_SHORT[e.decode.bound], style=BOUND_STYLE.get(e.decode.bound, ""))
+        table.add_row(
+            str(e.rank),
+            Text(_clean(e.gpu.short)),
+            _short_layout(e),
+            _gb(m.weights),
+            _gb(m.kv_cache),
+            f"{e.max_sequences:,}",
+            decode,
+            _tokens(e.prefill.tokens_per_s),
+            _money(e.cost_per_million_output),
+            _money(e.cost_per_million_input),
+        )
+    return table
+
+
+def _print_body(console: Console, plan: PlanResult, rows: int | None, details: bool) -> None:
+    for line in plan.summary:
+        console.print(Text(_clean(line)))
+    console.print()
+    shown = plan.entries if rows is None else plan.entries[:rows]
+    console.print(_table(shown))
+    console.print(
+        Text(
+            "  count: GPUs per replica (TP tensor-, PP pipeline-parallel); weights and KV per "
+            "GPU; seqs: sequences of --context that fit; decode bound: mem(ory), c(o)mp(ute), "
+            "comm(unication)",
+            style="dim",
+        )
+    )
+    if rows is not None and len(plan.entries) > rows:
+        console.print(
+            Text(
+                f"  … {len(plan.entries) - rows} more GPUs: `gpuport plan` shows them all",
+                style="dim",
+            )
+        )
+    for warning in plan.warnings:
+        console.print(Text(f"note: {_clean(warning)}", style="yellow"))
+    if not details:
+        return
+    console.print()
+    console.print(Text("Why", style="bold"))
+    explained = [e for e in shown if e.fits][:TERMINAL_REASONS] + [e for e in shown if not e.fits]
+    for e in explained:
+        console.print(Text(f"{e.rank}. {e.gpu.name}", style="bold"))
+        for reason in e.reasons:
+            console.print(Text(f"   - {_clean(reason)}"))
+        if e.price is not None:
+            console.print(
+                Text(
+                    f"   - price ${e.price.usd_per_hour:,.2f}/GPU-h: {e.price.label} "
+                    f"({e.price.source})",
+                    style="dim",
+                )
+            )
+    if len(explained) < len(shown):
+        console.print(
+            Text("   (every GPU's reasons: --format markdown, html or json)", style="dim")
+        )
+    console.print()
+    console.print(Text("Assumptions", style="bold"))
+    for assumption in plan.assumptions:
+        console.print(Text(f" - {assumption}", style="dim"))
+
+
+@renderer(PlanResult, Format.TERMINAL)
+def render_plan_terminal(plan: PlanResult, options: RenderOptions) -> str:
+    console = _console(options)
+    console.print(Text(f"gpuport plan: {_clean(_title(plan))}", style="bold"))
+    console.print()
+    _print_body(console, plan, rows=None, details=True)
+    return _console_text(console)
+
+
+def plan_terminal_section(plan: PlanResult, options: RenderOptions) -> str:
+    """The plan inside the project report: summary and the top of the ranking."""
+    console = _console(options)
+    console.print(Text(f"GPU plan: {_clean(_title(plan))}", style="bold"))
+    _print_body(console, plan, rows=TERMINAL_ROWS_IN_ASSESS, details=False)
+    return _console_text(console)
+
+
+# --- Markdown --------------------------------------------------------------------------------
+
+
+def _md(text: str) -> str:
+    """Text safe inside a Markdown table cell or paragraph."""
+    escaped = _clean(text).replace("\\", "\\\\").replace("|", "\\|")
+    for ch in "`*_[]<>#":
+        escaped = escaped.replace(ch, "\\" + ch)
+    return escaped
+
+
+def plan_markdown_section(plan: PlanResult) -> str:
+    lines = [f"## GPU plan: {_md(_title(plan))}", ""]
+    lines += [f"- {_md(s)}" for s in plan.summary]
+    lines += [
+        "",
+        "| # | GPU | needs | weights GB/GPU | KV GB/GPU | usable GB/GPU | max seqs | "
+        "max context | decode tok/s | bound | prefill tok/s | $/GPU-h | $/1M out | $/1M in |",
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+    ]
+    for e in plan.entries:
+        m = e.memory
+        decode = e.decode
+        prefill = e.prefill
+        cells = [
+            str(e.rank),
+            _md(e.gpu.name),
+            _md(_layout(e)) if e.fits else f"does not fit in {_md(_layout(e))}",
+            _gb(m.weights),
+            _gb(m.kv_cache),
+            _gb(m.budget),
+            f"{e.max_sequences:,}" if e.fits else "—",
+            f"{e.max_context:,}" if e.fits else "—",
+            _tokens(decode.tokens_per_s if decode else None),
+            decode.bound if decode else "—",
+            _tokens(prefill.tokens_per_s if prefill else None),
+            _money(e.price.usd_per_hour, 2) if e.price else "—",
+            _money(e.cost_per_million_output),
+            _money(e.cost_per_million_input),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "### Why", ""]
+    for e in plan.entries:
+        lines.append(f"- **{_md(e.gpu.name)}**: " + "; ".join(_md(r) for r in e.reasons))
+    priced = [e for e in plan.entries if e.price is not None]
+    if priced:
+        lines += ["", "### Prices", ""]
+        for e in priced:
+            assert e.price is not None
+            lines.append(
+                f"- {_md(e.gpu.short)}: ${e.price.usd_per_hour:,.2f} per GPU-hour "
+                f"({_md(e.price.label)}) — <{_md_url(e.price.source)}>"
+            )
+    if plan.warnings:
+        lines += ["", "### Notes", ""] + [f"- {_md(w)}" for w in plan.warnings]
+    lines += ["", "### Assumptions", ""] + [f"- {_md(a)}" for a in plan.assumptions]
+    return "\n".join(lines) + "\n"
+
+
+def _md_url(url: str) -> str:
+    return _clean(url).replace(">", "%3E").replace("<", "%3C").replace(" ", "%20")
+
+
+@renderer(PlanResult, Format.MARKDOWN)
+def render_plan_markdown(plan: PlanResult, options: RenderOptions) -> str:
+    return f"# gpuport plan\n\n{plan_markdown_section(plan)}"
+
+
+# --- HTML ------------------------------------------------------------------------------------
+
+_SEGMENTS = (
+    ("weights", "#4e79a7"),
+    ("KV cache", "#f28e2b"),
+    ("activations + runtime", "#9c755f"),
+    ("free", "#e0e0e0"),
+)
+
+
+def _e(text: object) -> str:
+    return html.escape(_clean(str(text)), quote=True)
+
+
+def _memory_svg(entries: list[PlanEntry]) -> str:
+    """Stacked bars of one device's memory per GPU type: weights, KV, the rest, free."""
+    label_w, bar_w, row_h = 190, 420, 22
+    height = 30 + row_h * len(entries) + 24
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{label_w + bar_w + 90}" '
+        f'height="{height}" viewBox="0 0 {label_w + bar_w + 90} {height}" '
+        'aria-label="Memory per GPU">',
+        "<title>Memory per GPU: weights, KV cache, activations and runtime, free</title>",
+    ]
+    x = label_w
+    for name, color in _SEGMENTS:
+        parts.append(f'<rect x="{x}" y="4" width="10" height="10" fill="{color}"/>')
+        parts.append(f'<text x="{x + 14}" y="13" font-size="11">{_e(name)}</text>')
+        x += 14 + 7 * len(name) + 16
+    for i, e in enumerate(entries):
+        y = 26 + i * row_h
+        m = e.memory
+        cap = max(m.capacity, 1.0)
+        values = (m.weights, m.kv_cache, m.activations + m.overhead, max(m.capacity - m.used, 0.0))
+        parts.append(
+            f'<text x="{label_w - 6}" y="{y + 14}" font-size="12" text-anchor="end">'
+            f"{_e(e.gpu.short)} x{e.devices}</text>"
+        )
+        left = float(label_w)
+        for (name, color), value in zip(_SEGMENTS, values, strict=True):
+            width = bar_w * min(value, cap) / cap
+            if width <= 0:
+                continue
+            parts.append(
+                f'<rect x="{left:.1f}" y="{y}" width="{width:.1f}" height="{row_h - 6}" '
+                f'fill="{color}"><title>{_e(name)}: {_gb(value)} GB</title></rect>'
+            )
+            left += width
+        parts.append(
+            f'<text x="{label_w + bar_w + 6}" y="{y + 14}" font-size="11">'
+            f"{_gb(m.capacity)} GB</text>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _cost_svg(entries: list[PlanEntry]) -> str:
+    """Bars of dollars per 1M output tokens, cheapest first."""
+    priced = [e for e in entries if e.cost_per_million_output is not None]
+    if not priced:
+        return "<p>No GPU here has a price on file; pass --price GPU=USD.</p>"
+    label_w, bar_w, row_h = 190, 420, 22
+    height = 10 + row_h * len(priced)
+    top = max(e.cost_per_million_output or 0.0 for e in priced) or 1.0
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{label_w + bar_w + 90}" '
+        f'height="{height}" viewBox="0 0 {label_w + bar_w + 90} {height}" '
+        'aria-label="Cost per 1M output tokens">',
+        "<title>Cost per 1M output tokens</title>",
+    ]
+    for i, e in enumerate(priced):
+        cost = e.cost_per_million_output or 0.0
+        y = 4 + i * row_h
+        width = max(bar_w * cost / top, 1.0)
+        color = "#d62728" if e.gpu.vendor == "amd" else "#2ca02c"
+        parts.append(
+            f'<text x="{label_w - 6}" y="{y + 14}" font-size="12" text-anchor="end">'
+            f"{_e(e.gpu.short)} x{e.devices}</text>"
+            f'<rect x="{label_w}" y="{y}" width="{width:.1f}" height="{row_h - 6}" '
+            f'fill="{color}"><title>{_e(_money(cost))}</title></rect>'
+            f'<text x="{label_w + width + 6:.1f}" y="{y + 14}" font-size="11">'
+            f"{_e(_money(cost))}</text>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def plan_html_section(plan: PlanResult) -> str:
+    """An escaped HTML fragment: summary, charts (inline SVG, no scripts) and the table."""
+    fitting = [e for e in plan.entries if e.fits]
+    rows = []
+    for e in plan.entries:
+        decode = e.decode
+        prefill = e.prefill
+        rows.append(
+            "<tr>"
+            f"<td>{e.rank}</td><td>{_e(e.gpu.name)}</td>"
+            f"<td>{_e(_layout(e)) if e.fits else 'does not fit in ' + _e(_layout(e))}</td>"
+            f"<td>{_gb(e.memory.weights)}</td><td>{_gb(e.memory.kv_cache)}</td>"
+            f"<td>{_gb(e.memory.budget)}</td>"
+            f"<td>{e.max_sequences if e.fits else '—'}</td>"
+            f"<td>{_tokens(decode.tokens_per_s if decode else None)}</td>"
+            f"<td>{_e(decode.bound) if decode else '—'}</td>"
+            f"<td>{_tokens(prefill.tokens_per_s if prefill else None)}</td>"
+            f"<td>{_e(_money(e.cost_per_million_output))}</td>"
+            f"<td>{_e(_money(e.cost_per_million_input))}</td>"
+            f"<td><ul>{''.join(f'<li>{_e(r)}</li>' for r in e.reasons)}</ul></td>"
+            "</tr>"
+        )
+    summary = "".join(f"<li>{_e(s)}</li>" for s in plan.summary)
+    warnings = "".join(f"<li>{_e(w)}</li>" for w in plan.warnings)
+    assumptions = "".join(f"<li>{_e(a)}</li>" for a in plan.assumptions)
+    prices = "".join(
+        f"<li>{_e(e.gpu.short)}: {_e(_money(e.price.usd_per_hour, 2))} per GPU-hour, "
+        f'{_e(e.price.label)} (<a href="{_e(e.price.source)}">source</a>)</li>'
+        for e in plan.entries
+        if e.price is not None
+    )
+    return (
+        '<section class="gpuport-plan">'
+        f"<h2>GPU plan: {_e(_title(plan))}</h2>"
+        f"<ul>{summary}</ul>"
+        "<h3>Memory per GPU</h3>"
+        f"<figure>{_memory_svg(fitting)}</figure>"
+        "<h3>Cost per 1M output tokens</h3>"
+        f"<figure>{_cost_svg(fitting)}</figure>"
+        "<h3>Ranking</h3>"
+        "<table><thead><tr><th>#</th><th>GPU</th><th>needs</th><th>weights GB/GPU</th>"
+        "<th>KV GB/GPU</th><th>usable GB/GPU</th><th>max seqs</th><th>decode tok/s</th>"
+        "<th>bound</th><th>prefill tok/s</th><th>$/1M out</th><th>$/1M in</th><th>why</th>"
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        + (f"<h3>Prices</h3><ul>{prices}</ul>" if prices else "")
+        + (f"<h3>Notes</h3><ul>{warnings}</ul>" if warnings else "")
+        + f"<h3>Assumptions</h3><ul>{assumptions}</ul>"
+        "</section>"
+    )
+
+
+@renderer(PlanResult, Format.HTML)
+def render_plan_html(plan: PlanResult, options: RenderOptions) -> str:
+    style = (
+        "body{font-family:system-ui,sans-serif;margin:2rem;max-width:1200px}"
+        "table{border-collapse:collapse;font-size:13px}"
+        "th,td{border:1px solid #ccc;padding:4px 6px;vertical-align:top}"
+        "td ul{margin:0;padding-left:1rem}"
+    )
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>gpuport plan: {_e(plan.model.name)}</title><style>{style}</style></head>"
+        f"<body><h1>gpuport plan</h1>{plan_html_section(plan)}"
+        f"<footer><p>gpuport {_e(options.tool_version)}</p></footer></body></html>\n"
+    )

@@ -1,0 +1,373 @@
+"""Terminal output of scans and assessments, rendered with rich into a string.
+
+Everything taken from scanned files goes through :func:`display_text` and into ``Text``
+objects (never rich markup), so a file can neither style the output nor send escape codes
+to the user's terminal.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from io import StringIO
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from gpuport.assess.verdict import Assessment, Verdict
+from gpuport.findings import Finding, Severity, SkipKind, Skipped
+from gpuport.report import Format, RenderOptions, renderer
+from gpuport.report.json_format import (
+    SEVERITIES_DESC,
+    by_severity,
+    category_severity_table,
+    days_text,
+    display_text,
+    fixable_counts,
+    hours_text,
+    plan_formats,
+    severity_counts,
+    sorted_findings,
+)
+from gpuport.rules import Rule
+from gpuport.scan.engine import ScanResult
+
+TOP_FINDINGS = 10  # how many findings `assess` shows in the terminal; `scan` shows them all
+TAB_SIZE = 4
+GUTTER = 8  # indent of a finding's message, excerpt and fix
+
+SEVERITY_STYLE = {
+    Severity.BLOCKER: "bold white on red",
+    Severity.HIGH: "bold red",
+    Severity.MEDIUM: "yellow",
+    Severity.LOW: "cyan",
+    Severity.INFO: "dim",
+}
+VERDICT_STYLE = {
+    Verdict.READY: "bold green",
+    Verdict.READY_WITH_WORK: "bold yellow",
+    Verdict.BLOCKED: "bold red",
+}
+
+
+def _console(options: RenderOptions) -> Console:
+    """A console that writes into memory, deaf to the environment (stable goldens)."""
+    return Console(
+        file=StringIO(),
+        width=options.width,
+        force_terminal=options.color,
+        force_jupyter=False,
+        force_interactive=False,
+        color_system="standard" if options.color else None,
+        no_color=not options.color,
+        highlight=False,
+        markup=False,
+        emoji=False,
+        legacy_windows=False,
+        tab_size=TAB_SIZE,
+        _environ={},
+    )
+
+
+def _text(console: Console) -> str:
+    """What was printed, without the trailing blanks rich pads lines and tables with."""
+    file = console.file
+    assert isinstance(file, StringIO)
+    return "".join(line.rstrip() + "\n" for line in file.getvalue().splitlines())
+
+
+def _indented(text: RenderableType, indent: int = GUTTER) -> Padding:
+    """``text`` indented, wrapped lines included."""
+    return Padding(text, (0, 0, 0, indent), expand=False)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _severity(severity: Severity) -> Text:
+    return Text(f"{severity.label:<7}", style=SEVERITY_STYLE[severity])
+
+
+# --- pieces ---------------------------------------------------------------------------------
+
+
+def _excerpt(finding: Finding, width: int) -> list[Text]:
+    """Numbered lines around the finding; its own line marked, its column under a caret."""
+    excerpt = finding.excerpt
+    loc = finding.location
+    if excerpt is None or not excerpt.lines:
+        return []
+    last = excerpt.start_line + len(excerpt.lines) - 1
+    digits = len(str(last))
+    room = max(10, width - GUTTER - digits - 5)
+    out: list[Text] = []
+    for number, raw in enumerate(excerpt.lines, start=excerpt.start_line):
+        line = display_text(raw).expandtabs(TAB_SIZE)
+        hit = number == loc.line
+        if len(line) > room:
+            line = line[: room - 1] + "…"
+        row = Text(" " * (GUTTER - 2))
+        row.append("> " if hit else "  ", style="bold red" if hit else "")
+        row.append(f"{number:>{digits}} │ ", style="dim")
+        row.append(line, style="bold" if hit else "")
+        out.append(row)
+        if hit and loc.column > 0:
+            prefix = display_text(raw)[: loc.column - 1].expandtabs(TAB_SIZE)
+            span = 1
+            if loc.end_line == loc.line and loc.end_column > loc.column:
+                span = loc.end_column - loc.column
+            start = min(len(prefix), room - 1)
+            span = max(1, min(span, room - start))
+            caret = Text(" " * GUTTER + " " * digits + " │ " + " " * start)
+            caret.append("^" * span, style="bold red")
+            out.append(caret)
+    return out
+
+
+def _finding(finding: Finding, rules: dict[str, Rule], width: int, with_path: bool) -> Group:
+    """One finding: where, severity and rule; the message; the excerpt; the fix."""
+    loc = finding.location
+    rule = rules.get(finding.rule_id)
+    if with_path:
+        where = display_text(str(loc))
+    elif loc.line > 0:
+        where = f"{loc.line}:{loc.column}" if loc.column > 0 else str(loc.line)
+    else:
+        where = "(file)"
+    head = Text()
+    head.append(where, style="bold")
+    head.append("  ")
+    head.append_text(_severity(finding.severity))
+    head.append(" ")
+    head.append(finding.rule_id, style="bold")
+    if rule is not None:
+        head.append(f" {rule.slug}", style="dim")
+    head.append(f"  ({finding.category.value}, {finding.confidence.label} confidence)", "dim")
+    parts: list[RenderableType] = [
+        _indented(head, 2),
+        _indented(Text(display_text(finding.message))),
+    ]
+    parts.extend(_excerpt(finding, width))
+    fix = finding.fix
+    if fix is not None and fix.text:
+        fix_text = Text("fix: ", style="bold green")
+        fix_text.append(display_text(fix.text))
+        if fix.replacement is not None:
+            fix_text.append("\nreplacement: ", style="bold green")
+            fix_text.append(display_text(fix.replacement))
+        parts.append(_indented(fix_text))
+        if fix.mechanical:
+            parts.append(_indented(Text("gpuport port can fix this", "bold green")))
+    return Group(*parts)
+
+
+def _skipped_cells(skipped: Skipped) -> tuple[Text, Text]:
+    where = f"{skipped.path}:{skipped.line}" if skipped.line else skipped.path
+    if skipped.kind is SkipKind.RULE_CRASH:
+        verb, style = "rule crash", "bold red"
+    elif skipped.partial:
+        verb, style = f"partly analysed ({skipped.kind.value})", "yellow"
+    else:
+        verb, style = f"skipped ({skipped.kind.value})", "yellow"
+    what = Text(verb, style=style)
+    what.append(": " + display_text(skipped.reason))
+    return Text(display_text(where), style="bold"), what
+
+
+def _print_skipped(console: Console, skipped: list[Skipped]) -> None:
+    if not skipped:
+        return
+    console.print()
+    title = Text(f"Input problems ({len(skipped)})", style="bold")
+    title.append(" — not analysed, or only in part; the results do not cover these", "dim")
+    console.print(title)
+    grid = Table.grid(padding=(0, 2), pad_edge=False)
+    grid.add_column(overflow="fold", max_width=max(20, console.width // 3))
+    grid.add_column(overflow="fold")
+    for item in sorted(skipped):
+        grid.add_row(*_skipped_cells(item))
+    console.print(_indented(grid, 2))
+
+
+def _summary(result: ScanResult) -> Text:
+    findings = result.findings
+    counts = severity_counts(findings)
+    mechanical, actionable = fixable_counts(findings)
+    files = len({f.location.path for f in findings})
+    text = Text(_plural(len(findings), "finding"), style="bold")
+    if counts:
+        text.append(" (" + ", ".join(f"{n} {label}" for label, n in counts.items()) + ")")
+        text.append(f" in {_plural(files, 'file')}")
+    parts = [f"gpuport can fix {mechanical} of {actionable}"] if actionable else []
+    if result.skipped:
+        crashes = len(result.crashed)
+        extra = f" ({crashes} rule crash{'es' if crashes > 1 else ''})" if crashes else ""
+        parts.append(_plural(len(result.skipped), "input problem") + extra)
+    stats = result.stats
+    parts.append(f"{stats.files_scanned} of {_plural(stats.files_seen, 'file')} scanned")
+    if result.suppressed:
+        parts.append(f"{result.suppressed} suppressed")
+    if result.baselined:
+        parts.append(f"{result.baselined} in the baseline")
+    text.append(" · " + " · ".join(parts))
+    return text
+
+
+# --- scan -----------------------------------------------------------------------------------
+
+
+@renderer(ScanResult, Format.TERMINAL)
+def render_scan_terminal(result: ScanResult, options: RenderOptions) -> str:
+    """Findings grouped by file, then input problems, then a summary line."""
+    console = _console(options)
+    rules = {r.id: r for r in result.rules}
+    header = Text("gpuport scan ", style="bold")
+    header.append(display_text(result.root))
+    console.print(header)
+    by_file: dict[str, list[Finding]] = defaultdict(list)
+    for finding in sorted_findings(result.findings):
+        by_file[finding.location.path].append(finding)
+    if not by_file:
+        console.print()
+        console.print(Text("No findings: nothing found that breaks on ROCm.", style="green"))
+    for path, findings in by_file.items():
+        console.print()
+        console.print(Text(display_text(path), style="bold underline"))
+        for index, finding in enumerate(findings):
+            if index:
+                console.print()
+            console.print(_finding(finding, rules, options.width, with_path=False))
+    _print_skipped(console, result.skipped)
+    console.print()
+    console.print(_summary(result))
+    return _text(console)
+
+
+# --- assessment -----------------------------------------------------------------------------
+
+
+def _verdict_panel(assessment: Assessment) -> Panel:
+    style = VERDICT_STYLE[assessment.verdict]
+    body = Text("Verdict: ", style="bold")
+    body.append(assessment.verdict.value.upper(), style=style)
+    for reason in assessment.reasons:
+        body.append("\n  • ")
+        body.append(display_text(reason))
+    title = Text("gpuport assess ")
+    title.append(display_text(assessment.scan.root))
+    return Panel(body, title=title, title_align="left", border_style=style, box=box.ROUNDED)
+
+
+def _effort_table(assessment: Assessment) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, show_footer=True, pad_edge=False)
+    total = assessment.total_hours
+    table.add_column("category", footer="total")
+    table.add_column(
+        "findings", justify="right", footer=str(sum(e.findings for e in assessment.effort))
+    )
+    table.add_column(
+        "gpuport fixes", justify="right", footer=str(sum(e.mechanical for e in assessment.effort))
+    )
+    table.add_column("hours", justify="right", footer=hours_text(total))
+    table.add_column("days", justify="right", footer=days_text(total))
+    for line in assessment.effort:
+        table.add_row(
+            line.category.value,
+            str(line.findings),
+            str(line.mechanical),
+            hours_text(line.hours),
+            days_text(line.hours),
+        )
+    return table
+
+
+def _category_table(assessment: Assessment) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("category")
+    for severity in SEVERITIES_DESC:
+        table.add_column(severity.label, justify="right", style=SEVERITY_STYLE[severity])
+    table.add_column("total", justify="right")
+    for category, row in category_severity_table(assessment).items():
+        cells = [str(row.get(s.label, 0) or "·") for s in SEVERITIES_DESC]
+        table.add_row(category, *cells, str(sum(row.values())))
+    return table
+
+
+@renderer(Assessment, Format.TERMINAL)
+def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -> str:
+    """Verdict first, then blockers, what gpuport fixes, effort, the table, top findings."""
+    console = _console(options)
+    scan = assessment.scan
+    rules = {r.id: r for r in scan.rules}
+    console.print(_verdict_panel(assessment))
+
+    if assessment.blockers:
+        console.print()
+        console.print(Text(f"Blockers ({len(assessment.blockers)})", style="bold red"))
+        for finding in sorted_findings(assessment.blockers):
+            line = Text("  ")
+            line.append(display_text(str(finding.location)), style="bold")
+            line.append(f"  {finding.rule_id}  ")
+            line.append(display_text(finding.message))
+            console.print(line)
+
+    console.print()
+    if assessment.actionable:
+        share = Text("gpuport can fix ", style="bold")
+        share.append(f"{assessment.mechanical} of {assessment.actionable}", style="bold green")
+        share.append(
+            f" actionable findings ({assessment.mechanical_share:.0%}) with `gpuport port`;"
+            " the rest need a person."
+        )
+    else:
+        share = Text("No actionable findings: nothing to fix.", style="green")
+    console.print(share)
+
+    if assessment.effort:
+        console.print()
+        console.print(
+            Text(
+                f"Estimated effort: {hours_text(assessment.total_hours)} hours"
+                f" ({days_text(assessment.total_hours)} days)",
+                style="bold",
+            )
+        )
+        console.print(_effort_table(assessment))
+        console.print(Text("Assumptions:", style="dim"))
+        for assumption in assessment.assumptions:
+            console.print(_indented(Text(f"- {display_text(assumption)}", "dim"), 2))
+
+    if scan.findings:
+        console.print()
+        console.print(Text("Findings by category and severity", style="bold"))
+        console.print(_category_table(assessment))
+        top = by_severity(scan.findings)[:TOP_FINDINGS]
+        title = Text(f"Top findings ({len(top)} of {len(scan.findings)}, most serious first)")
+        title.stylize("bold")
+        console.print(title)
+        for finding in top:
+            console.print()
+            console.print(_finding(finding, rules, options.width, with_path=True))
+        if len(scan.findings) > len(top):
+            console.print(
+                Text(
+                    f"  … and {len(scan.findings) - len(top)} more: `gpuport scan` lists them all,"
+                    " and the HTML report shows each one.",
+                    style="dim",
+                )
+            )
+
+    _print_skipped(console, scan.skipped)
+
+    if assessment.plan is not None:
+        console.print()
+        # Rendered by the plan's own formatter (honouring options.color): written verbatim.
+        section: str = plan_formats().plan_terminal_section(assessment.plan, options)
+        console.file.write(section if section.endswith("\n") else section + "\n")
+    console.print()
+    console.print(_summary(scan))
+    return _text(console)

@@ -1,0 +1,56 @@
+"""Settings: defaults, the nearest [tool.gpuport] table walking up, flags on top."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuport.config import ConfigError, load_settings, parse_size
+from gpuport.findings import Severity
+
+
+def test_defaults_without_pyproject(tmp_path: Path) -> None:
+    s = load_settings(tmp_path)
+    assert s.fail_on is Severity.MEDIUM
+    assert s.source_of("fail_on") == "default"
+
+
+def test_nearest_table_walking_up_and_flags_override(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.gpuport]\nfail-on = "high"\nexclude = ["third_party"]\nmax-file-size = "1M"\n'
+    )
+    sub = tmp_path / "a" / "b"
+    sub.mkdir(parents=True)
+    (tmp_path / "a" / "pyproject.toml").write_text('[project]\nname = "no-gpuport-table"\n')
+    s = load_settings(sub)
+    assert s.fail_on is Severity.HIGH
+    assert s.exclude == ("third_party",)
+    assert s.max_file_size == 1024**2
+    assert s.source_of("fail_on") == str(tmp_path / "pyproject.toml")
+    s2 = load_settings(sub, {"fail_on": "never", "exclude": ("x",)})
+    assert s2.fail_on is None and s2.exclude == ("x",)
+    assert s2.source_of("fail_on") == "flag"
+
+
+def test_unknown_key_and_bad_values_name_the_file(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.gpuport]\nfail_onn = "high"\n')
+    with pytest.raises(ConfigError, match=r"pyproject.toml: unknown key 'fail_onn'"):
+        load_settings(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.gpuport]\nfail-on = "severe"\n')
+    with pytest.raises(ConfigError, match="unknown severity 'severe'"):
+        load_settings(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.gpuport]\nexclude = 3\n")
+    with pytest.raises(ConfigError, match="list of strings"):
+        load_settings(tmp_path)
+
+
+@pytest.mark.parametrize(("text", "value"), [("512", 512), ("4k", 4096), ("8M", 8 << 20), ("1GB", 1 << 30)])
+def test_parse_size(text: str, value: int) -> None:
+    assert parse_size(text) == value
+
+
+@pytest.mark.parametrize("text", ["", "abc", "-1", "0"])
+def test_parse_size_rejects(text: str) -> None:
+    with pytest.raises(ConfigError):
+        parse_size(text)

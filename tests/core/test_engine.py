@@ -1,0 +1,145 @@
+"""The scan engine: dispatch, suppression, baselines, crash reporting, serial == parallel."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gpuport import rules as rules_module
+from gpuport.files import FileKind, SourceText
+from gpuport.findings import Category, Confidence, Finding, Severity, SkipKind, Skipped
+from gpuport.rules import Rule
+from gpuport.scan import base
+from gpuport.scan.engine import ScanOptions, scan_path
+
+TEST_RULE = Rule(
+    id="GP599",
+    slug="test-marker",
+    category=Category.BUILD,
+    severity=Severity.MEDIUM,
+    confidence=Confidence.HIGH,
+    summary="The word MARKER appears",
+    what="Finds MARKER.",
+    why="Tests need a rule.",
+    example="MARKER",
+    instead="marker",
+    fix="Remove MARKER.",
+    mechanical=False,
+)
+
+
+def _marker_scanner(source: SourceText) -> Iterator[Finding | Skipped]:
+    for number, line in enumerate(source.text.splitlines(), start=1):
+        col = line.find("MARKER")
+        if col >= 0:
+            yield TEST_RULE.finding(source.file.rel, number, col + 1)
+        if "CRASH" in line:
+            raise RuntimeError("boom")
+
+
+@pytest.fixture
+def marker_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the test scanner runs (on .sh files), and GP599 is a known rule."""
+    monkeypatch.setattr(
+        base,
+        "_SCANNERS",
+        [base.FileScanner("marker", frozenset({FileKind.SHELL}), _marker_scanner)],
+    )
+    monkeypatch.setitem(rules_module._REGISTRY, TEST_RULE.id, TEST_RULE)
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    p = root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+
+
+@pytest.mark.usefixtures("marker_rule")
+def test_findings_are_sorted_with_excerpts(tmp_path: Path) -> None:
+    write(tmp_path, "b.sh", "x\nMARKER\n")
+    write(tmp_path, "a.sh", "one\ntwo\nthree MARKER\nfour\nfive\nsix\n")
+    result = scan_path(tmp_path, ScanOptions(jobs=1))
+    assert [(f.location.path, f.location.line, f.location.column) for f in result.findings] == [
+        ("a.sh", 3, 7),
+        ("b.sh", 2, 1),
+    ]
+    excerpt = result.findings[0].excerpt
+    assert excerpt is not None
+    assert excerpt.start_line == 1 and excerpt.lines == ("one", "two", "three MARKER", "four", "five")
+    assert result.stats.files_scanned == 2
+
+
+@pytest.mark.usefixtures("marker_rule")
+def test_inline_suppression_same_line_next_line_and_other_rule(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "s.sh",
+        "MARKER  # gpuport: ignore[GP599]\n"
+        "# gpuport: ignore\n"
+        "MARKER\n"
+        "MARKER  # gpuport: ignore[GP101]\n"
+        "MARKER\n",
+    )
+    result = scan_path(tmp_path, ScanOptions(jobs=1))
+    assert [f.location.line for f in result.findings] == [4, 5]
+    assert result.suppressed == 2
+
+
+@pytest.mark.usefixtures("marker_rule")
+def test_select_and_ignore(tmp_path: Path) -> None:
+    write(tmp_path, "s.sh", "MARKER\n")
+    assert scan_path(tmp_path, ScanOptions(jobs=1, ignore=frozenset({"GP5"}))).findings == []
+    assert scan_path(tmp_path, ScanOptions(jobs=1, select=frozenset({"GP1"}))).findings == []
+    assert len(scan_path(tmp_path, ScanOptions(jobs=1, select=frozenset({"gp599"}))).findings) == 1
+
+
+@pytest.mark.usefixtures("marker_rule")
+def test_baseline_survives_lines_moving(tmp_path: Path) -> None:
+    write(tmp_path, "s.sh", "MARKER one\n")
+    first = scan_path(tmp_path, ScanOptions(jobs=1))
+    prints = frozenset(f.fingerprint("MARKER one") for f in first.findings)
+    write(tmp_path, "s.sh", "new line\nMARKER one\nMARKER two\n")
+    again = scan_path(tmp_path, ScanOptions(jobs=1, baseline=prints))
+    assert [f.location.line for f in again.findings] == [3]
+    assert again.baselined == 1
+
+
+@pytest.mark.usefixtures("marker_rule")
+def test_a_crashing_scanner_is_reported_not_swallowed(tmp_path: Path) -> None:
+    write(tmp_path, "a.sh", "MARKER\nCRASH\n")
+    write(tmp_path, "b.sh", "MARKER\n")
+    result = scan_path(tmp_path, ScanOptions(jobs=1))
+    assert [s.path for s in result.crashed] == ["a.sh"]
+    assert "RuntimeError: boom" in result.crashed[0].reason
+    assert "may be incomplete" in result.crashed[0].reason
+    # what it found before crashing is kept, and the rest of the project goes on
+    assert [f.location.path for f in result.findings] == ["a.sh", "b.sh"]
+
+
+@pytest.mark.usefixtures("marker_rule")
+def test_bad_inputs_are_listed_and_the_rest_is_scanned(tmp_path: Path) -> None:
+    write(tmp_path, "ok.sh", "MARKER\n")
+    (tmp_path / "bin.sh").write_bytes(b"\0\0MARKER")
+    (tmp_path / "latin.sh").write_bytes(b"echo \xff\nMARKER\n")
+    result = scan_path(tmp_path, ScanOptions(jobs=1))
+    kinds = {s.path: s.kind for s in result.skipped}
+    assert kinds == {"bin.sh": SkipKind.BINARY, "latin.sh": SkipKind.NOT_UTF8}
+    assert [f.location.path for f in result.findings] == ["latin.sh", "ok.sh"]
+
+
+def test_parallel_scan_equals_serial_scan(tmp_path: Path) -> None:
+    # Real scanners, in worker processes: same findings, same order.
+    for i in range(260):
+        write(tmp_path, f"pkg{i % 7}/k{i}.cu", "__global__ void k(float* x) {\n"
+              "  int lane = threadIdx.x & 31;\n"
+              "  x[lane] = __shfl_sync(0xffffffff, x[lane], 0);\n}\n")
+        write(tmp_path, f"pkg{i % 7}/m{i}.py", "import torch\nprint(torch.version.cuda)\n")
+    serial = scan_path(tmp_path, ScanOptions(jobs=1))
+    parallel = scan_path(tmp_path, ScanOptions(jobs=2))
+    assert serial.stats.files_scanned == parallel.stats.files_scanned == 520
+    assert len(serial.findings) >= 520  # every file has something to find
+    assert [(f.rule_id, f.location) for f in serial.findings] == [
+        (f.rule_id, f.location) for f in parallel.findings
+    ]

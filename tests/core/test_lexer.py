@@ -1,0 +1,89 @@
+"""The shared C/C++/CUDA lexer: lossless on any input, and right about what is code."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpuport.cxx.lexer import Kind, code_only, significant, tokenize
+
+PIECES = [
+    "cudaMalloc", "__shfl_sync", "x", " ", "\t", "\n", "\r\n", "\r", "\\\n", "/*", "*/", "//",
+    '"', "'", "\\", "R\"(", ")\"", "R\"d(", ")d\"", "#", "#include", "<", ">", "<<<", ">>>",
+    "0x1f", "1e+5", "'", "u8\"", "é", "\udcff", "(", ")", ";", "{", "}", "::", "->",
+]
+
+
+def roundtrip(text: str) -> None:
+    assert "".join(t.text for t in tokenize(text)) == text
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text())
+def test_any_text_round_trips(text: str) -> None:
+    roundtrip(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=60))
+def test_code_like_soup_round_trips_and_keeps_offsets(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    roundtrip(text)
+    blanked = code_only(text)
+    assert len(blanked) == len(text)
+    assert [i for i, c in enumerate(blanked) if c in "\r\n"] == [
+        i for i, c in enumerate(text) if c in "\r\n"
+    ]
+
+
+def test_line_and_column_of_tokens_after_multiline_tokens() -> None:
+    text = "/* a\n b */ int x;\nR\"(\n)\" y;\r\nz"
+    toks = {t.text: t for t in tokenize(text) if t.kind is Kind.IDENT}
+    assert (toks["x"].line, toks["x"].column) == (2, 11)
+    assert (toks["y"].line, toks["y"].column) == (4, 4)
+    assert (toks["z"].line, toks["z"].column) == (5, 1)
+
+
+def test_identifiers_in_comments_and_strings_are_not_code() -> None:
+    text = '// cudaMalloc\nauto s = "cudaFree"; /* cudaMemcpy */ cudaDeviceSynchronize();'
+    idents = [t.text for t in tokenize(text) if t.kind is Kind.IDENT]
+    assert idents == ["auto", "s", "cudaDeviceSynchronize"]
+    assert "cudaMalloc" not in code_only(text)
+    assert "cudaFree" not in code_only(text)
+
+
+def test_include_header_is_one_token_and_directive_is_marked() -> None:
+    toks = significant(list(tokenize("#include <cuda_runtime.h>\n#  include \"a b.h\"\nint x;")))
+    headers = [t.text for t in toks if t.kind is Kind.HEADER]
+    assert headers == ["<cuda_runtime.h>", '"a b.h"']
+    assert all(t.in_directive for t in toks if t.line <= 2)
+    assert not any(t.in_directive for t in toks if t.line == 3)
+
+
+def test_directive_continues_over_backslash_newline() -> None:
+    toks = significant(list(tokenize("#define F(a) \\\n  cudaFree(a)\nint y;")))
+    free = next(t for t in toks if t.text == "cudaFree")
+    assert free.in_directive and free.line == 2
+    assert not next(t for t in toks if t.text == "y").in_directive
+
+
+def test_launch_brackets_and_hash_in_code() -> None:
+    kinds = [t.kind for t in significant(list(tokenize("k<<<1, 2>>>(a); x = a # b;")))]
+    assert Kind.LAUNCH_OPEN in kinds and Kind.LAUNCH_CLOSE in kinds
+    assert Kind.HASH not in kinds  # a '#' mid-line is not a directive
+
+
+def test_unterminated_things_do_not_swallow_more_than_they_should() -> None:
+    text = 'a = "open\nb = 1;\n/* never closed\nc = 2;'
+    toks = list(tokenize(text))
+    roundtrip(text)
+    b = next(t for t in toks if t.text == "b")
+    assert b.kind is Kind.IDENT and b.line == 2  # an open string ends at the newline
+    assert not any(t.text == "c" for t in toks)  # an open block comment runs to the end
+
+
+def test_raw_string_with_quotes_and_parentheses() -> None:
+    text = 'auto p = R"ptx(mov.u32 %0, %%laneid; ")" )ptx"; int after;'
+    strings = [t.text for t in tokenize(text) if t.kind is Kind.STRING]
+    assert strings == ['R"ptx(mov.u32 %0, %%laneid; ")" )ptx"']
+    assert any(t.text == "after" for t in tokenize(text))

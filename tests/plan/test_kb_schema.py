@@ -1,0 +1,140 @@
+"""Schema of kb/gpus.toml and kb/prices.toml: every figure has a value, a source and a status."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+import pytest
+
+from gpuport.plan.catalog import (
+    FIGURE_GROUPS,
+    GIB,
+    INTERCONNECTS,
+    STATUSES,
+    VENDORS,
+    catalog,
+    catalog_document,
+    find_gpu,
+)
+from gpuport.plan.prices import PRICE_KINDS, default_prices, prices_document
+
+REQUIRED_GPUS = (
+    "a100-40gb-sxm",
+    "a100-80gb-sxm",
+    "h100-sxm",
+    "h100-pcie",
+    "h200-sxm",
+    "b200",
+    "b300",
+    "l40s",
+    "rtx-4090",
+    "rtx-5090",
+    "mi250x",
+    "mi300x",
+    "mi325x",
+    "mi355x",
+    "rx-7900-xtx",
+    "rx-9070-xt",
+    "radeon-pro-w7900",
+)
+NUMBERS = ("memory_gib", "mem_bw_gbs", "fp16_tflops", "tdp_w", "link_gbs")
+TEXTS = ("id", "short", "name", "architecture", "arch_id", "memory_type", "seen_in")
+
+DOCUMENT = catalog_document()
+ROWS: list[dict[str, Any]] = DOCUMENT["gpu"]
+
+
+def test_the_catalog_covers_the_required_gpus_of_both_vendors() -> None:
+    ids = {row["id"] for row in ROWS}
+    assert set(REQUIRED_GPUS) <= ids
+    assert len(ids) == len(ROWS), "duplicate ids"
+    assert {row["vendor"] for row in ROWS} == set(VENDORS)
+
+
+def test_every_source_key_is_a_url() -> None:
+    for key, url in DOCUMENT["sources"].items():
+        assert url.startswith("https://"), key
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r["id"] for r in ROWS])
+def test_gpu_entry_schema(row: dict[str, Any]) -> None:
+    for key in TEXTS:
+        assert isinstance(row.get(key), str) and row[key].strip(), key
+    for key in NUMBERS:
+        value = row.get(key)
+        assert isinstance(value, int | float) and not isinstance(value, bool), key
+        assert value > 0, key
+    for key in ("fp8_tflops", "int8_tops", "usable_gib", "pair_gbs"):
+        if key in row:
+            assert row[key] > 0, key
+    if "usable_gib" in row:
+        assert row["usable_gib"] <= row["memory_gib"]
+    assert row["vendor"] in VENDORS
+    assert row["interconnect"] in INTERCONNECTS
+    if row["interconnect"] == "xgmi-mesh":
+        assert row.get("links", 0) >= 1
+    if row["interconnect"] == "xgmi-gcd":
+        assert row.get("pair_gbs", 0) > 0 and row.get("devices_per_package") == 2
+    assert isinstance(row["checked"], datetime.date)
+    assert set(row["sources"]) == set(FIGURE_GROUPS), "a source for every figure group"
+    assert set(row["status"]) == set(FIGURE_GROUPS), "a status for every figure group"
+    for group, key in row["sources"].items():
+        assert key in DOCUMENT["sources"], f"{group}: unknown source {key}"
+    for group, status in row["status"].items():
+        assert status in STATUSES, f"{group}: {status}"
+    aliases = row.get("aliases", [])
+    assert all(isinstance(a, str) and a for a in aliases)
+
+
+def test_aliases_are_unambiguous() -> None:
+    seen: dict[str, str] = {}
+    for row in ROWS:
+        for name in [row["id"], *row.get("aliases", [])]:
+            assert name not in seen, f"{name} names {seen.get(name)} and {row['id']}"
+            seen[name] = row["id"]
+
+
+def test_mi250x_is_two_64_gb_devices() -> None:
+    gpu = find_gpu("mi250x")
+    assert gpu is not None
+    assert gpu.devices_per_package == 2
+    assert gpu.memory_gib == 64
+    assert gpu.memory_bytes == 64 * GIB
+    assert gpu.mem_bw_gbs == pytest.approx(1638.4)
+    assert gpu.fp16_tflops == pytest.approx(191.5)
+
+
+def test_loaded_catalog_matches_the_document() -> None:
+    loaded = catalog()
+    assert list(loaded) == [row["id"] for row in ROWS]
+    h100 = loaded["h100-sxm"]
+    assert h100.sources["bandwidth"].startswith("https://")
+    assert h100.peak_tflops("fp8") == (1978.9, "")
+
+
+PRICES = prices_document()
+
+
+def test_price_file_schema() -> None:
+    ids = {row["id"] for row in ROWS}
+    seen: set[str] = set()
+    for row in PRICES["price"]:
+        assert row["gpu"] in ids, row["gpu"]
+        assert row["gpu"] not in seen, f"two prices for {row['gpu']}"
+        seen.add(row["gpu"])
+        value = row["usd_per_hour"]
+        assert isinstance(value, int | float) and 0.05 < value < 100
+        assert row["kind"] in PRICE_KINDS
+        assert row["source"].startswith("https://")
+        assert isinstance(row["date"], datetime.date)
+        assert row["provider"] and row["note"]
+    # Both vendors' flagship data-centre parts have a price to compare.
+    assert {"h100-sxm", "mi300x", "h200-sxm", "mi325x"} <= seen
+
+
+def test_default_prices_load() -> None:
+    prices = default_prices()
+    assert prices["mi300x"].usd_per_hour == 1.99
+    assert prices["mi300x"].date == datetime.date(2026, 5, 18)
+    assert "mi355x" not in prices  # no citable price: the plan asks the user for one

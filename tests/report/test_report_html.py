@@ -1,0 +1,199 @@
+"""HTML output checked with a plain HTML parser: self-contained, escaped, complete.
+
+The browser test (test_html_browser.py) opens the page for real; these checks need no
+browser, so the escaping is covered on every machine.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+from report_samples import (
+    HOSTILE_STRINGS,
+    TOOL_VERSION,
+    hostile_assessment,
+    hostile_scan,
+    sample_assessment,
+    sample_scan,
+)
+
+from gpuport.assess.verdict import Assessment
+from gpuport.report import Format, RenderOptions, render
+from gpuport.report.html import CONTENT_SECURITY_POLICY
+from gpuport.scan.engine import ScanResult
+
+OPTIONS = RenderOptions(tool_version=TOOL_VERSION)
+# Elements the template writes; nothing from scanned content may add others.
+ALLOWED_TAGS = {
+    "html", "head", "meta", "title", "style", "body", "header", "div", "p", "h1", "h2",
+    "h3", "ul", "li", "dl", "dt", "dd", "main", "section", "table", "thead", "tbody",
+    "tfoot", "tr", "th", "td", "span", "code", "strong", "br", "a", "article", "mark",
+    "label", "input", "svg", "text", "rect", "desc", "footer",
+}  # fmt: skip
+
+
+class Page(HTMLParser):
+    """Collects the elements, attributes and text of a page."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+        self.styles: list[str] = []
+        self._in: list[str] = []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        if tag not in ("meta", "input", "br", "rect"):
+            self._in.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._in and self._in[-1] == tag:
+            self._in.pop()
+
+    def handle_data(self, data: str) -> None:
+        if self._in and self._in[-1] == "style":
+            self.styles.append(data)
+        else:
+            self.text.append(data)
+
+    def all_text(self) -> str:
+        return "".join(self.text)
+
+    def with_class(self, tag: str, css: str) -> list[dict[str, str | None]]:
+        return [a for t, a in self.tags if t == tag and css in (a.get("class") or "").split()]
+
+
+def page_of(result: ScanResult | Assessment) -> Page:
+    return Page(render(result, Format.HTML, OPTIONS))
+
+
+@pytest.mark.parametrize("build", [hostile_scan, hostile_assessment])
+def test_hostile_content_stays_text(build: object) -> None:
+    text = render(build(), Format.HTML, OPTIONS)  # type: ignore[operator]
+    page = Page(text)
+    tags = {tag for tag, _ in page.tags}
+    assert tags <= ALLOWED_TAGS, tags - ALLOWED_TAGS
+    assert [t for t, _ in page.tags].count("style") == 1
+    for tag, attrs in page.tags:
+        for name, value in attrs.items():
+            assert not name.startswith("on"), (tag, name)
+            if name == "href":
+                assert value and (value.startswith("#") or value.startswith("https://")), value
+            assert name != "src", tag
+    visible = page.all_text()
+    for hostile in HOSTILE_STRINGS:
+        assert hostile in visible, hostile
+    # Raw source: the hostile markup only ever appears escaped.
+    for raw in ("<script", "<img", "</style><b>", 'javascript:alert(3)"'):
+        assert raw not in text, raw
+    assert "{{ 7*7 }}" in visible and ">49<" not in text
+
+
+def test_content_security_policy() -> None:
+    page = page_of(sample_assessment())
+    policies = [
+        a.get("content")
+        for t, a in page.tags
+        if t == "meta" and (a.get("http-equiv") or "").lower() == "content-security-policy"
+    ]
+    assert policies == [CONTENT_SECURITY_POLICY]
+    assert "default-src 'none'" in CONTENT_SECURITY_POLICY
+    assert "script-src" not in CONTENT_SECURITY_POLICY  # no script at all: default-src denies
+
+
+def test_self_contained() -> None:
+    text = render(sample_assessment(), Format.HTML, OPTIONS)
+    page = Page(text)
+    assert not [t for t, _ in page.tags if t in ("script", "link", "img", "iframe", "object")]
+    css = "".join(page.styles)
+    assert "url(" not in css and "@import" not in css and "@font-face" not in css
+    assert not re.search(r"\b(src|srcset|action|formaction|xlink:href)=", text)
+
+
+def test_every_finding_with_excerpt_and_fix() -> None:
+    scan = sample_scan()
+    page = page_of(scan)
+    articles = page.with_class("article", "finding")
+    assert len(articles) == len(scan.findings)
+    visible = page.all_text()
+    for finding in scan.findings:
+        assert str(finding.location) in visible
+        assert finding.message in visible
+        assert finding.fix is not None and finding.fix.text in visible
+    findings_part = visible[visible.index("Findings\n") : visible.index("Input problems")]
+    assert findings_part.count("gpuport port can fix this") == 3
+    hits = page.with_class("tr", "hit")
+    assert len(hits) == sum(1 for f in scan.findings if f.excerpt is not None)
+
+
+def test_the_finding_columns_are_marked() -> None:
+    text = render(sample_scan(), Format.HTML, OPTIONS)
+    assert '<td class="ln">12</td><td>    <mark>cudaMalloc</mark>(&amp;x' in text
+
+
+def test_verdict_banner_and_effort() -> None:
+    page = page_of(sample_assessment())
+    banner = page.with_class("header", "banner")
+    assert banner and "verdict-blocked" in (banner[0].get("class") or "")
+    visible = page.all_text()
+    assert visible.index("Blocked") < visible.index("Estimated effort")
+    assert "GP101 at requirements.txt:3:1: cupy-cuda12x has no ROCm build on PyPI" in visible
+    assert "an engineer who knows the code but not ROCm" in visible
+    assert "25.6 h (2.1–8.5 days)" in visible  # noqa: RUF001
+
+
+def test_chart_is_inline_svg_stacked_by_severity() -> None:
+    text = render(sample_assessment(), Format.HTML, OPTIONS)
+    svg = text[text.index("<svg") : text.index("</svg>")]
+    # One segment per non-zero (category, severity) cell, plus five legend swatches.
+    segments = re.findall(r"<title>([a-z]+), ([a-z]+): (\d+)</title>", svg)
+    assert sorted(segments) == sorted(
+        [
+            ("dependencies", "blocker", "1"),
+            ("dependencies", "medium", "1"),
+            ("python", "high", "1"),
+            ("python", "info", "1"),
+            ("kernels", "high", "2"),
+            ("kernels", "low", "1"),
+            ("containers", "medium", "1"),
+            ("build", "low", "1"),
+        ]
+    )
+    assert svg.count("<rect") == len(segments) + 5
+    widths = dict(
+        re.findall(r'width="([\d.]+)" height="20" fill="[^"]+"><title>(kernels, high)', svg)
+    )
+    assert widths  # the biggest bar (kernels: 3) spans the full 440 px in thirds
+    assert float(next(iter(widths))) == pytest.approx(440 * 2 / 3, abs=0.1)
+
+
+def test_skipped_list() -> None:
+    page = page_of(sample_scan())
+    visible = page.all_text()
+    assert "Input problems (4)" in visible
+    for where in ("assets/model.bin", "csrc/legacy.cu:7", "configs/env.yaml:4", "src/train.py"):
+        assert where in visible
+    assert page.with_class("td", "status-crash")
+
+
+def test_severity_filter_is_css_only() -> None:
+    text = render(sample_scan(), Format.HTML, OPTIONS)
+    page = Page(text)
+    boxes = [a for t, a in page.tags if t == "input"]
+    assert [b.get("id") for b in boxes] == [
+        "show-blocker",
+        "show-high",
+        "show-medium",
+        "show-low",
+        "show-info",
+    ]
+    assert all("checked" in b for b in boxes)  # everything shows until a box is cleared
+    assert "body:has(#show-low:not(:checked)) .group-low { display: none; }" in text

@@ -1,0 +1,122 @@
+"""JSON output: a versioned document with stable keys, every finding field, and timing apart."""
+
+from __future__ import annotations
+
+import json
+
+from report_samples import TOOL_VERSION, hostile_scan, sample_assessment, sample_scan
+
+from gpuport.report import Format, RenderOptions, render
+
+OPTIONS = RenderOptions(tool_version=TOOL_VERSION)
+
+
+def test_scan_document_header_and_order() -> None:
+    document = json.loads(render(sample_scan(), Format.JSON, OPTIONS))
+    assert list(document)[:3] == ["schema_version", "tool", "kind"]
+    assert document["schema_version"] == "1"
+    assert document["tool"] == {"name": "gpuport", "version": TOOL_VERSION}
+    assert document["kind"] == "scan"
+    keys = [(f["location"]["path"], f["location"]["line"]) for f in document["findings"]]
+    assert keys == sorted(keys)
+    assert [s["path"] for s in document["skipped"]] == sorted(
+        s["path"] for s in document["skipped"]
+    )
+
+
+def test_timing_is_kept_apart() -> None:
+    document = json.loads(render(sample_scan(), Format.JSON, OPTIONS))
+    assert document["timing"] == {"seconds": 0.842}
+    assert "seconds" not in json.dumps({k: v for k, v in document.items() if k != "timing"})
+
+
+def test_finding_fields() -> None:
+    document = json.loads(render(sample_scan(), Format.JSON, OPTIONS))
+    by_rule = {f["rule_id"]: f for f in document["findings"]}
+    image = by_rule["GP401"]
+    assert image["slug"] == "cuda-base-image"
+    assert image["severity"] == "medium"
+    assert image["confidence"] == "high"
+    assert image["category"] == "containers"
+    assert image["location"] == {
+        "path": "Dockerfile",
+        "line": 1,
+        "column": 0,
+        "end_line": 1,
+        "end_column": 0,
+    }
+    assert image["fix"] == {
+        "text": "Build on a ROCm image.",
+        "mechanical": True,
+        "replacement": "FROM rocm/dev-ubuntu-22.04:6.4",
+    }
+    assert image["excerpt"]["start_line"] == 1
+    assert image["excerpt"]["lines"][0].startswith("FROM nvidia/cuda")
+    assert by_rule["GP101"]["references"] == ["https://rocm.docs.amd.com/en/latest/"]
+    assert len(image["fingerprint"]) == 24
+
+
+def test_skipped_and_stats() -> None:
+    document = json.loads(render(sample_scan(), Format.JSON, OPTIONS))
+    crash = next(s for s in document["skipped"] if s["kind"] == "rule-crash")
+    assert crash["path"] == "src/train.py" and crash["partial"] is False
+    partial = next(s for s in document["skipped"] if s["kind"] == "not-utf8")
+    assert partial == {
+        "path": "csrc/legacy.cu",
+        "line": 7,
+        "kind": "not-utf8",
+        "reason": "not valid UTF-8 (byte 0xff); analysed with replacement characters",
+        "partial": True,
+    }
+    assert document["summary"]["crashed"] == 1
+    assert document["summary"]["by_severity"] == {
+        "blocker": 1,
+        "high": 3,
+        "medium": 2,
+        "low": 2,
+        "info": 1,
+    }
+    assert document["stats"]["by_kind"] == dict(sorted(document["stats"]["by_kind"].items()))
+    assert document["stats"]["suppressed"] == 2 and document["stats"]["baselined"] == 1
+
+
+def test_assessment_document() -> None:
+    document = json.loads(render(sample_assessment(), Format.JSON, OPTIONS))
+    assert document["kind"] == "assessment"
+    assert document["verdict"] == "blocked"
+    assert document["reasons"][0].startswith("GP101 at requirements.txt:3:1")
+    assert [b["rule_id"] for b in document["blockers"]] == ["GP101"]
+    assert document["mechanical"] == 3 and document["actionable"] == 8
+    effort = document["effort"]
+    assert [line["category"] for line in effort["lines"]] == [
+        "dependencies",
+        "python",
+        "kernels",
+        "containers",
+        "build",
+    ]
+    assert effort["total_hours"] == 25.55
+    assert effort["assumptions"][0] == "an engineer who knows the code but not ROCm"
+    assert document["by_category_and_severity"]["kernels"] == {"high": 2, "low": 1}
+    assert list(document["by_category_and_severity"]["python"]) == ["high", "info"]
+    assert document["plan"] is None
+    assert len(document["scan"]["findings"]) == 9
+    assert "timing" not in document["scan"]
+    assert document["timing"] == {"scan_seconds": 0.842}
+
+
+def test_undecodable_path_stays_an_escape() -> None:
+    text = render(hostile_scan(), Format.JSON, OPTIONS)
+    text.encode("utf-8")  # no lone surrogate left in the text itself
+    document = json.loads(text)
+    assert "bad\udcffname.cu" in [s["path"] for s in document["skipped"]]
+
+
+def test_display_text_makes_hidden_characters_visible() -> None:
+    from gpuport.report.json_format import display_text
+
+    assert display_text("a\x1b[31mb\x07") == "a\\x1b[31mb\\x07"
+    assert display_text("x\u202ey\u2066z") == "x\\u202ey\\u2066z"
+    assert display_text("tab\tand\nnewline stay") == "tab\tand\nnewline stay"
+    assert display_text("bad\udcffname") == "bad\\xffname"
+    assert display_text("naïve ✓") == "naïve ✓"

@@ -1,0 +1,114 @@
+"""Every result type that the scan and assess stages return has a renderer in every format."""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Callable
+
+import pytest
+from report_samples import (
+    TOOL_VERSION,
+    empty_assessment,
+    empty_scan,
+    hostile_assessment,
+    hostile_scan,
+    sample_assessment,
+)
+
+from gpuport.assess.verdict import Assessment
+from gpuport.report import Format, RenderOptions, registered, render
+from gpuport.scan.engine import ScanResult
+
+OPTIONS = RenderOptions(tool_version=TOOL_VERSION)
+BUILDERS: list[Callable[[], ScanResult | Assessment]] = [
+    empty_scan,
+    empty_assessment,
+    hostile_scan,
+    hostile_assessment,
+]
+
+
+@pytest.mark.parametrize("result_type", [ScanResult, Assessment])
+def test_every_format_is_registered(result_type: type) -> None:
+    table = registered()
+    missing = [f.value for f in Format if (result_type, f) not in table]
+    assert missing == [], f"{result_type.__name__} lacks renderers for {missing}"
+
+
+@pytest.mark.parametrize("fmt", list(Format), ids=[f.value for f in Format])
+@pytest.mark.parametrize("build", BUILDERS, ids=[b.__name__ for b in BUILDERS])
+def test_renders_edge_cases_to_encodable_text(
+    build: Callable[[], ScanResult | Assessment], fmt: Format
+) -> None:
+    text = render(build(), fmt, OPTIONS)
+    assert text.strip()
+    # Undecodable path bytes must not make the writer crash on a UTF-8 stdout or file.
+    text.encode("utf-8")
+
+
+@pytest.mark.parametrize("fmt", list(Format), ids=[f.value for f in Format])
+def test_empty_results_say_nothing_was_found(fmt: Format) -> None:
+    text = render(empty_scan(), fmt, OPTIONS)
+    if fmt in (Format.JSON, Format.SARIF):
+        assert '"findings": []' in text or '"results": []' in text
+    else:
+        assert "No findings" in text
+
+
+def _fake_plan_module(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Stand in for gpuport.report.plan_formats (owned by the plan stage) and record calls."""
+    seen: list[object] = []
+    module = types.ModuleType("gpuport.report.plan_formats")
+
+    def plan_terminal_section(plan: object, options: RenderOptions) -> str:
+        seen.append(plan)
+        return "PLAN-TERMINAL-SECTION\n"
+
+    def plan_markdown_section(plan: object) -> str:
+        seen.append(plan)
+        return "### Plan\n\nPLAN-MARKDOWN-SECTION\n"
+
+    def plan_html_section(plan: object) -> str:
+        seen.append(plan)
+        return '<h2>Plan</h2><p class="plan">PLAN-HTML-SECTION</p>'
+
+    def plan_json(plan: object) -> dict[str, object]:
+        seen.append(plan)
+        return {"model": "PLAN-JSON"}
+
+    module.plan_terminal_section = plan_terminal_section  # type: ignore[attr-defined]
+    module.plan_markdown_section = plan_markdown_section  # type: ignore[attr-defined]
+    module.plan_html_section = plan_html_section  # type: ignore[attr-defined]
+    module.plan_json = plan_json  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "gpuport.report.plan_formats", module)
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("fmt", "marker"),
+    [
+        (Format.TERMINAL, "PLAN-TERMINAL-SECTION"),
+        (Format.MARKDOWN, "PLAN-MARKDOWN-SECTION"),
+        (Format.HTML, '<p class="plan">PLAN-HTML-SECTION</p>'),
+        (Format.JSON, '"model": "PLAN-JSON"'),
+        (Format.SARIF, '"model": "PLAN-JSON"'),
+    ],
+)
+def test_plan_section_comes_from_the_plan_helper(
+    fmt: Format, marker: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = _fake_plan_module(monkeypatch)
+    assessment = sample_assessment()
+    plan = object()
+    assessment.plan = plan
+    text = render(assessment, fmt, OPTIONS)
+    assert marker in text
+    assert seen and all(p is plan for p in seen)
+
+
+@pytest.mark.parametrize("fmt", list(Format), ids=[f.value for f in Format])
+def test_no_plan_no_plan_helper(fmt: Format, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _fake_plan_module(monkeypatch)
+    render(sample_assessment(), fmt, OPTIONS)
+    assert seen == []

@@ -1,0 +1,146 @@
+"""Terminal output: what a person reads first, with no way for a file to drive the terminal."""
+
+from __future__ import annotations
+
+import re
+
+from report_samples import (
+    CUDA_RUNTIME_CALL,
+    TOOL_VERSION,
+    empty_assessment,
+    hostile_scan,
+    sample_assessment,
+    sample_scan,
+)
+
+from gpuport.findings import Excerpt
+from gpuport.report import Format, RenderOptions, render
+
+PLAIN = RenderOptions(color=False, width=100, tool_version=TOOL_VERSION)
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def test_scan_groups_findings_by_file_in_order() -> None:
+    text = render(sample_scan(), Format.TERMINAL, PLAIN)
+    headers = [line for line in text.splitlines() if line and not line.startswith(" ")]
+    files = [
+        h
+        for h in headers
+        if h
+        in {"CMakeLists.txt", "Dockerfile", "csrc/kernels.cu", "requirements.txt", "src/train.py"}
+    ]
+    assert files == [
+        "CMakeLists.txt",
+        "Dockerfile",
+        "csrc/kernels.cu",
+        "requirements.txt",
+        "src/train.py",
+    ]
+    kernels = text[text.index("csrc/kernels.cu\n") : text.index("requirements.txt\n")]
+    assert kernels.index("12:5  low") < kernels.index("42:5  high") < kernels.index("57  high")
+
+
+def test_scan_finding_shows_location_rule_excerpt_and_fix() -> None:
+    text = render(sample_scan(), Format.TERMINAL, PLAIN)
+    block = text[text.index("12:5  low") : text.index("42:5  high")]
+    assert "GP302 cuda-runtime-call" in block
+    assert "cudaMalloc becomes hipMalloc" in block
+    assert "> 12 │     cudaMalloc(&x, n * sizeof(float));" in block
+    # The caret line underlines the finding's columns 5..14.
+    caret = next(line for line in block.splitlines() if "^" in line)
+    code = next(line for line in block.splitlines() if "> 12 │" in line)
+    assert caret.index("^") == code.index("cudaMalloc")
+    assert caret.count("^") == len("cudaMalloc")
+    assert "fix: Rename the call." in block
+    assert "replacement: hipMalloc" in block
+    assert "gpuport port can fix this" in block
+    review = text[text.index("42:5  high") : text.index("57  high")]
+    assert "gpuport port can fix this" not in review
+
+
+def test_scan_lists_input_problems_and_a_summary() -> None:
+    text = render(sample_scan(), Format.TERMINAL, PLAIN)
+    problems = text[text.index("Input problems (4)") :]
+    assert "assets/model.bin" in problems and "skipped (binary)" in problems
+    assert "csrc/legacy.cu:7" in problems and "partly analysed (not-utf8)" in problems
+    assert "src/train.py" in problems and "rule crash" in problems
+    summary = " ".join(text.strip().splitlines()[-2:])
+    assert summary.startswith("9 findings (1 blocker, 3 high, 2 medium, 2 low, 1 info) in 5 files")
+    assert "gpuport can fix 3 of 8" in summary
+    assert "4 input problems (1 rule crash)" in summary
+
+
+def test_assessment_puts_the_verdict_first() -> None:
+    text = render(sample_assessment(), Format.TERMINAL, PLAIN)
+    first = "\n".join(text.splitlines()[:5])
+    assert "Verdict: BLOCKED" in first
+    assert "GP101 at requirements.txt:3:1" in first
+    order = [
+        "Blockers (1)",
+        "gpuport can fix 3 of 8",
+        "Estimated effort: 25.6 hours (2.1–8.5 days)",  # noqa: RUF001
+        "Assumptions:",
+        "Findings by category and severity",
+        "Top findings (9 of 9",
+        "Input problems (4)",
+    ]
+    positions = [text.index(marker) for marker in order]
+    assert positions == sorted(positions)
+    effort = text[text.index("Estimated effort") : text.index("Assumptions:")]
+    assert re.search(r"dependencies\s+2\s+1\s+16\.1\s+1\.3–5\.4", effort)  # noqa: RUF001
+    assert re.search(r"build\s+1\s+0\s+0\.25\s+0\.0–0\.1", effort)  # noqa: RUF001
+    table = text[text.index("Findings by category") : text.index("Top findings")]
+    assert re.search(r"kernels\s+·\s+2\s+·\s+1\s+·\s+3", table)
+
+
+def test_assessment_top_findings_are_the_most_serious() -> None:
+    assessment = sample_assessment()
+    extra = [
+        CUDA_RUNTIME_CALL.finding("csrc/more.cu", n, 1, excerpt=Excerpt(n, ("cudaFree(x);",)))
+        for n in range(1, 8)
+    ]
+    assessment.scan.findings = sorted(assessment.scan.findings + extra, key=lambda f: f.sort_key)
+    text = render(assessment, Format.TERMINAL, PLAIN)
+    top = text[text.index("Top findings") : text.index("Input problems")]
+    assert "Top findings (10 of 16, most serious first)" in top
+    assert top.index("blocker GP101") < top.index("high    GP301")
+    assert "… and 6 more" in top
+    assert "info    GP202" not in top
+
+
+def test_ready_assessment() -> None:
+    text = render(empty_assessment(), Format.TERMINAL, PLAIN)
+    assert "Verdict: READY" in text
+    assert "nothing to fix" in text
+    assert "Estimated effort" not in text
+
+
+def test_colour_only_when_asked() -> None:
+    plain = render(sample_assessment(), Format.TERMINAL, PLAIN)
+    coloured = render(
+        sample_assessment(), Format.TERMINAL, RenderOptions(color=True, tool_version=TOOL_VERSION)
+    )
+    assert "\x1b[" not in plain
+    assert ANSI.search(coloured)
+    assert ANSI.sub("", coloured).split() == plain.split()
+
+
+def test_width_is_respected() -> None:
+    for width in (60, 100, 140):
+        options = RenderOptions(width=width, tool_version=TOOL_VERSION)
+        for result in (sample_scan(), sample_assessment()):
+            text = render(result, Format.TERMINAL, options)
+            assert max(len(line) for line in text.splitlines()) <= width
+
+
+def test_hostile_text_cannot_drive_the_terminal() -> None:
+    for options in (PLAIN, RenderOptions(color=True, tool_version=TOOL_VERSION)):
+        text = render(hostile_scan(), Format.TERMINAL, options)
+        # The escape codes in the excerpt are shown, not sent; so is the bidi override.
+        assert "\x1b[31mred" not in text
+        assert "\\x1b[31mred\\x1b[0m" in text
+        assert "\u202e" not in text and "\\u202eevil" in text
+        assert "bad\\xffname.cu" in text
+        # Brackets in file content are text, never rich markup.
+        assert "docs/[click me](javascript:alert(4)).md" in ANSI.sub("", text)
+        assert "<script>alert(1)</script>" in ANSI.sub("", text)
