@@ -11,6 +11,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # for `import expect`
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-goldens",
+        action="store_true",
+        default=False,
+        help="Rewrite golden files from the current renderers instead of comparing.",
+    )
+
+
 @pytest.fixture
 def fixtures() -> Path:
     return ROOT / "tests" / "fixtures"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -178,8 +179,11 @@ def exit_code(result: ScanResult, settings: Settings) -> int:
 
 
 def _render_options(fmt: Format, output: Path | None) -> RenderOptions:
-    color = fmt is Format.TERMINAL and output is None and sys.stdout.isatty()
-    return RenderOptions(color=color and not _no_color(), tool_version=__version__)
+    on_terminal = fmt is Format.TERMINAL and output is None and sys.stdout.isatty()
+    width = shutil.get_terminal_size((100, 24)).columns if on_terminal else 100
+    return RenderOptions(
+        color=on_terminal and not _no_color(), width=width, tool_version=__version__
+    )
 
 
 def _no_color() -> bool:

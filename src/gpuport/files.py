@@ -86,9 +86,15 @@ _SUFFIX_KIND = {
 }
 
 
-def classify(name: str) -> FileKind | None:
-    """The kind of a file from its name alone, or None when gpuport does not read it."""
+def classify(name: str, parent: str = "") -> FileKind | None:
+    """The kind of a file from its name (and its folder's name), or None when not read.
+
+    ``-r requirements/base.txt`` layouts keep requirements in a ``requirements/`` folder
+    under names that do not say so.
+    """
     lower = name.lower()
+    if parent.lower() in ("requirements", "reqs") and lower.endswith((".txt", ".in")):
+        return FileKind.REQUIREMENTS
     if lower == "pyproject.toml":
         return FileKind.PYPROJECT
     if lower == "setup.py":
@@ -177,7 +183,7 @@ def walk(root: Path, options: WalkOptions = WalkOptions()) -> Iterator[ProjectFi
         yield Skipped(str(root), SkipKind.UNREADABLE, exc.strerror or str(exc))
         return
     if not stat.S_ISDIR(st.st_mode):
-        kind = classify(root.name)
+        kind = classify(root.name, root.parent.name)
         if kind is None:
             # an explicitly named file is read by content-free guess: treat by suffix only
             yield Skipped(root.name, SkipKind.UNREADABLE, "not a kind of file gpuport reads")
@@ -232,7 +238,7 @@ def _walk_dir(
             seen.add(key)
             yield from _walk_dir(Path(entry.path), rel, options, seen)
             continue
-        kind = classify(entry.name)
+        kind = classify(entry.name, directory.name)
         if kind is None:
             continue
         try:

@@ -47,6 +47,12 @@ def test_classify(name: str, kind: FileKind | None) -> None:
     assert classify(name) is kind
 
 
+def test_files_in_a_requirements_folder_are_requirements() -> None:
+    assert classify("base.txt", "requirements") is FileKind.REQUIREMENTS
+    assert classify("gpu.in", "requirements") is FileKind.REQUIREMENTS
+    assert classify("base.txt", "docs") is None
+
+
 def _items(root: Path, **kw: object) -> tuple[list[ProjectFile], list[Skipped]]:
     files: list[ProjectFile] = []
     skipped: list[Skipped] = []

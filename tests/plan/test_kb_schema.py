@@ -77,7 +77,12 @@ def test_gpu_entry_schema(row: dict[str, Any]) -> None:
     if row["interconnect"] == "xgmi-gcd":
         assert row.get("pair_gbs", 0) > 0 and row.get("devices_per_package") == 2
     assert isinstance(row["checked"], datetime.date)
-    assert set(row["sources"]) == set(FIGURE_GROUPS), "a source for every figure group"
+    expected_groups = set(FIGURE_GROUPS) | (
+        {"efficiency"} if "compute_efficiency" in row else set()
+    )
+    assert set(row["sources"]) == expected_groups, "a source for every figure group"
+    if "compute_efficiency" in row:
+        assert 0.2 <= row["compute_efficiency"] <= 1.0
     assert set(row["status"]) == set(FIGURE_GROUPS), "a status for every figure group"
     for group, key in row["sources"].items():
         assert key in DOCUMENT["sources"], f"{group}: unknown source {key}"

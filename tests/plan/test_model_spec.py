@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import LLAMA_LIKE
 
+from conftest import LLAMA_LIKE
 from gpuport.plan.errors import PlanInputError
 from gpuport.plan.model_spec import (
     find_preset,
@@ -180,11 +180,15 @@ def test_unknown_architecture_with_standard_fields_is_read_with_a_note(
         ({"hidden_size": -4}, "hidden_size is -4; it must be at least 1"),
         ({"num_hidden_layers": 0}, "num_hidden_layers is 0"),
         ({"hidden_size": "4096"}, "hidden_size must be a number"),
-        ({"hidden_size": 1000, "num_attention_heads": 7, "num_key_value_heads": 7},
-         "not a multiple of num_attention_heads"),
+        (
+            {"hidden_size": 1000, "num_attention_heads": 7, "num_key_value_heads": 7},
+            "not a multiple of num_attention_heads",
+        ),
         ({"num_local_experts": 4, "num_experts_per_tok": 6}, "larger than the number of experts"),
-        ({"sliding_window": 512, "layer_types": ["full_attention"] * 3},
-         "layer_types has 3 entries but num_hidden_layers is 8"),
+        (
+            {"sliding_window": 512, "layer_types": ["full_attention"] * 3},
+            "layer_types has 3 entries but num_hidden_layers is 8",
+        ),
         ({"kv_lora_rank": 64}, "an MLA config"),
     ],
 )
@@ -217,13 +221,18 @@ def test_binary_config_is_refused(write_config: WriteConfig) -> None:
         load_model(str(path))
 
 
+def test_missing_path_is_named(tmp_path: Path) -> None:
+    with pytest.raises(PlanInputError, match="no such file or folder"):
+        load_model(str(tmp_path / "absent" / "config.json"))
+
+
 def test_folder_without_config(tmp_path: Path) -> None:
-    with pytest.raises(PlanInputError, match="no config.json"):
+    with pytest.raises(PlanInputError, match=r"no config\.json"):
         load_model(str(tmp_path))
 
 
 def test_unknown_name_suggests_a_preset() -> None:
-    with pytest.raises(PlanInputError, match="did you mean llama-3.1-8b"):
+    with pytest.raises(PlanInputError, match=r"did you mean llama-3\.1-8b"):
         load_model("llama-3.1-8")
 
 
@@ -235,6 +244,8 @@ def test_presets_answer_to_aliases() -> None:
 def test_bare_parameter_count_borrows_a_shape_and_says_so() -> None:
     spec = spec_from_params(70e9)
     assert spec.params.total == 70_000_000_000
+    assert spec.name == "70B parameters"
+    assert spec_from_params(1.5e12).name == "1.5T parameters"
     assert spec.estimated_shape
     assert "llama" in spec.notes[0] or "qwen" in spec.notes[0]
     assert spec.num_kv_heads == 8  # a 70B-class GQA layout

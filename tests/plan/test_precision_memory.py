@@ -64,7 +64,7 @@ def test_group_quantization_overhead_shrinks_with_group_size() -> None:
 
 
 def test_unknown_precision_lists_the_choices() -> None:
-    with pytest.raises(PlanInputError, match="unknown precision 'int3'.*Q4_K_M"):
+    with pytest.raises(PlanInputError, match=r"unknown precision 'int3'.*Q4_K_M"):
         parse_precision("int3")
     with pytest.raises(PlanInputError, match="group size"):
         parse_precision("int4-g0")
@@ -82,9 +82,10 @@ def test_kv_dtype_parsing_and_default() -> None:
 def test_quantized_checkpoints_keep_embeddings_16_bit() -> None:
     spec = load_model("llama-3.1-8b")
     int4 = parse_precision("int4")
-    expected = spec.params.embeddings * 2 + (
-        spec.params.total - spec.params.embeddings
-    ) * int4.bytes_per_weight
+    expected = (
+        spec.params.embeddings * 2
+        + (spec.params.total - spec.params.embeddings) * int4.bytes_per_weight
+    )
     assert weight_bytes(spec, int4) == pytest.approx(expected)
     # GGUF bits per weight are measured over the whole file, embeddings included.
     gguf = parse_precision("Q4_K_M")

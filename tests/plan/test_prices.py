@@ -48,13 +48,11 @@ def test_broken_toml_names_file_and_line(tmp_path: Path) -> None:
     [
         ("[prices]\nmi300x = 1.75\nh1000 = 2\n", 3, "unknown GPU 'h1000'"),
         ("[prices]\n\nmi300x = -1\n", 3, "more than zero"),
-        ("[prices]\nmi300x = \"cheap\"\n", 2, "must be a number"),
+        ('[prices]\nmi300x = "cheap"\n', 2, "must be a number"),
         ("[costs]\nmi300x = 1\n", 1, "unexpected 'costs'"),
     ],
 )
-def test_bad_values_name_file_and_line(
-    tmp_path: Path, text: str, line: int, message: str
-) -> None:
+def test_bad_values_name_file_and_line(tmp_path: Path, text: str, line: int, message: str) -> None:
     path = _write(tmp_path, text)
     with pytest.raises(PlanInputError, match=message) as caught:
         load_price_file(path)

@@ -6,6 +6,8 @@ import tomllib
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpuport import kb
 from gpuport.port.model import ChangeStatus, FileResult
@@ -428,3 +430,38 @@ def test_every_mechanical_advice_becomes_a_change(
         assert (change.line, change.rule_id) == (item.line, item.rule.id)
         if not item.mechanical:
             assert change.status is ChangeStatus.UNCONVERTED
+
+
+_LINES = st.sampled_from(
+    [
+        "--extra-index-url https://download.pytorch.org/whl/cu121",
+        "-i https://download.pytorch.org/whl/cu118",
+        "torch==2.3.0+cu121",
+        "torchvision>=0.18",
+        "nvidia-cudnn-cu12==8.9.2.26 \\",
+        "    --hash=sha256:abcd",
+        "cupy-cuda12x>=13  # gpu",
+        "tensorrt",
+        "transformers",
+        "# a comment",
+        "",
+        "not a requirement!!",
+    ]
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(lines=st.lists(_LINES, max_size=12), crlf=st.booleans())
+def test_requirements_rewrite_is_idempotent_and_keeps_unrelated_lines(
+    lines: list[str], crlf: bool
+) -> None:
+    newline = "\r\n" if crlf else "\n"
+    text = newline.join(lines) + (newline if lines else "")
+    result = rewrite_requirements("requirements.txt", text, ROCM)
+    if result.translated is None:
+        return
+    assert result.translated.count("\r\n") >= (text.count("\r\n") if crlf else 0)
+    for keep in ("transformers", "tensorrt", "not a requirement!!", "# a comment"):
+        assert result.translated.count(keep) >= text.count(keep)
+    again = rewrite_requirements("requirements.txt", result.translated, ROCM)
+    assert again.translated is None

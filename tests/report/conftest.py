@@ -13,15 +13,6 @@ import pytest
 from report_golden import Golden
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption(
-        "--update-goldens",
-        action="store_true",
-        default=False,
-        help="Rewrite tests/report/golden/* from the current renderers instead of comparing.",
-    )
-
-
 def _updating(config: pytest.Config) -> bool:
     try:
         flag = bool(config.getoption("--update-goldens"))

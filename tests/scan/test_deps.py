@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from expect import check_fixture
 from gpuport import kb
@@ -509,3 +511,50 @@ def test_advice_for_a_torch_family_pin_carries_a_review_note() -> None:
     assert item.replacements == (("+cu121", "+rocm6.2"),)
     assert "2.3.0" in item.review and "rocm6.2" in item.review
     assert "torchaudio" in TORCH_FAMILY
+
+
+# ---------------------------------------------------------------------------------------------
+# Any text at all: problems are values, never exceptions or output
+
+_PIECES = st.sampled_from(
+    [
+        "torch", "==", "2.3.0", "+cu121", "\n", " ", "\\", "#", "-r", "x.txt", "-c",
+        "--extra-index-url", "https://download.pytorch.org/whl/cu121", "[", "]", '"', "'",
+        "=", "{", "}", ";", "- ", "pip:", "dependencies:", "channels:", "nvidia",
+        "pytorch-cuda=12.1", "[project]", "dependencies = [", "[tool.poetry.dependencies]",
+        "nvidia-cudnn-cu12", "cupy-cuda12x", "setup(", "install_requires=", ")", ",",
+        "\t", "\r\n", "[options]", "install_requires =", "é", "1if",
+    ]
+)  # fmt: skip
+_TEXTS = st.lists(_PIECES, max_size=40).map("".join) | st.text(max_size=120)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=_TEXTS)
+def test_parsers_never_raise(text: str) -> None:
+    files = {"x.txt": text}
+    parsers = (
+        lambda: parse_requirements(text, "requirements.txt", read=files.get),
+        lambda: parse_pyproject(text, "pyproject.toml"),
+        lambda: parse_pipfile(text, "Pipfile"),
+        lambda: parse_setup_py(text, "setup.py"),
+        lambda: parse_setup_cfg(text, "setup.cfg"),
+        lambda: parse_conda_env(text, "environment.yml", read=files.get),
+    )
+    for parse in parsers:
+        parsed = parse()
+        for problem in parsed.problems:
+            assert problem.reason and problem.path
+        for item in advise(parsed):
+            assert item.message and item.line >= 1
+
+
+def test_cuda_find_links_page_is_not_replaced_by_an_index_root(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "requirements.txt",
+        "-f https://download.pytorch.org/whl/cu111/torch_stable.html\n",
+    )
+    finding = only(scan(tmp_path).findings, "GP102")
+    assert finding.fix is not None and not finding.fix.mechanical
+    assert "--extra-index-url https://download.pytorch.org/whl/rocm" in finding.message

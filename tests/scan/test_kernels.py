@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 
 import pytest
-from expect import check_fixture
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from expect import check_fixture
 from gpuport.files import FileKind
 from gpuport.findings import Category, Finding, Severity
 from gpuport.rules import all_rules, get_rule
@@ -51,9 +51,7 @@ def test_fixture_set_covers_every_rule() -> None:
     for path in FIXTURE_FILES:
         for line in path.read_text(encoding="utf-8").splitlines():
             if "expect:" in line:
-                expected.update(
-                    part.strip() for part in line.split("expect:", 1)[1].split(",")
-                )
+                expected.update(part.strip() for part in line.split("expect:", 1)[1].split(","))
     assert {r.id for r in KERNEL_RULES} <= expected
 
 
@@ -236,8 +234,8 @@ def test_api_renames_are_counted_once_per_file() -> None:
     assert finding.severity is Severity.LOW
     assert finding.fix is not None and finding.fix.mechanical
     assert finding.message == (
-        "9 CUDA API references that gpuport port renames to HIP: "
-        "runtime 5 (cudaMemcpy x2, cudaError_t, cudaMalloc, …); "
+        "10 CUDA API references that gpuport port renames to HIP: "
+        "runtime 6 (cudaMemcpy x2, cudaError_t, cudaMalloc, …); "
         "cuBLAS 2 (cublasHandle_t, cublasSscal); "
         "headers 2 (cuda_runtime.h, cublas_v2.h)"
     )
@@ -321,7 +319,7 @@ def test_uses_cuda_ignores_comments_and_strings() -> None:
                 "<<<",
                 "__global__ void k()",
                 "\\\n",
-                "R\"x(",
+                'R"x(',
                 "\udcff",
             ]
         ),
@@ -341,5 +339,7 @@ def test_a_large_file_scans_quickly() -> None:
     started = time.perf_counter()
     findings = scan_cuda_text("big.cu", text)
     elapsed = time.perf_counter() - started
-    assert len(by_rule(findings, "GP302")) == 40 * len(by_rule(scan_cuda_text("u.cu", unit), "GP302"))
+    assert len(by_rule(findings, "GP302")) == 40 * len(
+        by_rule(scan_cuda_text("u.cu", unit), "GP302")
+    )
     assert elapsed < 5.0, f"{elapsed:.2f}s for {len(text):,} characters"

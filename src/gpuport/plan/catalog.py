@@ -81,6 +81,7 @@ class Gpu:
     tdp_w: float
     interconnect: Interconnect
     devices_per_package: int
+    compute_efficiency: float | None  # measured share of peak, where a vendor published it
     sources: Mapping[str, str]  # figure group -> URL
     status: Mapping[str, str]  # figure group -> seen / vendor / derived
     seen_in: str
@@ -141,6 +142,9 @@ def _gpu_from_table(row: Mapping[str, Any], sources: Mapping[str, str]) -> Gpu:
             pair_gbs=float(row.get("pair_gbs", 0.0)),
         ),
         devices_per_package=per,
+        compute_efficiency=float(row["compute_efficiency"])
+        if "compute_efficiency" in row
+        else None,
         sources={k: sources.get(v, v) for k, v in row["sources"].items()},
         status=dict(row["status"]),
         seen_in=str(row.get("seen_in", "")),

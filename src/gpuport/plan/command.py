@@ -51,6 +51,7 @@ def build_plan(
         raise PlanInputError("give a MODEL or --params, not both")
     if params is not None:
         spec = spec_from_params(params, precision_hint=precision or "bf16")
+        precision = precision or "bf16"  # a bare count has no checkpoint format to default to
     elif model:
         spec = load_model(model)
     else:

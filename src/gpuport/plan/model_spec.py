@@ -707,6 +707,8 @@ def load_model(reference: str) -> ModelSpec:
     preset = find_preset(reference)
     if preset is not None:
         return spec_from_preset(preset)
+    if reference.endswith(".json") or reference.startswith(("/", ".", "~")):
+        raise PlanInputError(f"{reference}: no such file or folder")
     from difflib import get_close_matches
 
     names = sorted(presets())
@@ -716,6 +718,12 @@ def load_model(reference: str) -> ModelSpec:
         f"model {reference!r} is neither a file, a folder with a config.json, nor a preset"
         f"{hint}; presets: {', '.join(names)}"
     )
+
+
+def _count_name(params: float) -> str:
+    if params >= 1e12:
+        return f"{params / 1e12:.3g}T parameters"
+    return f"{params / 1e9:.3g}B parameters"
 
 
 def spec_from_params(params: float, precision_hint: str = "bf16") -> ModelSpec:
@@ -756,7 +764,7 @@ def spec_from_params(params: float, precision_hint: str = "bf16") -> ModelSpec:
     )
     return replace(
         like,
-        name=f"{params / 1e9:g}B parameters",
+        name=_count_name(params),
         source="parameter count",
         params=scaled,
         native_precision=precision_hint,

@@ -4,13 +4,11 @@ they decode and prefill, what a million tokens costs, and why -- ranked in one t
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from gpuport.plan.catalog import GIB, GPUS_PER_NODE, Gpu, MeasuredRates
+from gpuport.plan.catalog import GPUS_PER_NODE, Gpu, MeasuredRates
 from gpuport.plan.errors import PlanInputError
-from gpuport.plan.memory import (
-    ASSUMPTIONS as MEMORY_ASSUMPTIONS,
-)
+from gpuport.plan.memory import ASSUMPTIONS as MEMORY_ASSUMPTIONS
 from gpuport.plan.memory import (
     DEFAULT_UTILIZATION,
     MemoryBreakdown,
@@ -22,9 +20,7 @@ from gpuport.plan.memory import (
 from gpuport.plan.model_spec import ModelSpec
 from gpuport.plan.precision import KvDtype, Precision, default_kv_dtype, parse_precision
 from gpuport.plan.prices import Price
-from gpuport.plan.speed import (
-    ASSUMPTIONS as SPEED_ASSUMPTIONS,
-)
+from gpuport.plan.speed import ASSUMPTIONS as SPEED_ASSUMPTIONS
 from gpuport.plan.speed import (
     DecodeEstimate,
     PrefillEstimate,
@@ -176,12 +172,8 @@ def _gb(value: float) -> str:
 
 def _count(n: int, gpu: Gpu) -> str:
     """A count in words: two H100 SXMs, one MI300X, four MI250X GCDs."""
-    noun = _short_name(gpu) + (" GCD" if gpu.devices_per_package > 1 else "")
+    noun = gpu.short + (" GCD" if gpu.devices_per_package > 1 else "")
     return f"{_NUMBER_WORDS.get(n, str(n))} {noun}" + ("s" if n > 1 else "")
-
-
-def _short_name(gpu: Gpu) -> str:
-    return gpu.short
 
 
 def _entry(
@@ -317,16 +309,16 @@ def _vendor_sentence(entries: list[PlanEntry], batch: int) -> str | None:
         cheap, dear = (a, b) if ca <= cb else (b, a)
         ratio = max(ca, cb) / min(ca, cb)
         text += (
-            f"; {_short_name(cheap.gpu)} is {ratio:.1f}x cheaper per token than "
-            f"{_short_name(dear.gpu)} at batch {batch}"
+            f"; {cheap.gpu.short} is {ratio:.1f}x cheaper per token than "
+            f"{dear.gpu.short} at batch {batch}"
         )
     elif a.decode and b.decode:
         fast, slow = (a, b) if a.decode.tokens_per_s >= b.decode.tokens_per_s else (b, a)
         assert fast.decode and slow.decode
         ratio = fast.decode.tokens_per_s / slow.decode.tokens_per_s
         text += (
-            f"; {_short_name(fast.gpu)} decodes {ratio:.1f}x faster than "
-            f"{_short_name(slow.gpu)} at batch {batch} (no price for both)"
+            f"; {fast.gpu.short} decodes {ratio:.1f}x faster than "
+            f"{slow.gpu.short} at batch {batch} (no price for both)"
         )
     return text[0].upper() + text[1:] + "."
 
@@ -342,24 +334,7 @@ def plan(
     measured = measured or {}
     built = [_entry(model, gpu, request, prices.get(gpu.id), measured.get(gpu.id)) for gpu in gpus]
     ordered = sorted(built, key=_rank_key)
-    entries = tuple(
-        PlanEntry(
-            e.gpu,
-            e.fits,
-            e.tp,
-            e.pp,
-            e.memory,
-            e.max_sequences,
-            e.max_context,
-            e.rates,
-            e.decode,
-            e.prefill,
-            e.price,
-            e.reasons,
-            rank=i,
-        )
-        for i, e in enumerate(ordered, start=1)
-    )
+    entries = tuple(replace(e, rank=i) for i, e in enumerate(ordered, start=1))
     kv = request.kv_dtype
     kv_sequence = model.kv_bytes_per_sequence(request.context, kv.bytes_per_element)
     params = model.params
@@ -387,7 +362,7 @@ def plan(
     sentence = _vendor_sentence(list(entries), request.batch)
     if sentence:
         summary.append(sentence)
-    misfits = [_short_name(e.gpu) for e in entries if not e.fits]
+    misfits = [e.gpu.short for e in entries if not e.fits]
     if misfits:
         limit = min(request.tp_max, GPUS_PER_NODE) * request.pp_max
         summary.append(f"Does not fit in up to {limit} devices: {', '.join(misfits)}.")
@@ -421,7 +396,6 @@ def plan(
 
 
 __all__ = [
-    "GIB",
     "PlanEntry",
     "PlanRequest",
     "PlanResult",

@@ -31,7 +31,7 @@ Rewriter = Callable[[str, str, str], FileResult]
 
 
 @dataclass(frozen=True, slots=True)
-class _Problem:
+class InputProblem:
     """A part of the input that could not be read, reported as an UNCONVERTED change."""
 
     line: int
@@ -39,7 +39,7 @@ class _Problem:
 
 
 def apply_hits(
-    rel: str, kind: str, text: str, hits: Iterable[Hit], problems: Iterable[_Problem] = ()
+    rel: str, kind: str, text: str, hits: Iterable[Hit], problems: Iterable[InputProblem] = ()
 ) -> FileResult:
     """Apply the edits of ``hits`` to ``text`` and report a change per hit.
 
@@ -107,14 +107,21 @@ def _overlaps(a: Edit, b: Edit) -> bool:
 
 
 def _apply_edits(text: str, edits: Iterable[Edit]) -> str:
-    """Apply non-overlapping edits given in original offsets; insertions go before deletions."""
+    """Apply non-overlapping edits given in original offsets; insertions go before deletions.
+
+    New lines follow the file's own line endings (CRLF files stay CRLF).
+    """
+    crlf = text.count("\r\n") * 2 > text.count("\n")
     out: list[str] = []
     position = 0
     for edit in sorted(edits, key=lambda e: (e.start, e.end != e.start, e.end)):
         if edit.start < position:  # a second insertion swallowed by a deletion: skip it
             continue
         out.append(text[position : edit.start])
-        out.append(edit.text)
+        new = edit.text
+        if crlf and "\n" in new and "\r\n" not in new:
+            new = new.replace("\n", "\r\n")
+        out.append(new)
         position = edit.end
     out.append(text[position:])
     return "".join(out)
@@ -139,7 +146,7 @@ def _rewrite_yaml(
     problems = []
     if problem is not None:
         problems.append(
-            _Problem(
+            InputProblem(
                 problem.line,
                 f"YAML does not parse ({problem.reason}); only image and nvidia.com/gpu "
                 "lines were looked at",
@@ -199,7 +206,7 @@ def rewrite_cmake(
     if problem is not None:
         line, _ = LineIndex(text).position(problem.offset)
         problems.append(
-            _Problem(
+            InputProblem(
                 line,
                 f"CMake syntax error ({problem.reason}); the rest of the file was left as it is",
             )

@@ -58,7 +58,12 @@ _RAW = r"(?:u8|u|U|L)?R\"(?P<delim>[^()\\\s\"]{0,16})\((?:.|\n)*?(?:\)(?P=delim)
 _STRING = r"(?:u8|u|U|L)?\"(?:[^\"\\\r\n]++|\\(?:\r\n|.|\n))*+(?:\"|(?=[\r\n])|\Z)"
 _CHAR = r"(?:u8|u|U|L)?'(?:[^'\\\r\n]++|\\(?:\r\n|.|\n))*+(?:'|(?=[\r\n])|\Z)"
 _NUMBER = r"[0-9](?:[eEpP][+-]|'[0-9A-Za-z_]|[0-9A-Za-z_.])*+"
-_INCLUDE = r"\#[ \t]*(?:include_next|include|import)[ \t]*(?P<hdr><[^>\r\n]*>|\"[^\"\r\n]*\")"
+# Between '#' and `include` the lexer allows blanks, continuations and comments.
+_DIRECTIVE_GAP = rf"(?:(?:[ \t\f\v]|\\(?:\r\n|\r|\n))++|{_COMMENT})*+"
+_INCLUDE = (
+    rf"\#{_DIRECTIVE_GAP}(?:include_next|include|import)(?![{_ID}])[ \t]*"
+    r"(?P<hdr><[^>\r\n]*>|\"[^\"\r\n]*\")"
+)
 _CANDIDATE_PREFIXES = ("cu", "CU", "Cu", "nv", "NV", "__", "_C")
 
 # Names without a CUDA-ish prefix that the translator still has to see.
@@ -205,7 +210,7 @@ def _scanner_parts(target: Version, literals: bool) -> tuple[str, str]:
         boring_identifier,
         _NUMBER,
         r"/(?![/*])",
-        r"\#(?![ \t]*(?:include|import))",
+        rf"\#(?!{_DIRECTIVE_GAP}(?:include_next|include|import)(?![{_ID}])[ \t]*[<\"])",
     ]
     interesting = [f"(?P<inc>{_INCLUDE})", f"(?P<id>{candidate})"]
     literal_rules = [_COMMENT, _RAW, _STRING, _CHAR]
@@ -231,6 +236,128 @@ def _skip_only(target: Version, literals: bool) -> re.Pattern[str]:
 
 # One token (when the walk stops at something it cannot classify, e.g. `R"x` without '(').
 _ANY_TOKEN_RE = re.compile(rf"[{_ID_START}][{_ID}]*|.", re.DOTALL)
+
+
+# ------------------------------------------------------------------- code-only text
+
+_CODE_INCLUDE = (
+    rf"\#(?P<gap>{_DIRECTIVE_GAP})(?:include_next|include|import)(?![{_ID}])[ \t]*"
+    r"(?:<[^>\r\n]*>|\"[^\"\r\n]*\")"
+)
+
+
+@functools.cache
+def _code_walker(skip_only: bool = False) -> re.Pattern[str]:
+    """Walk for :func:`code_only_fast`: skip code, stop at comments, literals, #include."""
+    identifier = rf"(?!(?:u8|u|U|L)?R\"|(?:u8|u|U|L)[\"'])[{_ID_START}][{_ID}]*+"
+    skip = "|".join(
+        [
+            rf"[^/\"'\#{_ID}]++",
+            identifier,
+            _NUMBER,
+            r"/(?![/*])",
+            rf"\#(?!{_DIRECTIVE_GAP}(?:include_next|include|import)(?![{_ID}])[ \t]*[<\"])",
+        ]
+    )
+    if skip_only:
+        return re.compile(f"(?:{skip})*+", re.DOTALL)
+    stops = [
+        f"(?P<inc>{_CODE_INCLUDE})",
+        f"(?P<com>{_COMMENT})",
+        f"(?P<lit>{_RAW}|{_STRING}|{_CHAR})",
+        r"(?P<end>\Z)",
+    ]
+    return re.compile(f"(?:{skip})*+(?:{'|'.join(stops)})", re.DOTALL)
+
+
+_NOT_NEWLINE_RE = re.compile(r"[^\r\n]")
+_COMMENT_RE = re.compile(_COMMENT, re.DOTALL)
+
+
+def _blank_match(m: re.Match[str]) -> str:
+    return _blank(m.group())
+
+
+def _blank(s: str) -> str:
+    if "\n" not in s and "\r" not in s:
+        return " " * len(s)
+    return _NOT_NEWLINE_RE.sub(" ", s)
+
+
+def _blank_literal(s: str) -> str:
+    # as gpuport.cxx.lexer.code_only: the quotes stay, the inside turns to spaces
+    if len(s) >= 2 and s[-1] in "\"'":
+        q = s.find(s[-1])
+        if q < len(s) - 1:
+            return s[: q + 1] + _blank(s[q + 1 : -1]) + s[-1]
+    return _blank(s)
+
+
+def _hash_starts_line(text: str, pos: int, comment_starts: dict[int, int]) -> bool:
+    """Is the '#' at ``pos`` a directive by the lexer's rule: nothing but blanks,
+    continuations and comments since the last newline outside a comment?"""
+    i = pos
+    while i > 0:
+        ch = text[i - 1]
+        if ch in " \t\f\v":
+            i -= 1
+            continue
+        if ch in "\r\n":
+            j = i - 1
+            if ch == "\n" and j > 0 and text[j - 1] == "\r":
+                j -= 1
+            if j > 0 and text[j - 1] == "\\":
+                i = j - 1  # a backslash continuation is blank
+                continue
+            return True
+        start = comment_starts.get(i)
+        if start is None:
+            return False
+        i = start
+    return True
+
+
+def code_only_fast(text: str) -> str:
+    """The same text as :func:`gpuport.cxx.lexer.code_only` (comments and the insides of
+    literals blanked, offsets kept), many times faster: the regular-expression engine steps
+    over code, and Python sees only comments, literals and ``#include`` lines."""
+    walker = _code_walker().match
+    out: list[str] = []
+    comment_starts: dict[int, int] = {}
+    pos = 0
+    while True:
+        m = walker(text, pos)
+        if m is None:  # a token no rule takes whole (`R"x` without '('): copy it, go on
+            stop = _code_walker(True).match(text, pos)
+            at = stop.end() if stop else pos
+            token = _ANY_TOKEN_RE.match(text, at)
+            end = at + (len(token.group()) if token else 1)
+            out.append(text[pos:end])
+            pos = end
+            continue
+        group = m.lastgroup
+        if group == "end":
+            out.append(text[pos:])
+            return "".join(out)
+        start = m.start(group or "")
+        end = m.end()
+        if group == "inc":
+            if not _hash_starts_line(text, start, comment_starts):
+                out.append(text[pos : start + 1])  # a '#' inside a line: not a directive
+                pos = start + 1
+                continue
+            gap_start, gap_end = m.span("gap")
+            out.append(text[pos:gap_start])
+            out.append(_COMMENT_RE.sub(_blank_match, text[gap_start:gap_end]))
+            out.append(text[gap_end:end])
+        elif group == "com":
+            comment_starts[end] = start
+            out.append(text[pos:start])
+            out.append(_blank(text[start:end]))
+        else:
+            out.append(text[pos:start])
+            out.append(_blank_literal(text[start:end]))
+        pos = end
 
 
 # ----------------------------------------------------------------------------- actions
@@ -306,11 +433,11 @@ class TranslateOptions:
 # ----------------------------------------------------------------------------- the work
 
 
-@dataclass(slots=True)
-class _Edit:
-    start: int
-    end: int
-    text: str
+# A queued replacement: (start, end, new text).
+_Edit = tuple[int, int, str]
+# A change waiting for its line and column: (position, whole line?, family, before, after,
+# status, note, rule id). Lines are counted once, at the end, in one pass.
+_Pending = tuple[int, bool, str, str, str, ChangeStatus, str, str]
 
 
 @dataclass(slots=True)
@@ -323,7 +450,7 @@ class _Translation:
     api: ApiMap
     actions: dict[str, _Action]
     edits: list[_Edit] = field(default_factory=list)
-    changes: list[Change] = field(default_factory=list)
+    pending: list[_Pending] = field(default_factory=list)
     includes_hip_runtime: bool = False
     uses_gpu_code: bool = False
     widened_definitions: set[int] = field(default_factory=set)
@@ -357,15 +484,15 @@ class _Translation:
     def edit(self, start: int, end: int, new: str) -> bool:
         """Queue a replacement of ``text[start:end]``; refused when it overlaps a queued one."""
         edits = self.edits
-        if not edits or start >= edits[-1].end:  # the usual case: in file order
-            edits.append(_Edit(start, end, new))
+        if not edits or start >= edits[-1][1]:  # the usual case: in file order
+            edits.append((start, end, new))
             return True
-        index = bisect.bisect_right(edits, (start, end), key=lambda e: (e.start, e.end))
-        if index > 0 and edits[index - 1].end > start:
+        index = bisect.bisect_right(edits, (start, end), key=lambda e: (e[0], e[1]))
+        if index > 0 and edits[index - 1][1] > start:
             return False
-        if index < len(edits) and edits[index].start < end:
+        if index < len(edits) and edits[index][0] < end:
             return False
-        edits.insert(index, _Edit(start, end, new))
+        edits.insert(index, (start, end, new))
         return True
 
     def change(
@@ -380,10 +507,22 @@ class _Translation:
         whole_line: bool = False,
         rule_id: str = "",
     ) -> None:
-        line, column = self.line_col(pos)
-        self.changes.append(
-            Change(line, 0 if whole_line else column, family, before, after, status, note, rule_id)
-        )
+        self.pending.append((pos, whole_line, family, before, after, status, note, rule_id))
+
+    def changes(self) -> list[Change]:
+        """Every recorded change with its line and column, in file order."""
+        out: list[Change] = []
+        self._line_pos, self._line_no = 0, 1
+        for pos, whole_line, family, before, after, status, note, rule_id in sorted(
+            self.pending, key=lambda p: p[0]
+        ):
+            line, column = self.line_col(pos)
+            out.append(
+                Change(
+                    line, 0 if whole_line else column, family, before, after, status, note, rule_id
+                )
+            )
+        return out
 
     # -- the scan
 
@@ -405,7 +544,9 @@ class _Translation:
                 start, end = m.span("id")
                 handle_id(text[start:end], start, end)
             elif group == "inc":
-                self.include(m)
+                if not self.include(m):
+                    pos = m.start("inc") + 1  # a '#' inside a line: go on right after it
+                    continue
             elif group == "end":
                 break
             else:
@@ -465,6 +606,8 @@ class _Translation:
 
     def is_member_or_foreign(self, pos: int) -> bool:
         """``obj.name``, ``ptr->name`` or ``ns::name``: a user's member or namespace, not CUDA's."""
+        if pos == 0 or self.text[pos - 1] not in ".>: \t":
+            return False  # the common case
         before = self.preceding(pos)
         if before.endswith(".") or before == "->":
             return True
@@ -482,11 +625,11 @@ class _Translation:
 
     # -- #include
 
-    def include(self, match: re.Match[str]) -> None:
+    def include(self, match: re.Match[str]) -> bool:
+        """Handle an ``#include``; False when the '#' is not at the start of its line."""
         hash_pos = match.start("inc")
-        line_start = _line_start(self.text, hash_pos)
-        if self.text[line_start:hash_pos].strip(" \t\f\v"):
-            return  # a '#' inside a line is not a directive
+        if not _starts_line(self.text, hash_pos):
+            return False
         start, end = match.span("hdr")
         token = match.group("hdr")
         path = token[1:-1].strip()
@@ -496,10 +639,11 @@ class _Translation:
                 self.includes_hip_runtime = True
             elif token.startswith("<"):
                 self.unknown_header(start, path)
-            return
+            return True
         if entry.keep:
-            return
+            return True
         if entry.drop:
+            line_start = _line_start(self.text, hash_pos)
             line_end = self.line_end(end)
             if self.edit(line_start, line_end, ""):
                 self.change(
@@ -511,15 +655,16 @@ class _Translation:
                     f"removed: {entry.note}" if entry.note else "removed",
                     whole_line=True,
                 )
-            return
+            return True
         new_path = self.header_path(entry, path, start)
         if new_path is None:
-            return
+            return True
         if new_path == HIP_RUNTIME_HEADER:
             self.includes_hip_runtime = True
         new_token = token[0] + new_path + token[-1]
         if self.edit(start, end, new_token):
             self.change(start, "header", token, new_token, CONVERTED, entry.note)
+        return True
 
     def header_path(self, entry: HeaderEntry, path: str, pos: int) -> str | None:
         """The HIP path for ``entry`` on the target, or None (after reporting why)."""
@@ -540,10 +685,7 @@ class _Translation:
 
     def unknown_header(self, pos: int, path: str) -> None:
         """Report a CUDA-looking system header gpuport has no counterpart for."""
-        base = PurePosixPath(path).name
-        if not (
-            path.startswith(("cuda", "cu", "nv", "cutlass/", "cute/")) or base.startswith("cuda")
-        ):
+        if not _is_toolkit_header(path):
             return
         note = "no HIP counterpart known to gpuport"
         advice = _library_advice(path)
@@ -870,7 +1012,7 @@ def _warp_check_mask(
             else "HIP's _sync functions static_assert a 64-bit mask"
         )
         t.change(
-            start,
+            mask_start,
             "warp",
             mask_text,
             mask_text,
@@ -1173,6 +1315,18 @@ def _clash(t: _Translation, name: str, start: int, end: int) -> None:
 _CALL_CONTEXT = frozenset("=(,[{};!?:+-/%^|<~")
 
 
+_CONTINUATION_RE = re.compile(r"\\(?:\r\n|\r|\n)")
+
+
+def _starts_line(text: str, pos: int) -> bool:
+    """Is ``pos`` the first non-blank character of its (logical) line?"""
+    before = text[_line_start(text, pos) : pos]
+    if before.strip(" \t\f\v"):
+        return False
+    start = _logical_line_start(text, pos)
+    return not _CONTINUATION_RE.sub("", text[start:pos]).strip(" \t\f\v")
+
+
 def _line_start(text: str, pos: int) -> int:
     return max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
 
@@ -1267,6 +1421,77 @@ def _clash_or_rename(t: _Translation, name: str, start: int, end: int) -> None:
         t.apply_action(name, start, end, action)
 
 
+def _cudart_cb(t: _Translation, name: str, start: int, end: int) -> None:
+    """``static void CUDART_CB callback(...)``: the calling-convention macro is empty on Linux
+    and HIP has none, so it goes (with the blank after it)."""
+    stop = end
+    while stop < len(t.text) and t.text[stop] in " \t":
+        stop += 1
+    if t.edit(start, stop, ""):
+        t.change(
+            start,
+            "runtime",
+            name,
+            "",
+            CONVERTED,
+            "removed: HIP host callbacks need no calling-convention macro",
+        )
+
+
+def _func_get_attributes(t: _Translation, name: str, start: int, end: int) -> None:
+    """``cudaFuncGetAttributes(&attr, kernel)``: CUDA has a template overload taking the kernel
+    itself; HIP takes ``const void*`` only, so the kernel argument gets the cast."""
+    if t.is_member_or_foreign(start):
+        return
+    call = t.call_arguments(end)
+    if t.edit(start, end, "hipFuncGetAttributes"):
+        t.change(start, "runtime", name, "hipFuncGetAttributes", CONVERTED)
+    if call is None or len(call.args) != 2:
+        return
+    arg_start, arg_end = call.args[1]
+    arg = t.text[arg_start:arg_end]
+    if "void" in arg or "cast" in arg:
+        return  # already a pointer the C API takes
+    new = f"reinterpret_cast<const void*>({arg})"
+    if t.edit(arg_start, arg_end, new):
+        t.change(
+            arg_start,
+            "runtime",
+            arg,
+            new,
+            CONVERTED,
+            "HIP's hipFuncGetAttributes takes the kernel as const void* (no template overload)",
+        )
+
+
+def _graph_instantiate(t: _Translation, name: str, start: int, end: int) -> None:
+    """``cudaGraphInstantiate(&exec, graph, flags)`` is CUDA 12's three-argument form; HIP's
+    hipGraphInstantiate keeps the older five-argument one, and names the three-argument
+    call hipGraphInstantiateWithFlags."""
+    if t.is_member_or_foreign(start):
+        return
+    call = t.call_arguments(end)
+    action = t.actions.get(name)
+    if call is None or len(call.args) != 3:
+        if action is not None:
+            t.apply_action(name, start, end, action)
+        return
+    with_flags = t.actions.get("cudaGraphInstantiateWithFlags")
+    if not isinstance(with_flags, _Rename):
+        if with_flags is not None:
+            t.apply_action(name, start, end, with_flags)
+        return
+    if t.edit(start, end, with_flags.hip):
+        t.change(
+            start,
+            "runtime",
+            name,
+            with_flags.hip,
+            CONVERTED,
+            "CUDA 12's three-argument cudaGraphInstantiate is HIP's hipGraphInstantiateWithFlags",
+        )
+
+
 _Handler = Callable[[_Translation, str, int, int], None]
 _SPECIAL: dict[str, _Handler] = {
     "__CUDA_ARCH__": _cuda_arch,
@@ -1274,6 +1499,9 @@ _SPECIAL: dict[str, _Handler] = {
     "__activemask": _activemask,
     "__syncwarp": _syncwarp,
     "cub": _cub_namespace,
+    "CUDART_CB": _cudart_cb,
+    "cudaFuncGetAttributes": _func_get_attributes,
+    "cudaGraphInstantiate": _graph_instantiate,
     "operator": _operator,
     **{name: _warp_masked for name in _MASKED_WARP},
     **{name: _warp_match for name in _MATCH_WARP},
@@ -1326,6 +1554,27 @@ def _line_tokens(text: str) -> Iterator[tuple[int, int, list[Token]]]:
     yield line_start, offset, sig
 
 
+# Headers of the CUDA toolkit and its libraries (as installed by CUDA 12/13 in
+# /usr/local/cuda/include): an #include <...> of one gpuport cannot map is reported, while
+# a project's own headers (even ones named cuda_utils.h) are left alone.
+_TOOLKIT_HEADER_RE = re.compile(
+    r"^(?:cuda_(?:runtime|runtime_api|fp16|bf16|fp8|fp6|fp4|occupancy|pipeline\w*|awbarrier\w*"
+    r"|device_runtime_api|stdint|surface_types|texture_types|gl_interop|egl_interop"
+    r"|vdpau_interop|profiler_api)\.h(?:pp)?"
+    r"|cuda(?:EGL|GL|VDPAU|Profiler|Typedefs)\w*\.h|cuda\.h|builtin_types\.h|common_functions\.h"
+    r"|device_(?:atomic_functions|double_functions|launch_parameters|types)\.h(?:pp)?"
+    r"|driver_functions\.h|host_(?:config|defines)\.h|math_constants\.h"
+    r"|sm_\d+_(?:atomic_functions|intrinsics)\.h(?:pp)?|(?:surface|texture)_\w+\.h|mma\.h"
+    r"|(?:cublas|cufft|curand|cusparse|cusolver|cudnn|cutensor|nvrtc|nvjpeg|npp|cufile|nvshmem"
+    r"|nvml|cupti|nvtx|nccl)\w*\.h"
+    r"|(?:cuda|crt|nvtx3|cutlass|cute|cooperative_groups|cub|thrust|nv)/.*)$"
+)
+
+
+def _is_toolkit_header(path: str) -> bool:
+    return _TOOLKIT_HEADER_RE.match(path) is not None
+
+
 # ---------------------------------------------------------------------- diagnostics
 
 
@@ -1347,6 +1596,16 @@ def _library_advice(header: str) -> str:
     )
 
 
+@functools.cache
+def _accepts_code(function: Callable[..., object]) -> bool:
+    import inspect
+
+    try:
+        return "code" in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 def _scanner_findings(rel: str, text: str) -> list[Change]:
     """The kernel scanner's findings, as changes a person must make (not mechanical ones)."""
     try:
@@ -1360,7 +1619,12 @@ def _scanner_findings(rel: str, text: str) -> list[Change]:
 
     lines = text.splitlines()
     out: list[Change] = []
-    for item in scan_text(rel, text):
+    if _accepts_code(scan_text):
+        # the scanner takes the code-only text precomputed: hand it the fast one
+        findings = scan_text(rel, text, code=code_only_fast(text))
+    else:
+        findings = scan_text(rel, text)
+    for item in findings:
         if not isinstance(item, Finding):
             continue
         if item.fix is not None and item.fix.mechanical:
@@ -1417,7 +1681,7 @@ def translate_source(
         actions=_actions(target),
     )
     work.run()
-    changes = work.changes
+    changes = work.changes()
     if diagnostics and file_kind in _SOURCE_KINDS:
         taken = {(c.line, c.column) for c in changes}
         changes.extend(c for c in _scanner_findings(rel, text) if (c.line, c.column) not in taken)
@@ -1438,9 +1702,51 @@ def translate_source(
 def _apply(text: str, edits: list[_Edit]) -> str:
     parts: list[str] = []
     pos = 0
-    for e in sorted(edits, key=lambda e: (e.start, e.end)):
-        parts.append(text[pos : e.start])
-        parts.append(e.text)
-        pos = e.end
+    for start, end, new in sorted(edits, key=lambda e: (e[0], e[1])):
+        parts.append(text[pos:start])
+        parts.append(new)
+        pos = end
     parts.append(text[pos:])
     return "".join(parts)
+
+
+def candidate_identifiers(text: str, rocm_version: str) -> list[tuple[int, str]]:
+    """(offset, name) of every identifier the fast walk stops at, in file order.
+
+    The translator looks at nothing else in code, so this is what the tests compare with the
+    lexer's own view of the file (same identifiers, none inside comments or literals).
+    """
+    target = parse_version(rocm_version)
+    scanner = _scanner(target, False).match
+    out: list[tuple[int, str]] = []
+    pos = 0
+    n = len(text)
+    while pos <= n:
+        m = scanner(text, pos)
+        if m is None:
+            stop = _skip_only(target, False).match(text, pos)
+            at = stop.end() if stop else pos
+            token = _ANY_TOKEN_RE.match(text, at)
+            pos = at + (len(token.group()) if token else 1)
+            continue
+        if m.lastgroup == "end":
+            break
+        if m.lastgroup == "id":
+            out.append((m.start("id"), m.group("id")))
+        elif m.lastgroup == "inc" and not _starts_line(text, m.start("inc")):
+            pos = m.start("inc") + 1
+            continue
+        pos = m.end()
+    return out
+
+
+def is_candidate_name(name: str, rocm_version: str) -> bool:
+    """Would the walk stop at an identifier spelled ``name``?"""
+    target = parse_version(rocm_version)
+    if name.startswith(_CANDIDATE_PREFIXES):
+        return True
+    return (
+        name in _CLASH_FUNCTIONS
+        or name == "operator"
+        or (name in _actions(target) and not name.startswith(_CANDIDATE_PREFIXES))
+    )

@@ -20,6 +20,7 @@ from rich.text import Text
 
 from gpuport.plan.planner import PlanEntry, PlanResult
 from gpuport.report import Format, RenderOptions, renderer
+from gpuport.report.json_format import display_text
 
 GB = 1e9
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -33,7 +34,11 @@ TERMINAL_REASONS = 5  # GPUs whose reasons the terminal table spells out
 
 
 def _money(value: float | None, digits: int = 3) -> str:
-    return "—" if value is None else f"${value:,.{digits}f}"
+    if value is None:
+        return "—"
+    if value >= 10:  # three decimals only help below $10
+        digits = min(digits, 2)
+    return f"${value:,.{digits}f}"
 
 
 def _tokens(value: float | None) -> str:
@@ -58,11 +63,6 @@ def _title(plan: PlanResult) -> str:
         f"{plan.model.name} · {r.precision.name} weights · KV {r.kv_dtype.name} · "
         f"{r.context:,} tokens x {r.batch} sequences"
     )
-
-
-def _clean(text: str) -> str:
-    """Control characters out of user-supplied names (paths, model names)."""
-    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
 
 
 # --- JSON ------------------------------------------------------------------------------------
@@ -213,7 +213,7 @@ def render_plan_sarif(plan: PlanResult, options: RenderOptions) -> str:
                         "level": "note",
                         "message": {
                             "text": "gpuport plan makes no findings. "
-                            + " ".join(_clean(s) for s in plan.summary)
+                            + " ".join(display_text(s) for s in plan.summary)
                         },
                     }
                 ],
@@ -270,18 +270,18 @@ def _table(entries: tuple[PlanEntry, ...] | list[PlanEntry]) -> Table:
     table.add_column("seqs", justify="right")
     table.add_column("decode\ntok/s", justify="right", no_wrap=True)
     table.add_column("prefill\ntok/s", justify="right")
-    table.add_column("$/1M\nout", justify="right")
-    table.add_column("$/1M\nin", justify="right")
+    table.add_column("$/1M\nout", justify="right", no_wrap=True)
+    table.add_column("$/1M\nin", justify="right", no_wrap=True)
     for e in entries:
         m = e.memory
         if not e.fits:
             table.add_row(
                 str(e.rank),
-                Text(_clean(e.gpu.short)),
+                Text(display_text(e.gpu.short)),
                 Text(f">{e.devices}", style="red"),
                 _gb(m.weights),
                 _gb(m.kv_cache),
-                Text("does not fit", style="red"),
+                Text("none", style="red"),
                 "—",
                 "—",
                 "—",
@@ -293,7 +293,7 @@ def _table(entries: tuple[PlanEntry, ...] | list[PlanEntry]) -> Table:
         decode.append(_BOUND_SHORT[e.decode.bound], style=BOUND_STYLE.get(e.decode.bound, ""))
         table.add_row(
             str(e.rank),
-            Text(_clean(e.gpu.short)),
+            Text(display_text(e.gpu.short)),
             _short_layout(e),
             _gb(m.weights),
             _gb(m.kv_cache),
@@ -308,15 +308,15 @@ def _table(entries: tuple[PlanEntry, ...] | list[PlanEntry]) -> Table:
 
 def _print_body(console: Console, plan: PlanResult, rows: int | None, details: bool) -> None:
     for line in plan.summary:
-        console.print(Text(_clean(line)))
+        console.print(Text(display_text(line)))
     console.print()
     shown = plan.entries if rows is None else plan.entries[:rows]
     console.print(_table(shown))
     console.print(
         Text(
-            "  count: GPUs per replica (TP tensor-, PP pipeline-parallel); weights and KV per "
-            "GPU; seqs: sequences of --context that fit; decode bound: mem(ory), c(o)mp(ute), "
-            "comm(unication)",
+            "  count: GPUs per replica (TP tensor-, PP pipeline-parallel; >N: does not fit in "
+            "N); weights and KV per GPU; seqs: sequences of --context that fit; decode bound: "
+            "mem(ory), c(o)mp(ute), comm(unication)",
             style="dim",
         )
     )
@@ -328,7 +328,7 @@ def _print_body(console: Console, plan: PlanResult, rows: int | None, details: b
             )
         )
     for warning in plan.warnings:
-        console.print(Text(f"note: {_clean(warning)}", style="yellow"))
+        console.print(Text(f"note: {display_text(warning)}", style="yellow"))
     if not details:
         return
     console.print()
@@ -337,7 +337,7 @@ def _print_body(console: Console, plan: PlanResult, rows: int | None, details: b
     for e in explained:
         console.print(Text(f"{e.rank}. {e.gpu.name}", style="bold"))
         for reason in e.reasons:
-            console.print(Text(f"   - {_clean(reason)}"))
+            console.print(Text(f"   - {display_text(reason)}"))
         if e.price is not None:
             console.print(
                 Text(
@@ -359,7 +359,7 @@ def _print_body(console: Console, plan: PlanResult, rows: int | None, details: b
 @renderer(PlanResult, Format.TERMINAL)
 def render_plan_terminal(plan: PlanResult, options: RenderOptions) -> str:
     console = _console(options)
-    console.print(Text(f"gpuport plan: {_clean(_title(plan))}", style="bold"))
+    console.print(Text(f"gpuport plan: {display_text(_title(plan))}", style="bold"))
     console.print()
     _print_body(console, plan, rows=None, details=True)
     return _console_text(console)
@@ -368,7 +368,7 @@ def render_plan_terminal(plan: PlanResult, options: RenderOptions) -> str:
 def plan_terminal_section(plan: PlanResult, options: RenderOptions) -> str:
     """The plan inside the project report: summary and the top of the ranking."""
     console = _console(options)
-    console.print(Text(f"GPU plan: {_clean(_title(plan))}", style="bold"))
+    console.print(Text(f"GPU plan: {display_text(_title(plan))}", style="bold"))
     _print_body(console, plan, rows=TERMINAL_ROWS_IN_ASSESS, details=False)
     return _console_text(console)
 
@@ -378,7 +378,7 @@ def plan_terminal_section(plan: PlanResult, options: RenderOptions) -> str:
 
 def _md(text: str) -> str:
     """Text safe inside a Markdown table cell or paragraph."""
-    escaped = _clean(text).replace("\\", "\\\\").replace("|", "\\|")
+    escaped = display_text(text).replace("\\", "\\\\").replace("|", "\\|")
     for ch in "`*_[]<>#":
         escaped = escaped.replace(ch, "\\" + ch)
     return escaped
@@ -433,7 +433,7 @@ def plan_markdown_section(plan: PlanResult) -> str:
 
 
 def _md_url(url: str) -> str:
-    return _clean(url).replace(">", "%3E").replace("<", "%3C").replace(" ", "%20")
+    return display_text(url).replace(">", "%3E").replace("<", "%3C").replace(" ", "%20")
 
 
 @renderer(PlanResult, Format.MARKDOWN)
@@ -449,10 +449,11 @@ _SEGMENTS = (
     ("activations + runtime", "#9c755f"),
     ("free", "#e0e0e0"),
 )
+_VENDOR_COLORS = {"amd": "#d62728", "nvidia": "#2ca02c"}
 
 
 def _e(text: object) -> str:
-    return html.escape(_clean(str(text)), quote=True)
+    return html.escape(display_text(str(text)), quote=True)
 
 
 def _memory_svg(entries: list[PlanEntry]) -> str:
@@ -503,7 +504,7 @@ def _cost_svg(entries: list[PlanEntry]) -> str:
     if not priced:
         return "<p>No GPU here has a price on file; pass --price GPU=USD.</p>"
     label_w, bar_w, row_h = 190, 420, 22
-    height = 10 + row_h * len(priced)
+    height = 30 + row_h * len(priced)
     top = max(e.cost_per_million_output or 0.0 for e in priced) or 1.0
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{label_w + bar_w + 90}" '
@@ -511,11 +512,16 @@ def _cost_svg(entries: list[PlanEntry]) -> str:
         'aria-label="Cost per 1M output tokens">',
         "<title>Cost per 1M output tokens</title>",
     ]
+    x = label_w
+    for vendor, color in _VENDOR_COLORS.items():
+        parts.append(f'<rect x="{x}" y="4" width="10" height="10" fill="{color}"/>')
+        parts.append(f'<text x="{x + 14}" y="13" font-size="11">{_e(vendor.upper())}</text>')
+        x += 90
     for i, e in enumerate(priced):
         cost = e.cost_per_million_output or 0.0
-        y = 4 + i * row_h
+        y = 24 + i * row_h
         width = max(bar_w * cost / top, 1.0)
-        color = "#d62728" if e.gpu.vendor == "amd" else "#2ca02c"
+        color = _VENDOR_COLORS.get(e.gpu.vendor, "#888888")
         parts.append(
             f'<text x="{label_w - 6}" y="{y + 14}" font-size="12" text-anchor="end">'
             f"{_e(e.gpu.short)} x{e.devices}</text>"

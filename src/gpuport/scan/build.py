@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpuport import kb
 from gpuport.files import FileKind, SourceText
@@ -84,9 +84,11 @@ class LineIndex:
         return self.starts[bisect.bisect_right(self.starts, offset) - 1]
 
     def line_end(self, offset: int) -> int:
-        """The offset of the newline ending ``offset``'s line (or the end of the text)."""
+        """The offset of the line break ending ``offset``'s line (or the end of the text)."""
         end = self.text.find("\n", offset)
-        return len(self.text) if end < 0 else end
+        if end < 0:
+            return len(self.text)
+        return end - 1 if end > offset and self.text[end - 1] == "\r" else end
 
     def indentation(self, offset: int) -> str:
         start = self.line_start(offset)
@@ -423,7 +425,7 @@ CUDA_TOOLKIT_PATH = rule(
         "container environments."
     ),
     why=(
-        "ROCm installs under /opt/rocm (libraries in lib, not lib64) and tools read "
+        "ROCm installs under /opt/rocm (its libraries mainly in lib, not lib64) and tools read "
         "`ROCM_PATH`; paths into the CUDA toolkit find nothing on an AMD machine."
     ),
     example="export CUDA_HOME=/usr/local/cuda\nexport LD_LIBRARY_PATH=$CUDA_HOME/lib64",
@@ -431,7 +433,7 @@ CUDA_TOOLKIT_PATH = rule(
     fix="Point at /opt/rocm and use ROCM_PATH; check every other reader of the old variable.",
     mechanical=False,
     references=(
-        "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/post-install.html",
+        "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.2.2/install/post-install.html",
     ),
 )
 
@@ -797,10 +799,20 @@ def _command_hits(ctx: _WordContext, words: list[Word]) -> None:
     prog = program_name(words)
     if prog in ("echo", "printf", "message"):
         return
-    is_nvcc_command = prog == "nvcc"
+    # Spellings that other tools share (gzip --keep) count only where nvcc is in play: an nvcc
+    # command, a $(NVCC) recipe, a CMake string, or a variable named for nvcc or CUDA.
+    head = words[0].text.upper()
+    is_nvcc_command = (
+        prog == "nvcc"
+        or ctx.kind == "cmake"
+        or (prog_index is not None and "NVCC" in words[prog_index].text.upper())
+        or (ctx.kind == "make" and ("NVCC" in head or "CUDA" in head or "CU_" in head))
+    )
     expanded: list[Word] = []
+    assigns = prog_index is None or prog in ("export", "declare", "local", "readonly", "typeset")
     for index, word in enumerate(words):
-        if ctx.kind in ("shell", "docker") and _ASSIGNMENT_RE.match(word.text):
+        is_assignment = assigns or (prog_index is not None and index < prog_index)
+        if ctx.kind in ("shell", "docker") and is_assignment and _ASSIGNMENT_RE.match(word.text):
             _assignment_hits(ctx, word, word.text.split("=", 1)[0].rstrip("+"))
             continue
         if (
@@ -820,8 +832,7 @@ def _command_hits(ctx: _WordContext, words: list[Word]) -> None:
             _nvcc_hit(ctx, word)
             continue
         expanded.extend(split_word(ctx.text, word) if ctx.kind == "cmake" else [word])
-    flags_anywhere = ctx.kind in ("make", "cmake") or is_nvcc_command
-    _flag_hits(ctx, expanded, flags_anywhere)
+    _flag_hits(ctx, expanded, is_nvcc_command)
 
 
 def _make_arch_assignment(ctx: _WordContext, words: list[Word]) -> bool:
@@ -844,7 +855,13 @@ def _make_arch_assignment(ctx: _WordContext, words: list[Word]) -> bool:
             )
         )
         return True
-    targets = ";".join(ctx.offload_archs)
+    # A make value is used as written: PyTorch splits PYTORCH_ROCM_ARCH on blanks as well as
+    # semicolons, and a blank-separated list needs no quoting in recipes; CMake needs ';'.
+    targets = (
+        " ".join(ctx.offload_archs)
+        if new_name == "PYTORCH_ROCM_ARCH"
+        else '"' + ";".join(ctx.offload_archs) + '"'
+    )
     ctx.hits.append(
         Hit(
             CUDA_GPU_ARCHITECTURES,
@@ -855,7 +872,7 @@ def _make_arch_assignment(ctx: _WordContext, words: list[Word]) -> bool:
             ChangeStatus.NEEDS_REVIEW,
             (
                 Edit(name.start, name.end, new_name),
-                Edit(values[0].start, values[-1].end, f'"{targets}"'),
+                Edit(values[0].start, values[-1].end, targets),
             ),
             note=_arch_note(ctx.offload_archs),
             fix=f"Use {new_name} with gfx targets.",
@@ -1976,18 +1993,11 @@ def _package_insertions(ctx: _CMakeContext) -> None:
             at = ctx.index.line_start(use)
             edit = Edit(at, at, f"{ctx.index.indentation(use)}find_package({package} REQUIRED)\n")
         hit = ctx.hits[hit_index]
-        ctx.hits[hit_index] = Hit(
-            hit.rule,
-            hit.start,
-            hit.end,
-            hit.message,
-            hit.family,
-            hit.status,
-            (*hit.edits, edit),
-            hit.note,
-            hit.fix or f"Link the ROCm target and add find_package({package} REQUIRED).",
-            hit.before,
-            hit.after or hit_after(hit, ctx.text),
+        ctx.hits[hit_index] = replace(
+            hit,
+            edits=(*hit.edits, edit),
+            fix=hit.fix or f"Link the ROCm target and add find_package({package} REQUIRED).",
+            after=hit.after or hit_after(hit, ctx.text),
         )
 
 

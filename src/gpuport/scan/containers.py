@@ -9,9 +9,10 @@ steps) goes through the shell reader of :mod:`gpuport.scan.build`.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -128,7 +129,7 @@ PIP_CUDA_WHEELS = rule(
     mechanical=True,
     references=(
         "https://pytorch.org/get-started/locally/",
-        "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/3rd-party/pytorch-install.html",
+        "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.2.0/how-to/3rd-party/pytorch-install.html",
     ),
 )
 
@@ -157,7 +158,7 @@ CUDA_SYSTEM_PACKAGES = rule(
     ),
     mechanical=False,
     references=(
-        "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/install-overview.html",
+        "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.2.0/install/install-overview.html",
     ),
 )
 
@@ -237,7 +238,7 @@ COMPOSE_GPU_RESERVATION = rule(
     instead="devices:\n  - /dev/kfd\n  - /dev/dri\ngroup_add:\n  - video",
     fix="Replace the reservation with the ROCm devices, group and security option.",
     mechanical=True,
-    references=(_ROCM_DOCKER_DOC, "https://docs.docker.com/compose/how-tos/gpu-support/"),
+    references=(_ROCM_DOCKER_DOC, "https://docs.docker.com/compose/gpu-support"),
 )
 
 K8S_NVIDIA_GPU_RESOURCE = rule(
@@ -405,11 +406,31 @@ _ROCM_DEVICE_FLAGS = (
 )
 
 
+def _rocm_flag_words() -> tuple[str, ...]:
+    entry = kb.find_docker_flag("--gpus")
+    return entry.rocm_flags if entry is not None and entry.rocm_flags else _ROCM_DEVICE_FLAGS
+
+
 def rocm_docker_flags() -> str:
     """The ``docker run`` flags that hand AMD GPUs to a container (from the knowledge base)."""
-    entry = kb.find_docker_flag("--gpus")
-    flags = entry.rocm_flags if entry is not None and entry.rocm_flags else _ROCM_DEVICE_FLAGS
-    return " ".join(flags)
+    return " ".join(_rocm_flag_words())
+
+
+def rocm_compose_access() -> dict[str, list[str]]:
+    """The same access as compose service keys: devices, group_add and security_opt."""
+    access: dict[str, list[str]] = {"devices": [], "group_add": [], "security_opt": []}
+    words = list(_rocm_flag_words())
+    keys = {"--device": "devices", "--group-add": "group_add", "--security-opt": "security_opt"}
+    i = 0
+    while i < len(words):
+        option, sep, value = words[i].partition("=")
+        if option in keys:
+            if not sep and i + 1 < len(words):
+                value = words[i + 1]
+                i += 1
+            access[keys[option]].append(value)
+        i += 1
+    return access
 
 
 @dataclass(frozen=True, slots=True)
@@ -657,6 +678,7 @@ def _pip_hits(
                 note="all packages of this command now come from the ROCm index; "
                 "split the command if some are not there",
                 fix=f"Add --index-url {index_url}.",
+                after=f"--index-url {index_url} {needs_index.text}",
             )
         )
     return hits
@@ -761,7 +783,10 @@ def _docker_hits(
         if option == "--gpus" or (option == "--runtime" and value == "nvidia"):
             gpu_words.append((word.start, end, text[word.start : end]))
         elif option in ("-e", "--env") and _NVIDIA_ENV_RE.match(value.split("=", 1)[0]):
-            hits.append(_nvidia_env_hit(text, value.split("=", 1)[0], word.start, end, None))
+            name = value.split("=", 1)[0]
+            raw_value = text[word.start : end]
+            at = word.start + raw_value.rfind(name)
+            hits.append(_nvidia_env_hit(text, name, word.start, end, (at, at + len(name))))
         i += 2 if value_word else 1
     flags = rocm_docker_flags()
     if program == "nvidia-docker":
@@ -836,7 +861,8 @@ def _nvidia_env_hit(
             ChangeStatus.NEEDS_REVIEW,
             (Edit(name_span[0], name_span[1], _AMD_VISIBLE_DEVICES),),
             note="AMD_VISIBLE_DEVICES is read by the AMD Container Toolkit; with plain "
-            "--device passthrough the devices given decide",
+            "--device passthrough the devices given decide (pass only the wanted "
+            "/dev/dri/renderD* nodes, or set HIP_VISIBLE_DEVICES inside)",
             fix=f"Use {_AMD_VISIBLE_DEVICES}.",
         )
     return Hit(
@@ -870,15 +896,24 @@ def logical_text(text: str, instruction: Instruction) -> str:
     return "".join(text[s:e] for s, e in instruction.segments)
 
 
-def to_file_offset(instruction: Instruction, position: int, *, end: bool = False) -> int:
-    """Map an offset in the instruction's logical text back to the file."""
-    consumed = 0
-    for start, stop in instruction.segments:
-        length = stop - start
-        if position < consumed + length or (end and position == consumed + length):
-            return start + position - consumed
-        consumed += length
-    return instruction.segments[-1][1] if instruction.segments else instruction.end
+class _OffsetMap:
+    """Offsets in an instruction's logical text (continuations joined) back to the file."""
+
+    def __init__(self, instruction: Instruction) -> None:
+        self.segments = instruction.segments
+        self.firsts: list[int] = []  # logical offset where each segment starts
+        consumed = 0
+        for start, stop in self.segments:
+            self.firsts.append(consumed)
+            consumed += stop - start
+        self.fallback = self.segments[-1][1] if self.segments else instruction.end
+
+    def file_offset(self, position: int, *, end: bool = False) -> int:
+        index = bisect.bisect_right(self.firsts, position - 1 if end else position) - 1
+        if index < 0 or not self.segments:
+            return self.segments[0][0] if self.segments else self.fallback
+        start, stop = self.segments[index]
+        return min(start + position - self.firsts[index], stop)
 
 
 _DIRECTIVE_RE = re.compile(r"^#\s*([A-Za-z]+)\s*=\s*(\S+)\s*$")
@@ -955,6 +990,7 @@ def dockerfile_instructions(text: str) -> list[Instruction]:
 def instruction_words(text: str, instruction: Instruction) -> list[list[Word]]:
     """The shell commands of an instruction's argument text, with offsets into the file."""
     logical = logical_text(text, instruction)
+    offsets = _OffsetMap(instruction)
     stripped = logical.lstrip()
     if stripped.startswith("["):  # exec form: a JSON array of strings
         words = []
@@ -962,8 +998,8 @@ def instruction_words(text: str, instruction: Instruction) -> list[list[Word]]:
             words.append(
                 Word(
                     match.group(1),
-                    to_file_offset(instruction, match.start()),
-                    to_file_offset(instruction, match.end(), end=True),
+                    offsets.file_offset(match.start()),
+                    offsets.file_offset(match.end(), end=True),
                 )
             )
         return [words]
@@ -973,8 +1009,8 @@ def instruction_words(text: str, instruction: Instruction) -> list[list[Word]]:
             [
                 Word(
                     w.text,
-                    to_file_offset(instruction, w.start),
-                    to_file_offset(instruction, w.end, end=True),
+                    offsets.file_offset(w.start),
+                    offsets.file_offset(w.end, end=True),
                 )
                 for w in words
             ]
@@ -1119,16 +1155,7 @@ def _env_instruction_hits(
         if _NVIDIA_ENV_RE.match(name):
             hit = _nvidia_env_hit(text, name, pair_span[0], pair_span[1], name_span)
             if remove_all:
-                hit = Hit(
-                    hit.rule,
-                    hit.start,
-                    hit.end,
-                    hit.message,
-                    hit.family,
-                    hit.status,
-                    (whole,),
-                    fix=hit.fix,
-                )
+                hit = replace(hit, edits=(whole,))
             hits.append(hit)
             continue
         hits.extend(env_assignment_hits(text, name, name_span, value_span, offload_archs))
@@ -1166,6 +1193,10 @@ _SHELL_KEYS = frozenset(
 )
 _ENV_KEYS = frozenset({"env", "environment", "variables"})
 _RESOURCE_PARENTS = frozenset({"limits", "requests", "resources", "capacity", "allocatable"})
+
+
+# libyaml's loader is many times faster; its marks count characters like PyYAML's own.
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def scalar_span(node: ScalarNode) -> tuple[int, int]:
@@ -1208,21 +1239,28 @@ def analyze_yaml(
     """GP4xx hits in a YAML file (all documents), and why it could not be parsed, if so."""
     ctx = _YamlContext(text, LineIndex(text), rocm_version, offload_archs)
     try:
-        documents = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        documents = list(yaml.compose_all(text, Loader=_YAML_LOADER))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark is not None else 0
+        position = getattr(exc, "position", None)  # a ReaderError: an unusable character
+        if mark is None and isinstance(position, int):
+            line = text.count("\n", 0, position) + 1
         problem = str(getattr(exc, "problem", "") or exc).strip()
         if "{{" in text:
-            problem += " (the file looks like a Helm/Go template)"
+            template_line = text.count("\n", 0, text.index("{{")) + 1
+            problem += f" (the file looks like a Helm/Go template: '{{{{' on line {template_line})"
         _fallback_lines(ctx)
         return ctx.hits, YamlProblem(line, problem)
     except (ValueError, RecursionError) as exc:  # e.g. PyYAML's reader on odd characters
         _fallback_lines(ctx)
         return ctx.hits, YamlProblem(0, str(exc))
-    for document in documents:
-        if document is not None:
-            _walk(ctx, document, ())
+    try:
+        for document in documents:
+            if document is not None:
+                _walk(ctx, document, ())
+    except RecursionError:
+        return ctx.hits, YamlProblem(0, "nested too deeply to analyse completely")
     return ctx.hits, None
 
 
@@ -1401,19 +1439,7 @@ def _image_value(ctx: _YamlContext, value: Node) -> None:
             if isinstance(tag, ScalarNode):
                 tag_start, tag_end = scalar_span(tag)
                 edits.append(Edit(tag_start, tag_end, new_tag))
-            hit = Hit(
-                hit.rule,
-                hit.start,
-                hit.end,
-                hit.message,
-                hit.family,
-                hit.status,
-                tuple(edits),
-                hit.note,
-                hit.fix,
-                hit.before,
-                hit.after,
-            )
+            hit = replace(hit, edits=tuple(edits))
         ctx.hits.append(hit)
 
 
@@ -1512,18 +1538,7 @@ def _env_setting(
         else:
             hit = _nvidia_env_hit(ctx.text, name, start, end, None)
             deletion = _delete_lines(ctx, key.start_mark.line, _last_line(value))
-            ctx.hits.append(
-                Hit(
-                    hit.rule,
-                    hit.start,
-                    hit.end,
-                    hit.message,
-                    hit.family,
-                    hit.status,
-                    (deletion,),
-                    fix=hit.fix,
-                )
-            )
+            ctx.hits.append(replace(hit, edits=(deletion,)))
         return
     if isinstance(value, ScalarNode):
         quote = "" if value.style in ("'", '"') else '"'
@@ -1548,18 +1563,7 @@ def _env_list_item(ctx: _YamlContext, node: ScalarNode) -> None:
         else:
             hit = _nvidia_env_hit(ctx.text, name, start, end, None)
             deletion = _delete_lines(ctx, node.start_mark.line, _last_line(node))
-            ctx.hits.append(
-                Hit(
-                    hit.rule,
-                    hit.start,
-                    hit.end,
-                    hit.message,
-                    hit.family,
-                    hit.status,
-                    (deletion,),
-                    fix=hit.fix,
-                )
-            )
+            ctx.hits.append(replace(hit, edits=(deletion,)))
         return
     ctx.hits.extend(
         env_assignment_hits(
@@ -1581,18 +1585,7 @@ def _k8s_env_item(ctx: _YamlContext, item: MappingNode, key: ScalarNode, value: 
             hit = _nvidia_env_hit(ctx.text, name, start, end, None)
             first = item.start_mark.line
             deletion = _delete_lines(ctx, first, _last_line(item))
-            ctx.hits.append(
-                Hit(
-                    hit.rule,
-                    hit.start,
-                    hit.end,
-                    hit.message,
-                    hit.family,
-                    hit.status,
-                    (deletion,),
-                    fix=hit.fix,
-                )
-            )
+            ctx.hits.append(replace(hit, edits=(deletion,)))
         return
     if isinstance(env_value, ScalarNode):
         quote = "" if env_value.style in ("'", '"') else '"'
@@ -1653,10 +1646,12 @@ def _compose_service(ctx: _YamlContext, service: MappingNode) -> None:
     indent = " " * service.value[0][0].start_mark.column
     gpu_hits: list[Hit] = []
     removals: list[tuple[int, int]] = []  # line ranges to delete
+    anchors: list[int] = []  # lines of the service keys involved: the new keys go above them
     runtime = _mapping_get(service, "runtime")
     if runtime is not None and _scalar_is(runtime[1], "nvidia"):
         key, value = runtime
         removals.append((key.start_mark.line, _last_line(value)))
+        anchors.append(key.start_mark.line)
         gpu_hits.append(
             Hit(
                 NVIDIA_CONTAINER_RUNTIME,
@@ -1672,6 +1667,7 @@ def _compose_service(ctx: _YamlContext, service: MappingNode) -> None:
     if gpus is not None:
         key, value = gpus
         removals.append((key.start_mark.line, _last_line(value)))
+        anchors.append(key.start_mark.line)
         gpu_hits.append(
             Hit(
                 COMPOSE_GPU_RESERVATION,
@@ -1685,14 +1681,16 @@ def _compose_service(ctx: _YamlContext, service: MappingNode) -> None:
         )
     reservation = _reservation_removal(service)
     if reservation is not None:
-        items, lines = reservation
+        items, lines, deploy_line = reservation
         removals.extend(lines)
+        anchors.append(deploy_line)
         for item in items:
+            first_key = item.value[0][0] if isinstance(item, MappingNode) and item.value else item
             gpu_hits.append(
                 Hit(
                     COMPOSE_GPU_RESERVATION,
                     item.start_mark.index,
-                    item.start_mark.index + 1,
+                    first_key.end_mark.index,
                     "the service reserves NVIDIA GPUs (deploy.resources.reservations.devices)",
                     "compose-gpus",
                     ChangeStatus.CONVERTED,
@@ -1701,43 +1699,34 @@ def _compose_service(ctx: _YamlContext, service: MappingNode) -> None:
             )
     if not gpu_hits:
         return
+    # Items appended to existing lists come first: they may land where the new keys go.
     edits = [_delete_lines(ctx, first, last) for first, last in removals]
-    anchor_line = min(first for first, _ in removals)
+    edits.extend(_device_appends(ctx, service))
+    anchor_line = min(anchors)
     additions, notes = _device_access(ctx, service, indent)
     if additions:
         at = ctx.index.starts[anchor_line]
         edits.append(Edit(at, at, "".join(additions)))
     first_hit = gpu_hits[0]
-    gpu_hits[0] = Hit(
-        first_hit.rule,
-        first_hit.start,
-        first_hit.end,
-        first_hit.message,
-        first_hit.family,
-        ChangeStatus.NEEDS_REVIEW if notes else first_hit.status,
-        tuple(edits) + _device_appends(ctx, service),
-        "; ".join(notes),
-        first_hit.fix,
-        after="devices: [/dev/kfd, /dev/dri], group_add: [video], security_opt: [seccomp=unconfined]",
+    gpu_hits[0] = replace(
+        first_hit,
+        status=ChangeStatus.NEEDS_REVIEW if notes else first_hit.status,
+        edits=tuple(edits),
+        note="; ".join(notes),
+        after="; ".join(f"{k}: [{', '.join(v)}]" for k, v in rocm_compose_access().items() if v),
     )
     for position, hit in enumerate(gpu_hits[1:], start=1):
-        gpu_hits[position] = Hit(
-            hit.rule,
-            hit.start,
-            hit.end,
-            hit.message,
-            hit.family,
-            hit.status,
-            tuple(edits),
-            hit.note,
-            hit.fix,
-            after="(replaced by the device list above)",
+        gpu_hits[position] = replace(
+            hit, edits=tuple(edits), after="(replaced by the device list above)"
         )
     ctx.hits.extend(gpu_hits)
 
 
-def _reservation_removal(service: MappingNode) -> tuple[list[Node], list[tuple[int, int]]] | None:
-    """NVIDIA device reservations and the line ranges that remove them (emptied parents too)."""
+def _reservation_removal(
+    service: MappingNode,
+) -> tuple[list[Node], list[tuple[int, int]], int] | None:
+    """NVIDIA device reservations, the line ranges that remove them (emptied parents too) and
+    the line of the service's ``deploy`` key."""
     chain: list[tuple[ScalarNode, Node]] = []
     node: Node = service
     for name in ("deploy", "resources", "reservations", "devices"):
@@ -1752,8 +1741,9 @@ def _reservation_removal(service: MappingNode) -> tuple[list[Node], list[tuple[i
     nvidia = [item for item in devices.value if _is_nvidia_device(item)]
     if not nvidia:
         return None
+    deploy_line: int = chain[0][0].start_mark.line
     if len(nvidia) < len(devices.value):
-        return nvidia, [(item.start_mark.line, _last_line(item)) for item in nvidia]
+        return nvidia, [(item.start_mark.line, _last_line(item)) for item in nvidia], deploy_line
     # Everything under `devices` goes; so does each parent left with nothing else in it.
     level = len(chain) - 1
     while level > 0:
@@ -1763,18 +1753,14 @@ def _reservation_removal(service: MappingNode) -> tuple[list[Node], list[tuple[i
         else:
             break
     key, value = chain[level]
-    return nvidia, [(key.start_mark.line, _last_line(value))]
+    return nvidia, [(key.start_mark.line, _last_line(value))], deploy_line
 
 
 def _device_access(
     ctx: _YamlContext, service: MappingNode, indent: str
 ) -> tuple[list[str], list[str]]:
     """New service keys that hand the ROCm devices over, for keys the service lacks."""
-    wanted = {
-        "devices": ["/dev/kfd", "/dev/dri"],
-        "group_add": ["video"],
-        "security_opt": ["seccomp=unconfined"],
-    }
+    wanted = rocm_compose_access()
     lines: list[str] = []
     notes: list[str] = []
     for name, items in wanted.items():
@@ -1802,11 +1788,7 @@ def _sequence_values(node: Node) -> set[str]:
 
 def _device_appends(ctx: _YamlContext, service: MappingNode) -> tuple[Edit, ...]:
     """Items appended to block-style devices/group_add/security_opt lists the service has."""
-    wanted = {
-        "devices": ["/dev/kfd", "/dev/dri"],
-        "group_add": ["video"],
-        "security_opt": ["seccomp=unconfined"],
-    }
+    wanted = rocm_compose_access()
     edits: list[Edit] = []
     for name, items in wanted.items():
         existing = _mapping_get(service, name)

@@ -906,6 +906,20 @@ def _cuda_index_advice(
             **common,  # type: ignore[arg-type]
         )
     new_url = found.replacement
+    if index.role is IndexRole.FIND_LINKS and _normal_url(index.url).lower().endswith(".html"):
+        # A page of links (…/cu121/torch_stable.html) is not an index: the ROCm index root
+        # would list projects, not files, so the option itself has to change.
+        return Advice(
+            CUDA_PIP_INDEX,
+            message=(
+                f"{shown} lists CUDA builds; on ROCm drop it and use "
+                f"`--extra-index-url {new_url}` (or `--index-url` when only the PyTorch "
+                "packages come from it)"
+            ),
+            fix=f"Replace the find-links page with the index {new_url}.",
+            edit=Edit.NONE,
+            **common,  # type: ignore[arg-type]
+        )
     replacements: list[tuple[str, str]] = [(index.url, new_url)]
     new_option = index.option
     review = ""

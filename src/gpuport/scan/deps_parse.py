@@ -17,6 +17,7 @@ import posixpath
 import re
 import shlex
 import tomllib
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -648,7 +649,8 @@ class TomlLocator:
         # (header key parts, is array-of-tables, offset of the header line, offset of the end)
         self.tables: list[tuple[tuple[str, ...], bool, int, int]] = []
         in_multiline: str | None = None
-        for number, line in enumerate(text.splitlines()):
+        # TOML lines end at "\n" only, as tomllib counts them.
+        for number, line in enumerate(text.split("\n")):
             header = _HEADER_RE.match(line) if in_multiline is None else None
             if header:
                 start = self.line_starts[number]
@@ -659,7 +661,7 @@ class TomlLocator:
                         in_multiline = quote
                     elif in_multiline == quote:
                         in_multiline = None
-        ends = [t[2] for t in self.tables[1:]] + [len(text)]
+        ends = [t[2] for t in self.tables[1:]] + [len(text)] if self.tables else []
         self.tables = [(k, a, s, e) for (k, a, s, _), e in zip(self.tables, ends, strict=True)]
 
     def line_of(self, offset: int) -> int:
@@ -1060,7 +1062,10 @@ def parse_setup_py(text: str, path: str) -> DependencyFile:
     """Literal dependency lists of ``setup(...)`` calls; computed values are noted, not run."""
     result = DependencyFile(path)
     try:
-        tree = ast.parse(text, filename=path)
+        with warnings.catch_warnings():
+            # Odd literals in user code raise SyntaxWarning on stderr; a stage never prints.
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
         line = exc.lineno or 0
         result.problems.append(

@@ -153,13 +153,14 @@ WARP_MASK_32_BIT = rule(
     summary="A 32-bit full-warp mask is passed to a *_sync warp function; HIP masks are 64-bit",
     what=(
         "Finds `0xffffffff`, `0xFFFFFFFFu`, `~0u`, `-1` and the like as the mask argument of "
-        "`__shfl*_sync`, `__ballot_sync`, `__any_sync`, `__all_sync`, `__match_*_sync` and "
-        "`__reduce_*_sync`, and `#define`/`constexpr` mask constants with that value that such "
-        "calls use. 64-bit full masks (`0xffffffffffffffffULL`, `~0ull`) are fine."
+        "`__shfl*_sync`, `__ballot_sync`, `__any_sync`, `__all_sync` and `__match_*_sync`, and "
+        "`#define`/`constexpr` mask constants with that value that such calls use. 64-bit full "
+        "masks (`0xffffffffffffffffULL`, `~0ull`) are fine."
     ),
     why=(
-        "HIP's `*_sync` warp functions (ROCm 6.2 and later) take a 64-bit mask and "
-        "`static_assert` that it is one, so a 32-bit mask does not compile. A 32-bit value "
+        "HIP's `*_sync` warp functions (ROCm 6.2 behind `HIP_ENABLE_WARP_SYNC_BUILTINS`, on by "
+        "default in later releases) take a 64-bit mask and `static_assert` that it is one, so "
+        "a 32-bit mask does not compile. A 32-bit value "
         "widened to 64 bits (`0xffffffffULL`) compiles but names only lanes 0-31 of a 64-wide "
         "wavefront, so half of the wavefront is left out."
     ),

@@ -9,9 +9,11 @@ It never imports or runs the code it reads.
 from __future__ import annotations
 
 import ast
+import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from gpuport import kb
 from gpuport.findings import Category, Confidence, Severity
@@ -255,9 +257,12 @@ CUDA_ENV_VAR = rule(
     what=(
         "Finds `os.environ[...]`, `os.environ.get/setdefault/pop/update`, `os.getenv`, "
         "`os.putenv`, `name in os.environ`, `env=` dictionaries given to calls, copies of "
-        "`os.environ`, and notebook `%env` lines, for CUDA_VISIBLE_DEVICES, "
-        "NVIDIA_VISIBLE_DEVICES, CUDA_LAUNCH_BLOCKING, TORCH_CUDA_ARCH_LIST, CUDA_HOME and "
-        "CUDA_PATH."
+        "`os.environ`, and notebook `%env` lines, for CUDA-side variables whose name ROCm does "
+        "not read, as listed in gpuport's knowledge base: CUDA_VISIBLE_DEVICES, "
+        "NVIDIA_VISIBLE_DEVICES, CUDA_LAUNCH_BLOCKING, TORCH_CUDA_ARCH_LIST, CUDA_HOME, "
+        "CUDA_PATH, CUDA_DEVICE_ORDER and others. Variables the knowledge base marks as still "
+        "honoured on ROCm are left alone. Reading CUDA_HOME/CUDA_PATH is MEDIUM: they are "
+        "unset on ROCm machines."
     ),
     why=(
         "ROCm selects GPUs with HIP_VISIBLE_DEVICES (HIP) and ROCR_VISIBLE_DEVICES (the whole "
@@ -423,7 +428,8 @@ INLINE_PTX = rule(
     mechanical=False,
     references=(
         "https://triton-lang.org/main/python-api/generated/triton.language.inline_asm_elementwise.html",
-        "https://rocm.docs.amd.com/projects/HIP/en/latest/how-to/hip_porting_guide.html",
+        "https://docs.nvidia.com/cuda/inline-ptx-assembly/index.html",
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/reference/cpp_language_extensions.html",
     ),
 )
 
@@ -636,6 +642,8 @@ _REDUCED_PRECISION_SWITCHES = frozenset(
     }
 )
 _CUDNN_BENCHMARK = "torch.backends.cudnn.benchmark"
+_FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}  # node type -> fields to walk into
 
 # Calls that start a process, and the position of the command (or program) argument.
 _PROCESS_CALLS: dict[str, int] = {
@@ -739,13 +747,11 @@ _NAME_TEST_METHODS = frozenset(
 )
 _NAME_KEEPING_METHODS = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rstrip"})
 _REGEX_CALLS = frozenset({"re.search", "re.match", "re.fullmatch", "re.findall", "re.finditer"})
-# Calls that only show a value: passing torch.version.cuda to them is not a CUDA check.
-_DISPLAY_FUNCTIONS = frozenset(
-    {"print", "repr", "str", "format", "isinstance", "getattr", "setattr", "hasattr", "type"}
-)
-_DISPLAY_METHODS = frozenset(
-    {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "write"}
-    | {"format", "append", "update", "echo", "secho"}
+# Calls that turn a version string into numbers: given None (torch.version.cuda on ROCm)
+# they raise. Other calls only pass the value on, which is not reported.
+_PARSING_FUNCTIONS = frozenset(
+    {"float", "int", "tuple", "list", "len", "map", "Version", "parse", "parse_version"}
+    | {"LooseVersion", "StrictVersion", "version_tuple"}
 )
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
@@ -793,6 +799,7 @@ class PythonChecker:
         self._fired: set[tuple[str, int, str]] = set()
         self._once: set[str] = set()  # per-file keys of rules that report once
         self._strings: dict[str, str] = {}  # module-level NAME = "literal"
+        self._version_names: set[str] = set()  # names that may hold torch.version.cuda
 
     # -- entry points ------------------------------------------------------------------------
 
@@ -801,25 +808,45 @@ class PythonChecker:
         start = len(self._hits)
         self._fired = set()
         self._parents = {}
-        stack: list[tuple[ast.AST, ast.AST | None] | None] = [(tree, None)]
-        while stack:  # iterative: deeply nested expressions must not exhaust the C stack
-            item = stack.pop()
-            if item is None:
+        handlers = self._handlers
+        parents = self._parents
+        stack: list[ast.AST | None] = [tree]
+        # Iterative, in source order: deeply nested expressions must not exhaust the stack.
+        while stack:
+            node = stack.pop()
+            if node is None:  # the end of a function or class body
                 self._scopes.pop()
                 continue
-            node, parent = item
-            if parent is not None:
-                self._parents[node] = parent
-            self._visit(node)
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                parameters = self._parameters(node.args)
-                self._scopes.append(_Scope(shadowed=parameters, kinds=dict.fromkeys(parameters, "")))
+            kind = type(node)
+            handler = handlers.get(kind)
+            if handler is not None:
+                handler(node)
+            if kind in _FUNCTION_TYPES:
+                parameters = self._parameters(node.args)  # type: ignore[attr-defined]
+                self._scopes.append(
+                    _Scope(shadowed=parameters, kinds=dict.fromkeys(parameters, ""))
+                )
                 stack.append(None)
-            elif isinstance(node, ast.ClassDef):
+            elif kind is ast.ClassDef:
                 self._scopes.append(_Scope())
                 stack.append(None)
-            children = list(ast.iter_child_nodes(node))
-            stack.extend((child, node) for child in reversed(children))
+            fields = _CHILD_FIELDS.get(kind)
+            if fields is None:  # leave out ctx/op leaves: a third of all nodes, none useful
+                fields = _CHILD_FIELDS[kind] = tuple(
+                    f for f in node._fields if f not in ("ctx", "op", "ops")
+                )
+            first = len(stack)
+            for name in fields:
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, ast.AST):
+                            parents[item] = node
+                            stack.append(item)
+                elif isinstance(value, ast.AST):
+                    parents[value] = node
+                    stack.append(value)
+            stack[first:] = reversed(stack[first:])
         return self._hits[start:]
 
     def shell_command(self, text: str, line: int, column: int = 0) -> list[Hit]:
@@ -844,37 +871,44 @@ class PythonChecker:
 
     # -- dispatch ----------------------------------------------------------------------------
 
-    def _visit(self, node: ast.AST) -> None:
-        if isinstance(node, ast.Call):
-            self._call(node)
-        elif isinstance(node, ast.Attribute):
-            self._attribute(node)
-        elif isinstance(node, ast.Name):
-            if isinstance(node.ctx, ast.Load) and self._kind(node) == _CUDAVER:
-                self._cuda_version_use(node)
-        elif isinstance(node, ast.Compare):
-            self._compare(node)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
-            self._assign(node)
-        elif isinstance(node, ast.Subscript):
-            self._subscript(node)
-        elif isinstance(node, ast.Import):
-            self._import(node)
-        elif isinstance(node, ast.ImportFrom):
-            self._import_from(node)
-        elif isinstance(node, ast.BinOp):
-            self._binop(node)
-        elif isinstance(node, ast.Constant):
-            if isinstance(node.value, str) and "asm" in node.value:
-                self._embedded_asm(node, node.value)
-        elif isinstance(node, ast.JoinedStr):
-            self._fstring(node)
-        elif isinstance(node, ast.Dict):
-            self._dict(node)
-        elif isinstance(node, ast.Delete):
-            for target in node.targets:
-                if isinstance(target, ast.Subscript):
-                    self._subscript(target)
+    @functools.cached_property
+    def _handlers(self) -> dict[type[ast.AST], Callable[[Any], None]]:
+        """Node type -> the method that looks at it (other nodes are only walked through)."""
+        return {
+            ast.Call: self._call,
+            ast.Attribute: self._attribute,
+            ast.Name: self._name,
+            ast.Compare: self._compare,
+            ast.Assign: self._assign,
+            ast.AnnAssign: self._assign,
+            ast.AugAssign: self._assign,
+            ast.NamedExpr: self._assign,
+            ast.Subscript: self._subscript,
+            ast.Import: self._import,
+            ast.ImportFrom: self._import_from,
+            ast.BinOp: self._binop,
+            ast.Constant: self._constant,
+            ast.JoinedStr: self._fstring,
+            ast.Dict: self._dict,
+            ast.Delete: self._delete,
+        }
+
+    def _name(self, node: ast.Name) -> None:
+        if (
+            node.id in self._version_names
+            and isinstance(node.ctx, ast.Load)
+            and self._kind(node) == _CUDAVER
+        ):
+            self._cuda_version_use(node)
+
+    def _constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str) and "asm" in node.value:
+            self._embedded_asm(node, node.value)
+
+    def _delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            if isinstance(target, ast.Subscript):
+                self._subscript(target)
 
     def _add(
         self,
@@ -1046,6 +1080,8 @@ class PythonChecker:
                 continue
             full = f"{node.module}.{alias.name}"
             self._aliases[alias.asname or alias.name] = full
+            if full == _CUDA_VERSION:
+                self._version_names.add(alias.asname or alias.name)
             self._imported_module(full, node, shown=node.module)
 
     def _imported_module(self, module: str, node: ast.AST, shown: str = "") -> None:
@@ -1188,7 +1224,7 @@ class PythonChecker:
             if kw.arg == "benchmark" and not _is_false(kw.value):
                 self._hit(CUDNN_BENCHMARK, kw.value, _BENCHMARK_MESSAGE)
             elif kw.arg == "allow_tf32" and not _is_false(kw.value):
-                self._hit(TF32_FLAG, kw.value, _TF32_MESSAGE.format(name="cudnn allow_tf32"))
+                self._hit(TF32_FLAG, kw.value, _tf32_message("torch.backends.cudnn.allow_tf32"))
 
     def _attention_call(self, node: ast.Call, qual: str) -> None:
         if qual == "torch.nn.attention.sdpa_kernel":
@@ -1270,15 +1306,17 @@ class PythonChecker:
         """A string expression's literal text: constants, f-string parts, names of constants."""
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return node.value
+        # Unknown parts become "…", glued to their neighbours so that f"{cuda}/bin/nvcc"
+        # still ends in the program's name.
         if isinstance(node, ast.JoinedStr):
-            return "".join(_literal(part) or " … " for part in node.values)
+            return "".join(_literal(part) or "…" for part in node.values)
         if isinstance(node, ast.Name):
             return self._strings.get(node.id)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self._string_value(node.left), self._string_value(node.right)
             if left is None and right is None:
                 return None
-            return (left or " … ") + (right or " … ")
+            return (left or "…") + (right or "…")
         return None
 
     def _env_mapping(self, node: ast.AST) -> None:
@@ -1376,14 +1414,12 @@ class PythonChecker:
     # -- torch.version.cuda (GP202) ----------------------------------------------------------
 
     def _attribute(self, node: ast.Attribute) -> None:
-        if not isinstance(node.ctx, ast.Load):
-            return
+        if node.attr != "cuda" or not isinstance(node.ctx, ast.Load):
+            return  # both rules below look at an attribute named cuda
         qual = self._qual(node)
-        if qual is None:
-            return
         if qual == _CUDA_VERSION:
             self._cuda_version_use(node)
-        elif qual.startswith(_TRITON_CUDA_EXTRA + "."):
+        elif qual == _TRITON_CUDA_EXTRA:
             self._hit(
                 TRITON_CUDA_LIBDEVICE,
                 node,
@@ -1394,15 +1430,15 @@ class PythonChecker:
         parent = self._parents.get(node)
         if isinstance(parent, ast.keyword):
             parent = self._parents.get(parent)
-            if not isinstance(parent, ast.Call) or self._display_call(parent):
-                return
+            if not (isinstance(parent, ast.Call) and _parsing_call(parent)):
+                return  # passed on as a value: default=torch.version.cuda
             reason = "parses"
         elif isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is node:
             reason = "parses"
         elif isinstance(parent, ast.Compare):
             reason = "compares"
         elif isinstance(parent, ast.Call) and node in parent.args:
-            if self._display_call(parent):
+            if not _parsing_call(parent):
                 return
             reason = "parses"
         elif self._in_condition(node):
@@ -1423,12 +1459,6 @@ class PythonChecker:
             f"{reason} {what}, which is None on ROCm builds (torch.version.hip is set there), "
             f"{consequence}",
         )
-
-    def _display_call(self, call: ast.Call) -> bool:
-        func = call.func
-        if isinstance(func, ast.Name):
-            return func.id in _DISPLAY_FUNCTIONS
-        return isinstance(func, ast.Attribute) and func.attr in _DISPLAY_METHODS
 
     def _in_condition(self, node: ast.AST) -> bool:
         child, parent = node, self._parents.get(node)
@@ -1527,7 +1557,7 @@ class PythonChecker:
             DEVICE_NAME_MATCH,
             node,
             f"matches the GPU name against {shown}; on ROCm the name is AMD's "
-            "('AMD Instinct MI300X'…), so this test never passes",
+            "('AMD Instinct MI300X'…), so the test is always false there",
         )
 
     # -- assignments (GP204, GP205, GP212; following values) ---------------------------------
@@ -1556,11 +1586,13 @@ class PythonChecker:
             name = target.id
             if kind is not None:
                 scope.kinds[name] = kind
+                if kind == _CUDAVER:
+                    self._version_names.add(name)
             elif scope.module:
                 scope.kinds.pop(name, None)
             else:
                 scope.kinds[name] = ""  # hides a followed name of the module
-            if name in self._aliases:
+            if name in self._aliases and not self._fallback_binding(target, value):
                 if scope.module:
                     del self._aliases[name]
                 else:
@@ -1573,11 +1605,18 @@ class PythonChecker:
                 inner = element.value if isinstance(element, ast.Starred) else element
                 self._bind(inner, kind if kind == _CAP else None, None)
 
+    def _fallback_binding(self, target: ast.expr, value: ast.expr | None) -> bool:
+        """``torch = None`` or an assignment in ``except ImportError:`` — a stand-in for a
+        missing module, not a new meaning of the name."""
+        if isinstance(value, ast.Constant) and value.value is None:
+            return True
+        return any(isinstance(parent, ast.ExceptHandler) for _, parent in self._ancestors(target))
+
     def _assignment_rules(self, target: ast.expr, value: ast.expr) -> None:
         if isinstance(target, ast.Attribute):
             qual = self._qual(target)
             if qual in _TF32_SWITCHES and not _is_false(value):
-                self._hit(TF32_FLAG, target, _TF32_MESSAGE.format(name=qual))
+                self._hit(TF32_FLAG, target, _tf32_message(qual))
             elif qual in _REDUCED_PRECISION_SWITCHES:
                 self._hit(
                     TF32_FLAG,
@@ -1723,10 +1762,14 @@ class PythonChecker:
         )
 
 
-_TF32_MESSAGE = (
-    "sets {name}: TF32 applies on ROCm only on MI300-class GPUs (via hipBLASLt, with other "
-    "numerics) and does nothing elsewhere"
-)
+def _tf32_message(switch: str) -> str:
+    if "cudnn" in switch:  # convolutions: MIOpen on ROCm
+        where = "convolutions run through MIOpen, which takes TF32 only in recent releases"
+    else:
+        where = "matmuls use TF32 (hipBLASLt XF32) only on MI300-class GPUs, with other numerics"
+    return f"sets {switch}: on ROCm {where}; elsewhere the switch does nothing"
+
+
 _BENCHMARK_MESSAGE = (
     "cudnn.benchmark on ROCm runs MIOpen's exhaustive search for every new shape: "
     "minutes on a cold cache"
@@ -1770,6 +1813,12 @@ def _tools_in(text: str, first_only: bool = False) -> list[tuple[str, kb.ToolCom
                 found.append((base, entry))
             break
     return found
+
+
+def _parsing_call(call: ast.Call) -> bool:
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    return name in _PARSING_FUNCTIONS
 
 
 def _rocm_early_exit(statement: ast.stmt) -> bool:

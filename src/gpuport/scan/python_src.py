@@ -25,14 +25,17 @@ from gpuport.scan.base import scanner
 from gpuport.scan.python_rules import Hit, PythonChecker
 
 # Words at least one rule needs to see before it can fire (matched case-insensitively).
-# Package import names come from the knowledge base on top of these.
+# Package import names come from the knowledge base on top of these. Notebook shell lines
+# such as `!ncu` are covered too: the cell text sits in a JSON string after a quote.
 _RULE_WORDS = (
     "cuda",
     "nvidia",
     "nvcc",
     "nvprof",
     "nsys",
-    "ncu",
+    "ncu ",
+    "ncu'",
+    'ncu"',
     "sanitizer",
     "cuobjdump",
     "nvdisasm",
@@ -45,7 +48,11 @@ _RULE_WORDS = (
     "reduced_precision",
     "warp",
     "sdp",
-    "asm",
+    "inline_asm",
+    "asm(",
+    "asm (",
+    "asm volatile",
+    "asm __volatile",
     "device_name",
     "device_propert",
     "capability",
@@ -54,17 +61,46 @@ _RULE_WORDS = (
 
 
 @functools.cache
-def _relevance() -> re.Pattern[str]:
-    words = set(_RULE_WORDS)
+def _relevant_words() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(word, the forms it must take) for the pre-check, lower case, most frequent first.
+
+    A rule word counts anywhere; a package's import name only after a space or a quote, as
+    in ``import x`` / ``from x`` / ``import_module("x")``, so that ``verl`` (a package) does
+    not make every file mentioning "overlap" relevant. Words containing another are dropped.
+    """
+    forms: dict[str, tuple[str, ...]] = {word: (word,) for word in _RULE_WORDS}
     for package in kb.packages().values():
-        if package.status is not kb.PackageStatus.WORKS:
-            words.update(name.split(".", 1)[0].lower() for name in package.import_names)
-    alternatives = "|".join(sorted((re.escape(w) for w in words if w), key=len, reverse=True))
-    return re.compile(alternatives, re.IGNORECASE)
+        if package.status is kb.PackageStatus.WORKS or (
+            package.status is kb.PackageStatus.NEEDS_ROCM_BUILD and package.category == "framework"
+        ):
+            continue  # GP201 never reports these
+        for name in package.import_names:
+            top = name.split(".", 1)[0].lower()
+            forms.setdefault(top, (f" {top}", f"'{top}", f'"{top}'))
+
+    def implied(word: str, other: str) -> bool:
+        """Whenever ``word`` is present in its forms, ``other`` is too: ``word`` is redundant."""
+        if other == word:
+            return False
+        if other in _RULE_WORDS:
+            return other in word
+        return word not in _RULE_WORDS and word.startswith(other)
+
+    kept = [
+        (word, variants)
+        for word, variants in forms.items()
+        if not any(implied(word, other) for other in forms)
+    ]
+    return tuple(sorted(kept, key=lambda item: (item[0] != "cuda", item[0])))
 
 
 def _relevant(text: str) -> bool:
-    return _relevance().search(text) is not None
+    # Substring search on lower-cased text: far faster than one big regex alternation.
+    lowered = text.lower()
+    return any(
+        word in lowered and any(form in lowered for form in forms)
+        for word, forms in _relevant_words()
+    )
 
 
 def _parse(text: str, filename: str) -> ast.Module:
@@ -393,7 +429,7 @@ def _scan_cell(
         hits += checker.shell_command(command, line)
     for line, name in prepared.env:
         hits += checker.environment(name, line, write=True)
-    if prepared.is_python and _relevant(prepared.python):
+    if prepared.is_python:  # every cell: an import in one resolves names in the next
         try:
             tree = _parse(prepared.python, f"{source.file.rel}#cell{cell.number}")
         except SyntaxError as exc:

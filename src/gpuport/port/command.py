@@ -1,0 +1,306 @@
+"""``gpuport port PATH``: translate a project to ROCm and show, write or apply the result.
+
+By default the unified diff goes to stdout and the summary to stderr. ``--out DIR`` writes a
+translated copy of the whole tree, ``--in-place`` edits the files (keeping backups). Exit
+codes: 0 everything converted, 1 something left unconverted or a translation that does not
+compile, 2 a usage or input error (or an internal error, which is reported).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from gpuport import __version__
+from gpuport.files import DEFAULT_EXCLUDED_DIRS
+from gpuport.io import write_atomic
+from gpuport.port.apimap import default_rocm_version, parse_version
+from gpuport.port.check import DEFAULT_OFFLOAD_ARCH, CheckOptions, check_project
+from gpuport.port.diff import unified_diff
+from gpuport.port.model import ChangeStatus, CheckStatus, FileResult, PortResult
+from gpuport.port.project import port_project
+from gpuport.report import Format, RenderOptions, render
+from gpuport.ui import Progress, emit, stderr_console
+
+EXIT_CLEAN = 0
+EXIT_UNCONVERTED = 1
+EXIT_ERROR = 2
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+class PortUsageError(click.UsageError):
+    """A flag combination or target that the command refuses (exit code 2)."""
+
+
+def _rocm_version(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    try:
+        parse_version(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    return value.strip()
+
+
+@click.command("port")
+@click.argument("path", type=click.Path(path_type=Path), default=Path("."), required=False)
+@click.option(
+    "--rocm-version",
+    default=default_rocm_version(),
+    show_default=True,
+    callback=_rocm_version,
+    help="The ROCm release to translate for; names it lacks are reported, not used.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write a translated copy of the whole tree to DIR (which must be empty).",
+)
+@click.option("--in-place", is_flag=True, help="Edit the files themselves (with backups).")
+@click.option(
+    "--backup-suffix",
+    default=".orig",
+    show_default=True,
+    help="With --in-place: each edited file's original is kept as FILE + SUFFIX.",
+)
+@click.option("--force", is_flag=True, help="Write into a non-empty --out DIR; replace backups.")
+@click.option(
+    "--check",
+    "run_check",
+    is_flag=True,
+    help="Compile each original with nvcc and each translation with hipcc, and report both.",
+)
+@click.option(
+    "--offload-arch",
+    default=DEFAULT_OFFLOAD_ARCH,
+    show_default=True,
+    help="The AMD GPU target hipcc compiles for with --check (gfx90a = MI200, gfx942 = MI300).",
+)
+@click.option(
+    "--fix-warp-masks",
+    is_flag=True,
+    help="Widen full-warp 32-bit masks (0xffffffff) of the _sync warp functions to 64 bits.",
+)
+@click.option(
+    "--translate-strings",
+    is_flag=True,
+    help="Also rename CUDA names inside string literals and comments.",
+)
+@click.option("--exclude", multiple=True, help="Glob of paths to leave out (repeatable).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice([f.value for f in Format]),
+    default=Format.TERMINAL.value,
+    show_default=True,
+    help="Format of the summary. Without -o, a non-terminal summary goes to stdout in place "
+    "of the diff.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the summary to FILE (atomically).",
+)
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+def port(
+    path: Path,
+    rocm_version: str,
+    out_dir: Path | None,
+    in_place: bool,
+    backup_suffix: str,
+    force: bool,
+    run_check: bool,
+    offload_arch: str,
+    fix_warp_masks: bool,
+    translate_strings: bool,
+    exclude: tuple[str, ...],
+    fmt: str,
+    output: Path | None,
+    no_progress: bool,
+) -> None:
+    """Translate CUDA in PATH to HIP and rewrite the files around it for ROCm.
+
+    Shows exactly what changed (a unified diff, by default) and what still needs a person.
+    """
+    console = stderr_console()
+    try:
+        _validate(path, out_dir, in_place, backup_suffix, force)
+    except PortUsageError as exc:
+        console.print(f"[bold red]error:[/] {exc.message}", highlight=False)
+        sys.exit(EXIT_ERROR)
+    with Progress(enabled=not no_progress, label="porting") as progress:
+        result = port_project(
+            path,
+            rocm_version,
+            fix_warp_masks=fix_warp_masks,
+            translate_strings=translate_strings,
+            exclude=exclude,
+            progress=progress.update,
+            display_root=str(path),
+        )
+    if run_check:
+        _run_check(path, result, offload_arch, console, no_progress)
+    write_problems: list[str] = []
+    if out_dir is not None:
+        write_problems = write_tree_copy(path, result, out_dir)
+        console.print(f"wrote the translated tree to {out_dir}", highlight=False)
+    elif in_place:
+        write_problems = write_in_place(path, result, backup_suffix, force)
+    result.problems.extend(write_problems)
+    chosen = Format(fmt)
+    report_on_stdout = chosen is not Format.TERMINAL and output is None
+    if out_dir is None and not in_place and not report_on_stdout:
+        _write_stdout_bytes(unified_diff(result))
+    color = chosen is Format.TERMINAL and output is None and sys.stderr.isatty()
+    text = render(
+        result,
+        chosen,
+        RenderOptions(color=color and not os.environ.get("NO_COLOR"), tool_version=__version__),
+    )
+    if output is not None:
+        emit(text, output)
+    elif report_on_stdout:
+        emit(text, None)
+    else:
+        sys.stderr.write(text if text.endswith("\n") else text + "\n")
+        sys.stderr.flush()
+    if chosen is not Format.TERMINAL:
+        console.print(one_line_summary(result), highlight=False)
+    sys.exit(exit_code(result))
+
+
+def _validate(
+    path: Path, out_dir: Path | None, in_place: bool, backup_suffix: str, force: bool
+) -> None:
+    if not path.exists():
+        raise PortUsageError(f"{path}: no such file or directory")
+    if out_dir is not None and in_place:
+        raise PortUsageError("--out and --in-place do not go together: choose one")
+    if in_place and not backup_suffix:
+        raise PortUsageError("--backup-suffix must not be empty (the backups keep your originals)")
+    if out_dir is None:
+        return
+    source = path.resolve()
+    target = out_dir.resolve()
+    source_dir = source if source.is_dir() else source.parent
+    if target == source_dir or source_dir in target.parents:
+        raise PortUsageError(f"--out {out_dir} is inside {path}: choose a folder outside it")
+    if target.exists() and not target.is_dir():
+        raise PortUsageError(f"--out {out_dir} exists and is not a folder")
+    if target.is_dir() and any(target.iterdir()) and not force:
+        raise PortUsageError(f"--out {out_dir} is not empty (use --force to write into it)")
+
+
+def _run_check(
+    path: Path, result: PortResult, offload_arch: str, console: Any, no_progress: bool
+) -> None:
+    options = CheckOptions(offload_arch=offload_arch)
+    missing = [name for name in ("nvcc", "hipcc") if shutil.which(name) is None]
+    if missing:
+        console.print(
+            f"note: {' and '.join(missing)} not found on PATH: "
+            "those compilations are reported as not compiled",
+            highlight=False,
+        )
+    with Progress(enabled=not no_progress, label="compiling") as progress:
+        result.checks = check_project(path, result, options, progress.update)
+
+
+def _write_stdout_bytes(text: str) -> None:
+    if not text:
+        return
+    data = text.encode("utf-8", "surrogateescape")  # bytes that were not UTF-8 come back as is
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (some embedders): show the bytes escaped
+        sys.stdout.write(data.decode("utf-8", "backslashreplace"))
+    else:
+        buffer.write(data)
+        buffer.flush()
+
+
+def _bom(path: Path) -> bytes:
+    try:
+        with path.open("rb") as handle:
+            return UTF8_BOM if handle.read(3) == UTF8_BOM else b""
+    except OSError:
+        return b""
+
+
+def _payload(source: Path, file: FileResult) -> bytes:
+    assert file.translated is not None
+    return _bom(source) + file.translated.encode("utf-8", "surrogateescape")
+
+
+def _source_path(root: Path, rel: str) -> Path:
+    return root if root.is_file() else root / rel
+
+
+def write_tree_copy(root: Path, result: PortResult, out_dir: Path) -> list[str]:
+    """Copy ``root`` to ``out_dir`` with every translated file in place of its original."""
+    problems: list[str] = []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if root.is_file():
+        shutil.copy2(root, out_dir / root.name)
+    else:
+
+        def ignore(folder: str, names: list[str]) -> set[str]:
+            return {n for n in names if n in DEFAULT_EXCLUDED_DIRS and Path(folder, n).is_dir()}
+
+        shutil.copytree(root, out_dir, ignore=ignore, symlinks=True, dirs_exist_ok=True)
+    for file in result.files:
+        if not file.changed:
+            continue
+        try:
+            write_atomic(out_dir / file.new_path, _payload(_source_path(root, file.path), file))
+            if file.new_path != file.path:
+                (out_dir / file.path).unlink(missing_ok=True)
+        except OSError as exc:
+            problems.append(f"{file.path}: could not write the translation: {exc.strerror or exc}")
+    return problems
+
+
+def write_in_place(root: Path, result: PortResult, backup_suffix: str, force: bool) -> list[str]:
+    """Replace each changed file atomically, keeping the original as FILE + suffix."""
+    problems: list[str] = []
+    for file in result.files:
+        if not file.changed:
+            continue
+        target = _source_path(root, file.path)
+        backup = target.with_name(target.name + backup_suffix)
+        if backup.exists() and not force:
+            problems.append(
+                f"{file.path}: not edited: its backup {backup.name} already exists "
+                "(move it away, or use --force to replace it)"
+            )
+            continue
+        try:
+            write_atomic(target, _payload(target, file), backup_suffix=backup_suffix)
+        except OSError as exc:
+            problems.append(f"{file.path}: could not write: {exc.strerror or exc}")
+    return problems
+
+
+def exit_code(result: PortResult) -> int:
+    """0 all converted, 1 something unconverted or a translation that fails to compile,
+    2 input problems or internal errors."""
+    if result.problems or any(f.skipped for f in result.files):
+        return EXIT_ERROR
+    unconverted = any(f.count(ChangeStatus.UNCONVERTED) for f in result.files)
+    broken = any(c.status is CheckStatus.TRANSLATION_FAILS for c in result.checks)
+    return EXIT_UNCONVERTED if unconverted or broken else EXIT_CLEAN
+
+
+def one_line_summary(result: PortResult) -> str:
+    changed = sum(1 for f in result.files if f.changed)
+    counts = {s: sum(f.count(s) for f in result.files) for s in ChangeStatus}
+    return (
+        f"{changed} file(s) changed · {counts[ChangeStatus.CONVERTED]} converted · "
+        f"{counts[ChangeStatus.NEEDS_REVIEW]} need review · "
+        f"{counts[ChangeStatus.UNCONVERTED]} unconverted · {len(result.problems)} problem(s)"
+    )

@@ -1,0 +1,319 @@
+"""The Python and notebook scanner (GP2xx): fixtures line by line, notebooks, bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from expect import check_fixture, markers, scan_fixture
+from gpuport.findings import Category, Severity, SkipKind
+from gpuport.rules import iter_rules
+from gpuport.scan.engine import ScanOptions, scan_path
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "python"
+PY_FIXTURES = sorted(FIXTURES.glob("*.py"))
+NOTEBOOK = FIXTURES / "notebook.ipynb"
+
+
+def scan(path: Path):
+    return scan_path(path, ScanOptions(jobs=1), display_root=path.name)
+
+
+def notebook(cells: list[object], **extra: object) -> dict[str, object]:
+    """A notebook in nbformat 4; each cell is source text (a code cell) or a full cell dict."""
+    built = []
+    for cell in cells:
+        if isinstance(cell, str):
+            lines = cell.split("\n")
+            source = [line + "\n" for line in lines[:-1]] + [lines[-1]]
+            cell = {"cell_type": "code", "metadata": {}, "outputs": [], "source": source}
+        built.append(cell)
+    return {"cells": built, "metadata": {}, "nbformat": 4, "nbformat_minor": 5, **extra}
+
+
+def write_notebook(path: Path, nb: object, indent: int | None = 1) -> str:
+    text = json.dumps(nb, indent=indent)
+    path.write_text(text, encoding="utf-8")
+    return text
+
+
+def line_of(text: str, needle: str) -> int:
+    hits = [n for n, line in enumerate(text.splitlines(), start=1) if needle in line]
+    assert len(hits) == 1, f"{needle!r} is on lines {hits}"
+    return hits[0]
+
+
+# -- fixtures ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", PY_FIXTURES, ids=[p.name for p in PY_FIXTURES])
+def test_fixture_findings_match_markers(path: Path) -> None:
+    check_fixture(path)
+
+
+def test_notebook_fixture_points_at_ipynb_lines() -> None:
+    text = NOTEBOOK.read_text(encoding="utf-8")
+    expected: set[tuple[str, int, str]] = set()
+    for row in (FIXTURES / "notebook.ipynb.expected").read_text(encoding="utf-8").splitlines():
+        if not row.strip() or row.startswith("#"):
+            continue
+        rule_id, where, needle = row.split(maxsplit=2)
+        cell, cell_line = where.split(":")
+        expected.add((rule_id, line_of(text, needle), f"cell {cell}, line {cell_line}: "))
+    result = scan_fixture(NOTEBOOK)
+    assert not result.skipped
+    got = {
+        (f.rule_id, f.location.line, f.message.split(": ", 1)[0] + ": ") for f in result.findings
+    }
+    assert got == expected
+
+
+def test_every_python_rule_is_exercised_by_a_fixture() -> None:
+    expected_ids: set[str] = set()
+    for path in PY_FIXTURES:
+        for ids in markers(path.read_text(encoding="utf-8"))[0].values():
+            expected_ids |= ids
+    sidecar = (FIXTURES / "notebook.ipynb.expected").read_text(encoding="utf-8")
+    expected_ids |= set(re.findall(r"^(GP2\d\d)\b", sidecar, re.MULTILINE))
+    declared = {r.id for r in iter_rules(Category.PYTHON)}
+    assert declared, "no GP2xx rule is declared"
+    assert declared <= expected_ids, f"rules without a fixture: {sorted(declared - expected_ids)}"
+
+
+def test_every_python_rule_is_documented_with_a_source() -> None:
+    for r in iter_rules(Category.PYTHON):
+        assert r.id.startswith("GP2")
+        assert r.references and all(ref.startswith("https://") for ref in r.references), r.id
+        assert r.example.strip() and r.instead.strip(), r.id
+        assert f"# {r.id} {r.slug}" in r.markdown()
+
+
+def test_findings_carry_the_knowledge_base_fix_and_sources(tmp_path: Path) -> None:
+    path = tmp_path / "monitor.py"
+    path.write_text("import pynvml\n", encoding="utf-8")
+    (finding,) = scan(path).findings
+    assert finding.rule_id == "GP201"
+    assert finding.severity is Severity.HIGH
+    assert finding.fix is not None and "amdsmi" in finding.fix.text.lower()
+    assert len(finding.references) > 1  # the rule's page and the package's own sources
+
+
+def test_setup_py_is_scanned_too(tmp_path: Path) -> None:
+    (tmp_path / "setup.py").write_text(
+        "from torch.utils.cpp_extension import CUDAExtension\n"
+        "ext = CUDAExtension('ops', ['ops.cpp', 'ops_kernel.cu'])\n",
+        encoding="utf-8",
+    )
+    result = scan_path(tmp_path, ScanOptions(jobs=1, select=frozenset({"GP2"})))
+    (finding,) = result.findings
+    assert (finding.location.path, finding.rule_id, finding.location.line) == (
+        "setup.py",
+        "GP210",
+        2,
+    )
+    assert "ops_kernel.cu" in finding.message and "ops.cpp" not in finding.message
+
+
+# -- bad input --------------------------------------------------------------------------------
+
+
+def test_syntax_error_is_skipped_with_its_line_and_the_rest_goes_on(tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text(
+        "import torch\n\nif torch.version.cuda\n    pass\n", encoding="utf-8"
+    )
+    (tmp_path / "fine.py").write_text("import pynvml\n", encoding="utf-8")
+    result = scan_path(tmp_path, ScanOptions(jobs=1))
+    (skip,) = result.skipped
+    assert (skip.path, skip.kind, skip.line, skip.partial) == (
+        "broken.py",
+        SkipKind.SYNTAX,
+        3,
+        False,
+    )
+    assert "syntax error" in skip.reason
+    assert [(f.location.path, f.rule_id) for f in result.findings] == [("fine.py", "GP201")]
+
+
+def test_python2_file_is_named_as_such(tmp_path: Path) -> None:
+    path = tmp_path / "old.py"
+    path.write_text('import torch\nprint "cuda", torch.version.cuda\n', encoding="utf-8")
+    (skip,) = scan(path).skipped
+    assert skip.kind is SkipKind.SYNTAX and skip.line == 2
+    assert "Python 2" in skip.reason
+
+
+def test_file_without_any_rule_word_is_not_parsed(tmp_path: Path) -> None:
+    # Nothing could fire here, so the scanner does not even parse it (its syntax is broken).
+    path = tmp_path / "plain.py"
+    path.write_text("def f(:\n    return 1\n", encoding="utf-8")
+    result = scan(path)
+    assert result.findings == [] and result.skipped == []
+
+
+def test_not_utf8_file_is_still_analysed(tmp_path: Path) -> None:
+    path = tmp_path / "latin.py"
+    path.write_bytes(b"# caf\xe9\nimport pynvml\n")
+    result = scan(path)
+    assert [f.rule_id for f in result.findings] == ["GP201"]
+    assert [s.kind for s in result.skipped] == [SkipKind.NOT_UTF8]
+
+
+def test_deeply_nested_code_does_not_crash_the_scanner(tmp_path: Path) -> None:
+    # 2000 nested additions: deeper than Python's recursion limit, still parsable.
+    path = tmp_path / "generated.py"
+    chain = " + ".join(["major"] * 2000)
+    path.write_text(
+        "import torch\nmajor, minor = torch.cuda.get_device_capability()\n"
+        f"score = {chain}\nif score >= 80:\n    pass\n",
+        encoding="utf-8",
+    )
+    result = scan(path)
+    assert not result.crashed and not result.skipped
+    assert [(f.rule_id, f.location.line) for f in result.findings] == [("GP203", 4)]
+
+
+def test_code_too_deep_for_the_parser_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "monster.py"
+    path.write_text("import pynvml\nx = " + " + ".join(["1"] * 20000) + "\n", encoding="utf-8")
+    (skip,) = scan(path).skipped
+    assert skip.kind is SkipKind.SYNTAX and "could not be parsed" in skip.reason
+
+
+def test_suppression_comment_works_in_python(tmp_path: Path) -> None:
+    path = tmp_path / "quiet.py"
+    path.write_text(
+        "import subprocess\nsubprocess.run(['nvidia-smi'])  # gpuport: ignore[GP206]\n",
+        encoding="utf-8",
+    )
+    result = scan(path)
+    assert result.findings == [] and result.suppressed == 1
+
+
+# -- notebooks --------------------------------------------------------------------------------
+
+
+def test_malformed_notebook_is_skipped_with_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.ipynb"
+    path.write_text('{\n "cells": [\n  {"cell_type": "code",,}\n ]\n}\n', encoding="utf-8")
+    (skip,) = scan(path).skipped
+    assert (skip.kind, skip.line) == (SkipKind.MALFORMED, 3)
+    assert "not valid JSON" in skip.reason
+
+
+@pytest.mark.parametrize("content", ["[1, 2, 3]", '{"metadata": {"nvidia": true}}'])
+def test_json_that_is_not_a_notebook_is_skipped(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "data.ipynb"
+    path.write_text(content, encoding="utf-8")
+    (skip,) = scan(path).skipped
+    assert skip.kind is SkipKind.MALFORMED and "not a Jupyter notebook" in skip.reason
+
+
+def test_notebook_cell_with_syntax_error_is_skipped_and_other_cells_are_scanned(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "half.ipynb"
+    text = write_notebook(
+        path, notebook(["import torch\nif torch.version.cuda\n    pass", "import pynvml"])
+    )
+    result = scan(path)
+    (skip,) = result.skipped
+    assert skip.kind is SkipKind.SYNTAX and skip.partial
+    assert skip.line == line_of(text, "if torch.version.cuda")
+    assert "cell 1, line 2" in skip.reason
+    assert [(f.rule_id, f.location.line) for f in result.findings] == [
+        ("GP201", line_of(text, "import pynvml"))
+    ]
+
+
+def test_notebook_cells_share_their_imports(tmp_path: Path) -> None:
+    path = tmp_path / "shared.ipynb"
+    text = write_notebook(
+        path, notebook(["import torch as T", "x = 1", "if T.version.cuda:\n    x = 2"])
+    )
+    (finding,) = scan(path).findings
+    assert finding.rule_id == "GP202"
+    assert finding.location.line == line_of(text, "if T.version.cuda")
+    assert finding.message.startswith("cell 3, line 1: ")
+
+
+def test_minified_notebook_reports_cell_and_line_in_the_message(tmp_path: Path) -> None:
+    path = tmp_path / "one_line.ipynb"
+    write_notebook(path, notebook(["# setup", "import os\n\nos.system('nvidia-smi')"]), indent=None)
+    (finding,) = scan(path).findings
+    assert (finding.rule_id, finding.location.line) == ("GP206", 1)
+    assert finding.message.startswith("cell 2, line 3: ")
+
+
+def test_notebook_source_as_one_string_maps_to_its_json_line(tmp_path: Path) -> None:
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "source": "x = 1\n!nvcc -V"}
+    path = tmp_path / "string_source.ipynb"
+    text = write_notebook(path, notebook(["import os", cell]))
+    (finding,) = scan(path).findings
+    assert finding.location.line == line_of(text, "!nvcc -V")
+    assert finding.message.startswith("cell 2, line 2: ")
+
+
+def test_nbformat3_worksheets_are_read(tmp_path: Path) -> None:
+    nb = {
+        "nbformat": 3,
+        "metadata": {},
+        "worksheets": [
+            {"cells": [{"cell_type": "code", "input": ["import os\n", "x = 1"], "outputs": []}]},
+            {
+                "cells": [
+                    {"cell_type": "markdown", "source": ["nvidia-smi"]},
+                    {"cell_type": "code", "input": ["import os\n", "os.popen('nvidia-smi')"]},
+                ]
+            },
+        ],
+    }
+    path = tmp_path / "v3.ipynb"
+    text = write_notebook(path, nb)
+    (finding,) = scan(path).findings
+    assert finding.location.line == line_of(text, "os.popen")
+    assert finding.message.startswith("cell 3, line 2: ")
+
+
+def test_notebook_shell_forms_are_read_and_other_magics_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "shell.ipynb"
+    text = write_notebook(
+        path,
+        notebook(
+            [
+                "%%script bash\nnvidia-smi topo -m",
+                "gpus = !nvidia-smi -L\n%sx nvcc -V\n%time x = 1",
+                "%%html\n<pre>nvidia-smi</pre>",
+                "%%writefile notes.txt\nrun nsys later",
+            ]
+        ),
+    )
+    result = scan(path)
+    assert not result.skipped
+    got = sorted((f.location.line, f.message.split(":", 1)[0]) for f in result.findings)
+    assert got == [
+        (line_of(text, "nvidia-smi topo -m"), "cell 1, line 2"),
+        (line_of(text, "gpus = !nvidia-smi -L"), "cell 2, line 1"),
+        (line_of(text, "%sx nvcc -V"), "cell 2, line 2"),
+    ]
+    assert {f.rule_id for f in result.findings} == {"GP206"}
+
+
+def test_notebook_in_another_language_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "julia.ipynb"
+    nb = notebook(["using CUDA"], metadata={"kernelspec": {"language": "julia", "name": "julia"}})
+    write_notebook(path, nb)
+    result = scan(path)
+    assert result.findings == []
+    (skip,) = result.skipped
+    assert "julia" in skip.reason
+
+
+def test_suppression_comment_works_in_notebooks(tmp_path: Path) -> None:
+    path = tmp_path / "quiet.ipynb"
+    write_notebook(path, notebook(["!nvidia-smi  # gpuport: ignore[GP206]\nimport pynvml"]))
+    result = scan(path)
+    assert [f.rule_id for f in result.findings] == ["GP201"]
+    assert result.suppressed == 1
