@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuport.port.check import CheckOptions, _Outcome, _verdict, check_project
+from gpuport.port.check import CheckOptions, _Outcome, _verdict, check_project, hipcc_version
 from gpuport.port.model import CheckStatus
 from gpuport.port.project import port_project
 
@@ -116,3 +116,10 @@ def test_compile_check_on_real_compilers(tmp_path: Path) -> None:
     if shutil.which("nvcc") and not Path("/usr/include/hipblas/hipblas.h").exists():
         assert library.status is CheckStatus.NOT_COMPILED, library
         assert "header hipblas/hipblas.h unavailable" in library.detail
+
+
+@pytest.mark.skipif(not HAVE_HIPCC, reason="needs hipcc on PATH")
+def test_hipcc_reports_its_hip_version() -> None:
+    version = hipcc_version()
+    assert version is not None and version >= (1, 0)
+    assert hipcc_version("no-such-hipcc-here") is None

@@ -596,3 +596,35 @@ def test_generator_reproduces_the_shipped_table(tmp_path: Path) -> None:
     rebuilt = target.read_text(encoding="utf-8").splitlines()
     strip = [line for line in shipped if not line.startswith("# generated:")]
     assert strip == [line for line in rebuilt if not line.startswith("# generated:")]
+
+
+# ----------------------------------------------------------- calls that change shape
+
+
+def test_callback_macro_goes() -> None:
+    r = port("static void CUDART_CB done(void* user) {}\n", rel="a.cpp")
+    assert out(r) == "static void done(void* user) {}\n"
+
+
+def test_func_get_attributes_gets_the_cast_hip_needs() -> None:
+    src = "cudaFuncAttributes a;\ncudaFuncGetAttributes(&a, scale<float>);\ncudaFuncGetAttributes(&a, (const void*)k);\n"
+    r = port(src, rel="a.cpp")
+    assert out(r) == (
+        "hipFuncAttributes a;\nhipFuncGetAttributes(&a, reinterpret_cast<const void*>(scale<float>));\n"
+        "hipFuncGetAttributes(&a, (const void*)k);\n"
+    )
+
+
+def test_three_argument_graph_instantiate_becomes_with_flags() -> None:
+    src = "cudaGraphInstantiate(&e, g, 0);\ncudaGraphInstantiate(&e, g, nullptr, nullptr, 0);\n"
+    assert out(port(src, rel="a.cpp")) == (
+        "hipGraphInstantiateWithFlags(&e, g, 0);\nhipGraphInstantiate(&e, g, nullptr, nullptr, 0);\n"
+    )
+    old = port(src, "4.5", rel="a.cpp")
+    assert [c.status for c in old.changes] == [UNCONVERTED, CONVERTED]  # WithFlags came in 5.0
+    assert "added in 5.0" in old.changes[0].note
+
+
+def test_angle_bracket_project_headers_are_not_taken_for_cuda() -> None:
+    r = port("#include <cuda_utils.h>\n#include <nvshmem.h>\n", rel="a.cpp")
+    assert [c.before for c in r.changes] == ["nvshmem.h"]

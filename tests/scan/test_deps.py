@@ -50,7 +50,7 @@ _DEP_KINDS = {
 FIXTURE_FILES = sorted(
     p for p in FIXTURES.rglob("*") if p.is_file() and classify(p.name) in _DEP_KINDS
 )
-RULE_IDS = [f"GP1{n:02d}" for n in range(1, 12)]
+RULE_IDS = [f"GP1{n:02d}" for n in range(1, 13)]
 
 
 def scan(root: Path) -> ScanResult:

@@ -7,6 +7,7 @@ redo the arithmetic or disagree with a number rather than with a black box.
 from __future__ import annotations
 
 import enum
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -103,7 +104,7 @@ def assess(scan: ScanResult, plan: object | None = None) -> Assessment:
         for rule_id, count in Counter(f.rule_id for f in blockers).most_common():
             example = next(f for f in blockers if f.rule_id == rule_id)
             more = f" (and {count - 1} more)" if count > 1 else ""
-            reasons.append(f"{rule_id} at {example.location}: {example.message}{more}")
+            reasons.append(f"{rule_id} at {example.location}: {_headline(example)}{more}")
     elif any(f.severity >= Severity.MEDIUM for f in findings):
         verdict = Verdict.READY_WITH_WORK
         worst = sorted(
@@ -113,7 +114,7 @@ def assess(scan: ScanResult, plan: object | None = None) -> Assessment:
         for rule_id, count in Counter(f.rule_id for f in worst).most_common(5):
             example = next(f for f in worst if f.rule_id == rule_id)
             more = f" (and {count - 1} more)" if count > 1 else ""
-            reasons.append(f"{rule_id} at {example.location}: {example.message}{more}")
+            reasons.append(f"{rule_id} at {example.location}: {_headline(example)}{more}")
     else:
         verdict = Verdict.READY
         reasons.append("nothing found that breaks on ROCm")
@@ -133,6 +134,12 @@ def assess(scan: ScanResult, plan: object | None = None) -> Assessment:
         effort=effort,
         plan=plan,
     )
+
+
+def _headline(finding: Finding) -> str:
+    """The first sentence of a finding's message: a reason, not the whole advice."""
+    first = re.split(r"(?<=[a-z0-9)`'])\. (?=[A-Z])", finding.message, maxsplit=1)[0]
+    return first.rstrip(".")
 
 
 def _effort(findings: list[Finding]) -> list[EffortLine]:

@@ -84,6 +84,24 @@ class _Outcome:
     not_run: str = ""  # why the compiler did not run
 
 
+_HIP_VERSION_RE = re.compile(r"HIP version:\s*(\d+)\.(\d+)")
+
+
+def hipcc_version(hipcc: str = "hipcc") -> tuple[int, int] | None:
+    """The HIP release of ``hipcc`` (``HIP version: 5.2.21153-0`` → (5, 2)), or None."""
+    path = shutil.which(hipcc)
+    if path is None:
+        return None
+    try:
+        done = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = _HIP_VERSION_RE.search(done.stdout + done.stderr)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
 def compilers_available(options: CheckOptions = CheckOptions()) -> dict[str, str | None]:
     """The path of each compiler, or None when it is not installed."""
     return {"nvcc": shutil.which(options.nvcc), "hipcc": shutil.which(options.hipcc)}

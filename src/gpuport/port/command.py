@@ -20,7 +20,12 @@ from gpuport import __version__
 from gpuport.files import DEFAULT_EXCLUDED_DIRS
 from gpuport.io import write_atomic
 from gpuport.port.apimap import default_rocm_version, parse_version
-from gpuport.port.check import DEFAULT_OFFLOAD_ARCH, CheckOptions, check_project
+from gpuport.port.check import (
+    DEFAULT_OFFLOAD_ARCH,
+    CheckOptions,
+    check_project,
+    hipcc_version,
+)
 from gpuport.port.diff import unified_diff
 from gpuport.port.model import ChangeStatus, CheckStatus, FileResult, PortResult
 from gpuport.port.project import port_project
@@ -207,8 +212,19 @@ def _run_check(
             "those compilations are reported as not compiled",
             highlight=False,
         )
+    hip = hipcc_version(options.hipcc)
+    target = parse_version(result.rocm_version)
+    if hip is not None and hip < target[:2]:
+        console.print(
+            f"note: hipcc here is HIP {hip[0]}.{hip[1]}, older than the target ROCm "
+            f"{result.rocm_version}: names that came later do not compile with it "
+            f"(--rocm-version {hip[0]}.{hip[1]} checks against this compiler)",
+            highlight=False,
+        )
     with Progress(enabled=not no_progress, label="compiling") as progress:
-        result.checks = check_project(path, result, options, progress.update)
+        result.checks = check_project(
+            path, result, options, lambda done, total: progress.update(done)
+        )
 
 
 def _write_stdout_bytes(text: str) -> None:

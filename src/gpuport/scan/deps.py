@@ -16,6 +16,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
 from gpuport import kb
 from gpuport.files import FileKind, SourceText, classify
 from gpuport.findings import Category, Confidence, Finding, Fix, Severity, Skipped
@@ -232,6 +235,28 @@ PARTIAL_ROCM_SUPPORT = rule(
     example="flashinfer-python==0.2.0",
     instead="# check the features you use against the package's ROCm notes",
     fix="Read the package's ROCm notes in the message and test the features the project uses.",
+    mechanical=False,
+)
+
+VERSION_BEFORE_ROCM_SUPPORT = rule(
+    id="GP112",
+    slug="version-before-rocm-support",
+    category=_DEPS,
+    severity=Severity.MEDIUM,
+    confidence=Confidence.MEDIUM,
+    summary="Pinned version is older than the package's first ROCm-capable release",
+    what=(
+        "Finds requirements whose version constraint allows only releases older than the "
+        "first one that works on ROCm from its ordinary channel (the knowledge base's "
+        "`rocm_min_version`, e.g. bitsandbytes 0.50)."
+    ),
+    why=(
+        "The package itself works on ROCm, but not the pinned release: it installs, then "
+        "fails at import or at its first GPU call, or silently runs without GPU kernels."
+    ),
+    example="bitsandbytes==0.43.3",
+    instead="bitsandbytes>=0.50",
+    fix="Raise the pin to the first ROCm-capable release or newer, and test the upgrade.",
     mechanical=False,
 )
 
@@ -664,9 +689,12 @@ def _package_advice(requirement: Requirement, context: _Context) -> Iterator[Adv
         return
     cuda_extras = tuple(e for e in requirement.extras if normalize_name(e) in package.cuda_extras)
     status = package.status
+    shown = _spelled(requirement)
+    too_old = _version_before_rocm_support(requirement, package, shown)
+    if too_old is not None:
+        yield too_old
     if status is kb.PackageStatus.WORKS and not cuda_extras:
         return
-    shown = _spelled(requirement)
     common = {
         "path": requirement.path,
         "line": requirement.line,
@@ -730,6 +758,45 @@ def _package_advice(requirement: Requirement, context: _Context) -> Iterator[Adv
         fix=instead + ".",
         edit=Edit.NONE,
         **common,  # type: ignore[arg-type]
+    )
+
+
+def _version_before_rocm_support(
+    requirement: Requirement, package: kb.Package, shown: str
+) -> Advice | None:
+    """Advice when the constraint admits only releases older than ``rocm_min_version``."""
+    if (
+        not package.rocm_min_version
+        or not requirement.specifier
+        or requirement.form is not Form.PEP508
+    ):
+        return None
+    try:
+        allowed = SpecifierSet(requirement.specifier)
+        first = Version(package.rocm_min_version)
+    except (InvalidSpecifier, InvalidVersion):
+        return None
+    # Too old when no release from the first ROCm-capable one on is allowed: try that release,
+    # a far-future one, and every version the constraint itself names at or above it.
+    named = (Version(m) for m in re.findall(r"\d+(?:\.\d+)*", requirement.specifier))
+    candidates = [first, Version("99999"), *(v for v in named if v >= first)]
+    if any(allowed.contains(v, prereleases=True) for v in candidates):
+        return None
+    return Advice(
+        VERSION_BEFORE_ROCM_SUPPORT,
+        path=requirement.path,
+        line=requirement.line,
+        column=requirement.column,
+        end_line=requirement.end_line,
+        message=(
+            f"{shown} allows only releases older than {package.rocm_min_version}, the first "
+            f"{requirement.name} release that works on ROCm. {package.instead.rstrip('.')}."
+        ),
+        fix=f"Require {requirement.name}>={package.rocm_min_version} and test the upgrade.",
+        edit=Edit.NONE,
+        family="package",
+        subject=requirement.key,
+        confidence=_confidence(package.confidence),
     )
 
 

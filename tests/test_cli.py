@@ -1,0 +1,123 @@
+"""The command line as a user meets it: exit codes, outputs, baselines, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from gpuport import __version__
+from gpuport.cli import main
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "requirements.txt").write_text("torch==2.3.1+cu121\nnumpy\n")
+    (tmp_path / "k.cu").write_text("__global__ void k(int* x) { x[threadIdx.x & 31] = 0; }\n")
+    return tmp_path
+
+
+def test_version() -> None:
+    code, out, _ = run("--version")
+    assert code == 0 and __version__ in out
+
+
+def test_exit_codes_follow_fail_on(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    assert run("scan", str(root), "--format", "json")[0] == 1  # medium findings
+    assert run("scan", str(root), "--format", "json", "--fail-on", "high")[0] == 0
+    assert run("scan", str(root), "--format", "json", "--fail-on", "never")[0] == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run("scan", str(empty), "--format", "json")[0] == 0
+
+
+def test_data_on_stdout_summary_on_stderr(tmp_path: Path) -> None:
+    code, out, err = run("scan", str(project(tmp_path)), "--format", "json")
+    data = json.loads(out)
+    assert {f["rule_id"] for f in data["findings"]} >= {"GP101", "GP302"}
+    assert "finding(s)" in err and "finding(s)" not in out
+
+
+def test_output_file_is_written_and_stdout_stays_empty(tmp_path: Path) -> None:
+    target = tmp_path / "out" / "report.sarif"
+    code, out, err = run("scan", str(project(tmp_path)), "--format", "sarif", "-o", str(target))
+    assert code == 1 and out == ""
+    sarif = json.loads(target.read_text())
+    assert sarif["version"] == "2.1.0" and sarif["runs"][0]["results"]
+
+
+def test_missing_path_is_an_input_error(tmp_path: Path) -> None:
+    code, out, _ = run("scan", str(tmp_path / "nope"), "--format", "json")
+    assert code == 2
+    assert json.loads(out)["skipped"][0]["kind"] == "missing"
+
+
+def test_a_file_that_cannot_be_read_makes_exit_2_but_the_rest_is_reported(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "blob.py").write_bytes(b"import torch\0\0\0")
+    code, out, _ = run("scan", str(root), "--format", "json")
+    data = json.loads(out)
+    assert code == 2
+    assert [s["path"] for s in data["skipped"]] == ["blob.py"]
+    assert {f["rule_id"] for f in data["findings"]} >= {"GP101", "GP302"}
+
+
+def test_partly_read_file_does_not_fail_the_run(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "latin.py").write_bytes(b"# caf\xe9\nx = 1\n")
+    code, out, _ = run("scan", str(root), "--format", "json", "--fail-on", "never")
+    assert code == 0
+    assert json.loads(out)["skipped"][0]["kind"] == "not-utf8"
+
+
+def test_bad_configuration_is_exit_2_with_the_file_named(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "pyproject.toml").write_text('[tool.gpuport]\nfail-on = "sometimes"\n')
+    code, _, err = run("scan", str(root))
+    assert code == 2 and "pyproject.toml" in err and "sometimes" in err
+    code, _, err = run("scan", str(root), "--max-file-size", "lots")
+    assert code == 2
+
+
+def test_config_table_sets_fail_on_and_flags_override_it(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "pyproject.toml").write_text('[tool.gpuport]\nfail-on = "blocker"\n')
+    assert run("scan", str(root), "--format", "json")[0] == 0
+    assert run("scan", str(root), "--format", "json", "--fail-on", "low")[0] == 1
+
+
+def test_baseline_round_trip(tmp_path: Path) -> None:
+    (tmp_path / "p").mkdir()
+    root = project(tmp_path / "p")
+    baseline = tmp_path / "baseline.json"
+    code, _, err = run("scan", str(root), "--format", "json", "--write-baseline", str(baseline))
+    assert code == 1 and "wrote baseline" in err
+    code, out, _ = run("scan", str(root), "--format", "json", "--baseline", str(baseline))
+    assert code == 0 and json.loads(out)["findings"] == []
+    (root / "k2.cu").write_text("__global__ void k(int* x) { x[threadIdx.x % 32] = 0; }\n")
+    code, out, _ = run("scan", str(root), "--format", "json", "--baseline", str(baseline))
+    assert code == 1
+    assert {f["location"]["path"] for f in json.loads(out)["findings"]} == {"k2.cu"}
+    (tmp_path / "broken.json").write_text("{}")
+    assert run("scan", str(root), "--baseline", str(tmp_path / "broken.json"))[0] == 2
+
+
+def test_explain_lists_and_explains_rules() -> None:
+    code, out, _ = run("explain")
+    assert code == 0 and "GP302" in out and "GP101" in out
+    code, out, _ = run("explain", "GP302", "--format", "markdown")
+    assert code == 0 and "## Why is this a problem on ROCm?" in out
+    code, out, _ = run("explain", "lane-math-assumes-warp-32", "--format", "json")
+    assert json.loads(out)["id"] == "GP302"
+    code, _, err = run("explain", "GP3022")
+    assert code == 2 and "did you mean" in err
+
+
+def test_unknown_format_is_a_usage_error(tmp_path: Path) -> None:
+    assert run("scan", str(project(tmp_path)), "--format", "xml")[0] == 2
