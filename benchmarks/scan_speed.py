@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -142,7 +141,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=20000)
     parser.add_argument("--jobs", type=int, default=0, help="0: one worker per core")
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "scan_speed.md")
+    parser.add_argument(
+        "--out", type=Path, default=Path(__file__).parent / "results" / "scan_speed.md"
+    )
     args = parser.parse_args()
 
     rows = []

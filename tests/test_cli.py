@@ -38,7 +38,7 @@ def test_exit_codes_follow_fail_on(tmp_path: Path) -> None:
 
 
 def test_data_on_stdout_summary_on_stderr(tmp_path: Path) -> None:
-    code, out, err = run("scan", str(project(tmp_path)), "--format", "json")
+    _code, out, err = run("scan", str(project(tmp_path)), "--format", "json")
     data = json.loads(out)
     assert {f["rule_id"] for f in data["findings"]} >= {"GP101", "GP302"}
     assert "finding(s)" in err and "finding(s)" not in out
@@ -46,7 +46,7 @@ def test_data_on_stdout_summary_on_stderr(tmp_path: Path) -> None:
 
 def test_output_file_is_written_and_stdout_stays_empty(tmp_path: Path) -> None:
     target = tmp_path / "out" / "report.sarif"
-    code, out, err = run("scan", str(project(tmp_path)), "--format", "sarif", "-o", str(target))
+    code, out, _err = run("scan", str(project(tmp_path)), "--format", "sarif", "-o", str(target))
     assert code == 1 and out == ""
     sarif = json.loads(target.read_text())
     assert sarif["version"] == "2.1.0" and sarif["runs"][0]["results"]

@@ -57,9 +57,7 @@ def format_options(default: Format = Format.TERMINAL) -> Callable[[F], F]:
 def scan_options(function: F) -> F:
     """Options of every command that scans a project."""
     decorators = [
-        click.argument(
-            "path", type=click.Path(path_type=Path), default=Path("."), required=False
-        ),
+        click.argument("path", type=click.Path(path_type=Path), default=Path("."), required=False),
         click.option(
             "--fail-on",
             help="Exit 1 when a finding is at or above this severity "
@@ -235,7 +233,9 @@ def assess(
     if not no_html and not (chosen is Format.HTML and output == html_path):
         from gpuport.io import write_atomic
 
-        write_atomic(html_path, render(assessment, Format.HTML, RenderOptions(tool_version=__version__)))
+        write_atomic(
+            html_path, render(assessment, Format.HTML, RenderOptions(tool_version=__version__))
+        )
         stderr_console().print(f"HTML report: {html_path}", highlight=False)
     if kwargs.get("write_baseline"):
         _write_baseline(result, kwargs["write_baseline"])

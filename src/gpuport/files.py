@@ -122,9 +122,7 @@ def classify(name: str, parent: str = "") -> FileKind | None:
     if dot and suffix in ("yml", "yaml"):
         if stem in ("environment", "conda", "env") or stem.startswith(("environment", "conda")):
             return FileKind.CONDA_ENV
-        if stem in ("docker-compose", "compose") or stem.startswith(
-            ("docker-compose", "compose.")
-        ):
+        if stem in ("docker-compose", "compose") or stem.startswith(("docker-compose", "compose.")):
             return FileKind.COMPOSE
     return _SUFFIX_KIND.get(os.path.splitext(lower)[1])
 
@@ -222,8 +220,10 @@ def _walk_dir(
                 st = entry.stat(follow_symlinks=True)
             except OSError as exc:
                 reason = exc.strerror or str(exc)
-                kind = SkipKind.SYMLINK_LOOP if "loop" in reason.lower() else SkipKind.UNREADABLE
-                yield Skipped(rel, kind, reason)
+                skip_kind = (
+                    SkipKind.SYMLINK_LOOP if "loop" in reason.lower() else SkipKind.UNREADABLE
+                )
+                yield Skipped(rel, skip_kind, reason)
                 continue
             key = (st.st_dev, st.st_ino)
             if key in seen:

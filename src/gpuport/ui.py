@@ -9,7 +9,7 @@ from pathlib import Path
 from types import TracebackType
 
 from rich.console import Console
-from rich.progress import BarColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as RichProgress
 
 # A progress bar appears only once a job is clearly long: this many items, or this long.
@@ -31,7 +31,7 @@ class Progress:
         self.total = total
         self._started = time.monotonic()
         self._bar: RichProgress | None = None
-        self._task: int | None = None
+        self._task: TaskID | None = None
 
     def __enter__(self) -> Progress:
         return self

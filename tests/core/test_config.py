@@ -45,7 +45,9 @@ def test_unknown_key_and_bad_values_name_the_file(tmp_path: Path) -> None:
         load_settings(tmp_path)
 
 
-@pytest.mark.parametrize(("text", "value"), [("512", 512), ("4k", 4096), ("8M", 8 << 20), ("1GB", 1 << 30)])
+@pytest.mark.parametrize(
+    ("text", "value"), [("512", 512), ("4k", 4096), ("8M", 8 << 20), ("1GB", 1 << 30)]
+)
 def test_parse_size(text: str, value: int) -> None:
     assert parse_size(text) == value
 

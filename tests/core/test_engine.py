@@ -67,7 +67,13 @@ def test_findings_are_sorted_with_excerpts(tmp_path: Path) -> None:
     ]
     excerpt = result.findings[0].excerpt
     assert excerpt is not None
-    assert excerpt.start_line == 1 and excerpt.lines == ("one", "two", "three MARKER", "four", "five")
+    assert excerpt.start_line == 1 and excerpt.lines == (
+        "one",
+        "two",
+        "three MARKER",
+        "four",
+        "five",
+    )
     assert result.stats.files_scanned == 2
 
 
@@ -132,9 +138,13 @@ def test_bad_inputs_are_listed_and_the_rest_is_scanned(tmp_path: Path) -> None:
 def test_parallel_scan_equals_serial_scan(tmp_path: Path) -> None:
     # Real scanners, in worker processes: same findings, same order.
     for i in range(260):
-        write(tmp_path, f"pkg{i % 7}/k{i}.cu", "__global__ void k(float* x) {\n"
-              "  int lane = threadIdx.x & 31;\n"
-              "  x[lane] = __shfl_sync(0xffffffff, x[lane], 0);\n}\n")
+        write(
+            tmp_path,
+            f"pkg{i % 7}/k{i}.cu",
+            "__global__ void k(float* x) {\n"
+            "  int lane = threadIdx.x & 31;\n"
+            "  x[lane] = __shfl_sync(0xffffffff, x[lane], 0);\n}\n",
+        )
         write(tmp_path, f"pkg{i % 7}/m{i}.py", "import torch\nprint(torch.version.cuda)\n")
     serial = scan_path(tmp_path, ScanOptions(jobs=1))
     parallel = scan_path(tmp_path, ScanOptions(jobs=2))

@@ -10,10 +10,45 @@ from hypothesis import strategies as st
 from gpuport.cxx.lexer import Kind, code_only, code_only_by_tokens, significant, tokenize
 
 PIECES = [
-    "\r#include \"a.h\"",
-    "cudaMalloc", "__shfl_sync", "x", " ", "\t", "\n", "\r\n", "\r", "\\\n", "/*", "*/", "//",
-    '"', "'", "\\", "R\"(", ")\"", "R\"d(", ")d\"", "#", "#include", "<", ">", "<<<", ">>>",
-    "0x1f", "1e+5", "'", "u8\"", "é", "\udcff", "(", ")", ";", "{", "}", "::", "->",
+    '\r#include "a.h"',
+    "cudaMalloc",
+    "__shfl_sync",
+    "x",
+    " ",
+    "\t",
+    "\n",
+    "\r\n",
+    "\r",
+    "\\\n",
+    "/*",
+    "*/",
+    "//",
+    '"',
+    "'",
+    "\\",
+    'R"(',
+    ')"',
+    'R"d(',
+    ')d"',
+    "#",
+    "#include",
+    "<",
+    ">",
+    "<<<",
+    ">>>",
+    "0x1f",
+    "1e+5",
+    "'",
+    'u8"',
+    "é",
+    "\udcff",
+    "(",
+    ")",
+    ";",
+    "{",
+    "}",
+    "::",
+    "->",
 ]
 
 
@@ -40,7 +75,7 @@ def test_code_like_soup_round_trips_and_keeps_offsets(pieces: list[str]) -> None
 
 
 def test_line_and_column_of_tokens_after_multiline_tokens() -> None:
-    text = "/* a\n b */ int x;\nR\"(\n)\" y;\r\nz"
+    text = '/* a\n b */ int x;\nR"(\n)" y;\r\nz'
     toks = {t.text: t for t in tokenize(text) if t.kind is Kind.IDENT}
     assert (toks["x"].line, toks["x"].column) == (2, 11)
     assert (toks["y"].line, toks["y"].column) == (4, 4)
@@ -56,7 +91,7 @@ def test_identifiers_in_comments_and_strings_are_not_code() -> None:
 
 
 def test_include_header_is_one_token_and_directive_is_marked() -> None:
-    toks = significant(list(tokenize("#include <cuda_runtime.h>\n#  include \"a b.h\"\nint x;")))
+    toks = significant(list(tokenize('#include <cuda_runtime.h>\n#  include "a b.h"\nint x;')))
     headers = [t.text for t in toks if t.kind is Kind.HEADER]
     assert headers == ["<cuda_runtime.h>", '"a b.h"']
     assert all(t.in_directive for t in toks if t.line <= 2)
@@ -110,3 +145,15 @@ def test_fast_code_only_agrees_with_the_tokenizer(pieces: list[str]) -> None:
 def test_fast_code_only_agrees_on_arbitrary_text(text: str) -> None:
     assume(not _DOCUMENTED_EDGE.search(text))
     assert code_only(text) == code_only_by_tokens(text)
+
+
+def test_fast_code_only_keeps_include_paths_the_tokenizer_keeps() -> None:
+    for text in [
+        '/* c */ #include "a.h"\nx = "s";',
+        '#\\\ninclude "a.h"',
+        '\\\r#include "a.h"',
+        '  # /* c */ include <b.h> // "q"',
+        'x \\\n#include "not-a-directive.h"',
+    ]:
+        assert code_only(text) == code_only_by_tokens(text), text
+    assert '"a.h"' in code_only('/* c */ #include "a.h"')

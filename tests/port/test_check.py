@@ -123,3 +123,11 @@ def test_hipcc_reports_its_hip_version() -> None:
     version = hipcc_version()
     assert version is not None and version >= (1, 0)
     assert hipcc_version("no-such-hipcc-here") is None
+
+
+def test_a_header_neither_compiler_finds_is_not_the_translations_fault() -> None:
+    original = _Outcome(False, "fatal", missing_header="softmax.cuh")
+    translation = _Outcome(False, "fatal", missing_header="softmax.cuh")
+    check = _verdict("a.cu", original, translation)
+    assert check.status is CheckStatus.NOT_COMPILED
+    assert "softmax.cuh not found by either compiler" in check.detail

@@ -156,12 +156,9 @@ def _skip_blank_then_header(text: str, pos: int) -> bool:
 def _advance(tok_text: str, line: int, line_start: int, tok_start: int) -> tuple[int, int, int]:
     """Position after a token, with the line counter moved past any newlines inside it."""
     end = tok_start + len(tok_text)
-    last = None
-    count = 0
-    for last in _NL_RE.finditer(tok_text):
-        count += 1
-    if last is not None:
-        return end, line + count, tok_start + last.end()
+    newlines = list(_NL_RE.finditer(tok_text))
+    if newlines:
+        return end, line + len(newlines), tok_start + newlines[-1].end()
     return end, line, line_start
 
 
@@ -171,13 +168,16 @@ def significant(tokens: Iterator[Token] | list[Token]) -> list[Token]:
 
 
 _ID_CHARS = r"A-Za-z0-9_$\u00c0-\uffff"
+# What may stand between a line's start, its '#' and `include`: blanks, continuations and
+# one-line block comments.
+_GAP = r"(?:[ \t]|\\(?:\r\n|\r|\n)|/\*(?:(?!\*/)[^\r\n])*\*/)*"
 # Only the spans code_only changes (comments, literals) or must keep whole (pp-numbers with
 # digit separators, #include headers) are matched; identifiers and punctuation are skipped
 # by the regex engine itself, which is what makes this path fast.
 _CODE_ONLY_RE = re.compile(
     rf"""
-    (?P<comment>//(?:[^\r\n\\]|\\(?:\r\n|\r|\n)?)*|/\*(?:.|\n)*?(?:\*/|\Z))
-  | (?P<include>(?:^(?<!\\\n)(?<!\\\r\n)|(?<=\r)(?<!\\\r))[ \t]*\#[ \t]*(?:include|include_next|import)[ \t]*(?:<[^>\r\n]*>|"[^"\r\n]*"))
+    (?P<include>(?:^(?<!\\\n)(?<!\\\r\n)|(?<=\r)(?<!\\\r)){_GAP}\#{_GAP}(?:include|include_next|import)[ \t]*(?:<[^>\r\n]*>|"[^"\r\n]*"))
+  | (?P<comment>//(?:[^\r\n\\]|\\(?:\r\n|\r|\n)?)*|/\*(?:.|\n)*?(?:\*/|\Z))
   | (?P<raw>(?:(?<![{_ID_CHARS}])(?:u8|u|U|L))?(?<![{_ID_CHARS}])R"(?P<delim>[^()\\\s"]{{0,16}})\(
         (?:.|\n)*?(?:\)(?P=delim)"|\Z))
   | (?P<literal>(?:(?<![{_ID_CHARS}])(?:u8|u|U|L))?
@@ -206,6 +206,8 @@ def _code_only_replacement(m: re.Match[str]) -> str:
         return _blank(m.group())
     if kind in ("raw", "literal", "delim"):  # "delim" is nested in "raw"
         return _blank_literal(m.group())
+    if kind == "include" and "/*" in m.group():
+        return code_only_by_tokens(m.group())  # blank the comments, keep the header
     return m.group()
 
 

@@ -93,6 +93,7 @@ class HeaderEntry:
     moved: Version | None = None
     drop: bool = False  # delete the #include line
     keep: bool = False  # the same path works on ROCm (thrust/)
+    needs_runtime: bool = False  # hip/hip_runtime.h must be included before it
     note: str = ""
     sources: tuple[str, ...] = ()
 
@@ -204,6 +205,7 @@ def _header_entry(item: Mapping[str, Any], where: str) -> HeaderEntry:
         moved=_version_or_none(str(item.get("moved", "")), where),
         drop=bool(item.get("drop", False)),
         keep=bool(item.get("keep", False)),
+        needs_runtime=bool(item.get("needs_runtime", False)),
         note=str(item.get("note", "")),
         sources=sources,
     )

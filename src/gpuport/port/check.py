@@ -188,7 +188,14 @@ def _check_one(
     else:
         env = dict(os.environ, HIP_PLATFORM="amd")
         translation = _compile(
-            [hipcc, f"--offload-arch={options.offload_arch}", "-c", *options.hipcc_flags],
+            # nvcc's default language level is C++17; hipcc's (clang's) may be older
+            [
+                hipcc,
+                f"--offload-arch={options.offload_arch}",
+                "-std=c++17",
+                "-c",
+                *options.hipcc_flags,
+            ],
             hip_tree,
             file.new_path,
             options,
@@ -206,7 +213,8 @@ def _compile(
 ) -> _Outcome:
     source = tree / rel
     out = source.with_name(source.name + ".o")
-    argv = [*command, str(source), "-o", str(out), f"-I{tree}", f"-I{source.parent}"]
+    argv = [*command, str(source), "-o", str(out), f"-I{source.parent}", f"-I{tree}"]
+    argv += [f"-I{folder}" for folder in _include_folders(tree)]
     try:
         done = subprocess.run(
             argv,
@@ -231,6 +239,17 @@ def _compile(
         if m:
             return _Outcome(False, _first_error(output), missing_header=m.group(1))
     return _Outcome(False, _first_error(output))
+
+
+def _include_folders(tree: Path, limit: int = 16) -> list[Path]:
+    """Folders named include/ or inc/ in the mirrored tree: where a build's -I usually points."""
+    found: list[Path] = []
+    for folder in sorted(tree.rglob("*")):
+        if folder.is_dir() and folder.name in ("include", "inc"):
+            found.append(folder)
+            if len(found) == limit:
+                break
+    return found
 
 
 def _first_error(output: str) -> str:
@@ -263,6 +282,15 @@ def _verdict(path: str, original: _Outcome, translation: _Outcome) -> CompileChe
         bool(translation.missing_header) and _is_library_header(translation.missing_header)
     )
     original_unknown = bool(original.not_run) or bool(original.missing_header)
+    if original.missing_header and translation.missing_header:
+        # neither side finds a header: the project's include path, not the translation
+        translation_unknown = True
+        if not _is_library_header(translation.missing_header):
+            details.append(
+                f"header {translation.missing_header} not found by either compiler "
+                "(an include path the build adds?)"
+            )
+            detail = "; ".join(details)
     if translation_unknown:
         status = CheckStatus.NOT_COMPILED
     elif translation.ok:

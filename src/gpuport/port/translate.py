@@ -661,6 +661,20 @@ class _Translation:
             return True
         if new_path == HIP_RUNTIME_HEADER:
             self.includes_hip_runtime = True
+        elif entry.needs_runtime and not self.includes_hip_runtime:
+            line_start = _line_start(self.text, hash_pos)
+            runtime = f"#include <{HIP_RUNTIME_HEADER}>"
+            if self.edit(line_start, line_start, runtime + self.newline()):
+                self.includes_hip_runtime = True
+                self.change(
+                    line_start,
+                    "header",
+                    "",
+                    runtime,
+                    CONVERTED,
+                    f"added: {entry.hip} needs hip/hip_runtime.h before it",
+                    whole_line=True,
+                )
         new_token = token[0] + new_path + token[-1]
         if self.edit(start, end, new_token):
             self.change(start, "header", token, new_token, CONVERTED, entry.note)
@@ -1438,29 +1452,45 @@ def _cudart_cb(t: _Translation, name: str, start: int, end: int) -> None:
         )
 
 
-def _func_get_attributes(t: _Translation, name: str, start: int, end: int) -> None:
-    """``cudaFuncGetAttributes(&attr, kernel)``: CUDA has a template overload taking the kernel
-    itself; HIP takes ``const void*`` only, so the kernel argument gets the cast."""
-    if t.is_member_or_foreign(start):
+# HIP functions whose pointer parameter has no C++ template overload (CUDA's runtime has
+# one, so CUDA code passes `&float_ptr` or the kernel itself): argument index and the type
+# to cast it to. Checked against HIP 5.2's hip_runtime_api.h; a cast stays correct where
+# later releases add the overloads.
+_CAST_ARGUMENTS: dict[str, tuple[int, str]] = {
+    "cudaHostAlloc": (0, "void**"),
+    "cudaMallocHost": (0, "void**"),
+    "cudaMallocPitch": (0, "void**"),
+    "cudaHostGetDevicePointer": (0, "void**"),
+    "cudaFuncGetAttributes": (1, "const void*"),
+    "cudaFuncSetAttribute": (0, "const void*"),
+}
+
+
+def _cast_argument(t: _Translation, name: str, start: int, end: int) -> None:
+    """Rename the call, and cast the argument HIP takes as ``void**``/``const void*``."""
+    action = t.actions.get(name)
+    if action is None or t.is_member_or_foreign(start):
+        return
+    t.apply_action(name, start, end, action)
+    if not isinstance(action, _Rename):
         return
     call = t.call_arguments(end)
-    if t.edit(start, end, "hipFuncGetAttributes"):
-        t.change(start, "runtime", name, "hipFuncGetAttributes", CONVERTED)
-    if call is None or len(call.args) != 2:
+    index, cast_to = _CAST_ARGUMENTS[name]
+    if call is None or len(call.args) <= index:
         return
-    arg_start, arg_end = call.args[1]
+    arg_start, arg_end = call.args[index]
     arg = t.text[arg_start:arg_end]
     if "void" in arg or "cast" in arg:
-        return  # already a pointer the C API takes
-    new = f"reinterpret_cast<const void*>({arg})"
+        return  # already the pointer type the C API takes
+    new = f"reinterpret_cast<{cast_to}>({arg})"
     if t.edit(arg_start, arg_end, new):
         t.change(
             arg_start,
-            "runtime",
+            action.family,
             arg,
             new,
             CONVERTED,
-            "HIP's hipFuncGetAttributes takes the kernel as const void* (no template overload)",
+            f"HIP's {action.hip} takes {cast_to} here (no template overload, unlike CUDA's)",
         )
 
 
@@ -1500,7 +1530,7 @@ _SPECIAL: dict[str, _Handler] = {
     "__syncwarp": _syncwarp,
     "cub": _cub_namespace,
     "CUDART_CB": _cudart_cb,
-    "cudaFuncGetAttributes": _func_get_attributes,
+    **{name: _cast_argument for name in _CAST_ARGUMENTS},
     "cudaGraphInstantiate": _graph_instantiate,
     "operator": _operator,
     **{name: _warp_masked for name in _MASKED_WARP},

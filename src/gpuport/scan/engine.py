@@ -34,7 +34,7 @@ ProgressCallback = Callable[[int, int], None]  # (files done, bytes done)
 
 @dataclass(frozen=True, slots=True)
 class ScanOptions:
-    walk: WalkOptions = WalkOptions()
+    walk: WalkOptions = field(default_factory=WalkOptions)
     select: frozenset[str] = frozenset()  # empty: every rule
     ignore: frozenset[str] = frozenset()
     baseline: frozenset[str] = frozenset()  # fingerprints to leave out
@@ -105,9 +105,7 @@ def scan_path(
         outcomes = (
             _scan_file(f, options.walk.max_file_bytes, enabled) for f in _chain(head, stream)
         )
-    done = 0
-    for outcome in outcomes:
-        done += 1
+    for done, outcome in enumerate(outcomes, start=1):
         _merge(result, outcome, options)
         if progress is not None:
             progress(done, result.stats.bytes_scanned)
