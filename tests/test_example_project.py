@@ -102,3 +102,19 @@ def test_assess_cli_writes_the_html_report_and_exits_by_fail_on(tmp_path: Path) 
         main, ["assess", str(EXAMPLE), "--no-html", "--fail-on", "blocker", "--format", "json"]
     )
     assert blocker_only.exit_code == 0
+
+
+def test_assess_with_a_model_adds_the_plan_for_that_workload() -> None:
+    out = CliRunner().invoke(
+        main,
+        [
+            "assess", str(EXAMPLE), "--no-html", "--fail-on", "never", "--format", "json",
+            "--model", "llama-3.1-8b", "--gpus", "h100,mi300x", "--context", "4096", "--batch", "8",
+        ],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    plan = json.loads(out.stdout)["plan"]
+    text = json.dumps(plan)
+    assert "llama-3.1-8b" in text and "4096" in text.replace(",", "")
+    bad = CliRunner().invoke(main, ["assess", str(EXAMPLE), "--no-html", "--model", "llama-9"])
+    assert bad.exit_code == 2 and "llama" in bad.stderr

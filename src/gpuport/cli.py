@@ -210,6 +210,21 @@ def main() -> None:
 @click.option("--no-html", is_flag=True, help="Do not write the HTML report.")
 @click.option("--model", help="A model (preset name or config.json) to add fit and cost.")
 @click.option("--gpus", help="GPUs to compare for --model, comma-separated.")
+@click.option(
+    "--context",
+    type=click.IntRange(min=1),
+    default=8192,
+    show_default=True,
+    help="Tokens per sequence for --model.",
+)
+@click.option(
+    "--batch",
+    type=click.IntRange(min=1),
+    default=32,
+    show_default=True,
+    help="Concurrent sequences for --model.",
+)
+@click.option("--precision", help="Weight precision for --model (bf16, fp8, int4-g128, Q4_K_M…).")
 @_handle_errors
 def assess(
     path: Path,
@@ -219,6 +234,9 @@ def assess(
     no_html: bool,
     model: str | None,
     gpus: str | None,
+    context: int,
+    batch: int,
+    precision: str | None,
     **kwargs: Any,
 ) -> None:
     """The main job: one report on PATH — what breaks on ROCm, what gpuport fixes, effort, verdict."""
@@ -226,7 +244,11 @@ def assess(
 
     settings = _settings(path, kwargs)
     result = run_scan(path, settings, kwargs["jobs"], kwargs["no_progress"])
-    plan_result = _plan_for_assess(model, gpus) if model else None
+    plan_result = (
+        _plan_for_assess(model, gpus, context=context, batch=batch, precision=precision)
+        if model
+        else None
+    )
     assessment = make_assessment(result, plan=plan_result)
     chosen = Format(fmt)
     emit(render(assessment, chosen, _render_options(chosen, output)), output)
@@ -248,12 +270,10 @@ def assess(
     sys.exit(exit_code(result, settings))
 
 
-def _plan_for_assess(model: str, gpus: str | None) -> object:
-    try:
-        from gpuport.plan.command import plan_for_assess
-    except ImportError as exc:  # pragma: no cover - plan ships with gpuport
-        raise ConfigError(f"--model needs the plan stage: {exc}") from None
-    return plan_for_assess(model, gpus)
+def _plan_for_assess(model: str, gpus: str | None, **workload: Any) -> object:
+    from gpuport.plan.command import plan_for_assess
+
+    return plan_for_assess(model, gpus, **workload)
 
 
 @main.command()

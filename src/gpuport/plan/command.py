@@ -79,13 +79,20 @@ def build_plan(
     return make_plan(spec, request, resolve_gpus(gpus), prices, measured)
 
 
-def plan_for_assess(model: str, gpus: str | None) -> PlanResult:
-    """The plan section of ``gpuport assess --model``: default workload, all or given GPUs.
+def plan_for_assess(
+    model: str,
+    gpus: str | None,
+    *,
+    context: int = DEFAULT_CONTEXT,
+    batch: int = DEFAULT_BATCH,
+    precision: str | None = None,
+) -> PlanResult:
+    """The plan section of ``gpuport assess --model``: the given workload on all or given GPUs.
 
     Bad input raises :class:`PlanInputError`, a ``ConfigError``, which assess reports as
     an error with exit status 2.
     """
-    return build_plan(model, gpus=gpus)
+    return build_plan(model, gpus=gpus, context=context, batch=batch, precision=precision)
 
 
 def _fail(message: str) -> None:
