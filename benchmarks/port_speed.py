@@ -350,8 +350,9 @@ def main() -> None:
         "",
         "Peak traced memory is what Python allocated at most during the run (tracemalloc, "
         "measured in a second run because tracing slows it down); peak RSS is the whole "
-        "process, interpreter and API map included. Memory does not grow with the input: "
-        "each file's result is dropped once counted.",
+        "process: interpreter, API map and the whole input, which the benchmark holds in "
+        "memory. The translator's own memory does not grow with the input: each file's "
+        "result is dropped once counted.",
         "",
         "The machine is shared (2 cores, several jobs at once), so wall time runs ahead of CPU "
         "time and varies from run to run; CPU seconds are the steadier measure.",

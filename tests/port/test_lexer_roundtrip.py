@@ -6,10 +6,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gpuport.cxx.lexer import Kind, code_only_by_tokens, tokenize
+from gpuport.cxx.lexer import Kind, code_only, code_only_by_tokens, tokenize
 from gpuport.port.translate import (
     candidate_identifiers,
-    code_only_fast,
     is_candidate_name,
     translate_source,
 )
@@ -183,4 +182,4 @@ def test_translation_survives_any_text(text: str, version: str) -> None:
 @PROPERTY_SETTINGS
 @given(token_soup | arbitrary_text)
 def test_fast_code_only_matches_the_lexers(text: str) -> None:
-    assert code_only_fast(text) == code_only_by_tokens(text)
+    assert code_only(text) == code_only_by_tokens(text)

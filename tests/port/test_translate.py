@@ -653,3 +653,10 @@ def test_three_argument_graph_instantiate_becomes_with_flags() -> None:
 def test_angle_bracket_project_headers_are_not_taken_for_cuda() -> None:
     r = port("#include <cuda_utils.h>\n#include <nvshmem.h>\n", rel="a.cpp")
     assert [c.before for c in r.changes] == ["nvshmem.h"]
+
+
+def test_thrust_cuda_policy_becomes_thrust_hip() -> None:
+    src = "thrust::sort(thrust::cuda::par.on(stream), v.begin(), v.end());\nint cuda = 1; ns::cuda::f();\n"
+    assert out(port(src, rel="a.cpp")) == (
+        "thrust::sort(thrust::hip::par.on(stream), v.begin(), v.end());\nint cuda = 1; ns::cuda::f();\n"
+    )

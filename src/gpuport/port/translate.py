@@ -22,8 +22,17 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from gpuport.cxx.lexer import Kind, Token, tokenize
+from gpuport.cxx.lexer import CHAR_RE_TEXT as _CHAR
+from gpuport.cxx.lexer import COMMENT_RE_TEXT as _COMMENT
+from gpuport.cxx.lexer import DIRECTIVE_GAP_RE_TEXT as _DIRECTIVE_GAP
+from gpuport.cxx.lexer import ID_CHARS as _ID
+from gpuport.cxx.lexer import ID_START_CHARS as _ID_START
+from gpuport.cxx.lexer import NUMBER_RE_TEXT as _NUMBER
+from gpuport.cxx.lexer import RAW_RE_TEXT as _RAW
+from gpuport.cxx.lexer import STRING_RE_TEXT as _STRING
+from gpuport.cxx.lexer import Kind, Token, code_only, tokenize
 from gpuport.files import FileKind, classify
+from gpuport.findings import Severity
 from gpuport.port.apimap import (
     ApiEntry,
     ApiMap,
@@ -34,6 +43,7 @@ from gpuport.port.apimap import (
     version_text,
 )
 from gpuport.port.model import Change, ChangeStatus, FileResult
+from gpuport.scan.kernels import scan_cuda_text
 
 CONVERTED = ChangeStatus.CONVERTED
 NEEDS_REVIEW = ChangeStatus.NEEDS_REVIEW
@@ -46,20 +56,7 @@ FULL_MASK_64 = "0xffffffffffffffffULL"
 # operations across the point (ROCm 7.0's own __syncwarp adds wavefront fences around it).
 WAVE_BARRIER = "__builtin_amdgcn_wave_barrier()"
 
-# The lexer's identifier characters (gpuport.cxx.lexer IDENT), used for whole-word tests.
-_ID = r"A-Za-z0-9_$\u00c0-\uffff"
-_ID_START = r"A-Za-z_$\u00c0-\uffff"
 _NOT_AFTER_ID = rf"(?<![{_ID}])"
-
-# Token rules, spelled as in gpuport.cxx.lexer (tests/port/test_lexer_roundtrip.py checks
-# that this scanner and the lexer agree on what is code).
-_COMMENT = r"//(?:[^\r\n\\]|\\(?:\r\n|\r|\n)?)*+|/\*(?:.|\n)*?(?:\*/|\Z)"
-_RAW = r"(?:u8|u|U|L)?R\"(?P<delim>[^()\\\s\"]{0,16})\((?:.|\n)*?(?:\)(?P=delim)\"|\Z)"
-_STRING = r"(?:u8|u|U|L)?\"(?:[^\"\\\r\n]++|\\(?:\r\n|.|\n))*+(?:\"|(?=[\r\n])|\Z)"
-_CHAR = r"(?:u8|u|U|L)?'(?:[^'\\\r\n]++|\\(?:\r\n|.|\n))*+(?:'|(?=[\r\n])|\Z)"
-_NUMBER = r"[0-9](?:[eEpP][+-]|'[0-9A-Za-z_]|[0-9A-Za-z_.])*+"
-# Between '#' and `include` the lexer allows blanks, continuations and comments.
-_DIRECTIVE_GAP = rf"(?:(?:[ \t\f\v]|\\(?:\r\n|\r|\n))++|{_COMMENT})*+"
 _INCLUDE = (
     rf"\#{_DIRECTIVE_GAP}(?:include_next|include|import)(?![{_ID}])[ \t]*"
     r"(?P<hdr><[^>\r\n]*>|\"[^\"\r\n]*\")"
@@ -236,128 +233,6 @@ def _skip_only(target: Version, literals: bool) -> re.Pattern[str]:
 
 # One token (when the walk stops at something it cannot classify, e.g. `R"x` without '(').
 _ANY_TOKEN_RE = re.compile(rf"[{_ID_START}][{_ID}]*|.", re.DOTALL)
-
-
-# ------------------------------------------------------------------- code-only text
-
-_CODE_INCLUDE = (
-    rf"\#(?P<gap>{_DIRECTIVE_GAP})(?:include_next|include|import)(?![{_ID}])[ \t]*"
-    r"(?:<[^>\r\n]*>|\"[^\"\r\n]*\")"
-)
-
-
-@functools.cache
-def _code_walker(skip_only: bool = False) -> re.Pattern[str]:
-    """Walk for :func:`code_only_fast`: skip code, stop at comments, literals, #include."""
-    identifier = rf"(?!(?:u8|u|U|L)?R\"|(?:u8|u|U|L)[\"'])[{_ID_START}][{_ID}]*+"
-    skip = "|".join(
-        [
-            rf"[^/\"'\#{_ID}]++",
-            identifier,
-            _NUMBER,
-            r"/(?![/*])",
-            rf"\#(?!{_DIRECTIVE_GAP}(?:include_next|include|import)(?![{_ID}])[ \t]*[<\"])",
-        ]
-    )
-    if skip_only:
-        return re.compile(f"(?:{skip})*+", re.DOTALL)
-    stops = [
-        f"(?P<inc>{_CODE_INCLUDE})",
-        f"(?P<com>{_COMMENT})",
-        f"(?P<lit>{_RAW}|{_STRING}|{_CHAR})",
-        r"(?P<end>\Z)",
-    ]
-    return re.compile(f"(?:{skip})*+(?:{'|'.join(stops)})", re.DOTALL)
-
-
-_NOT_NEWLINE_RE = re.compile(r"[^\r\n]")
-_COMMENT_RE = re.compile(_COMMENT, re.DOTALL)
-
-
-def _blank_match(m: re.Match[str]) -> str:
-    return _blank(m.group())
-
-
-def _blank(s: str) -> str:
-    if "\n" not in s and "\r" not in s:
-        return " " * len(s)
-    return _NOT_NEWLINE_RE.sub(" ", s)
-
-
-def _blank_literal(s: str) -> str:
-    # as gpuport.cxx.lexer.code_only: the quotes stay, the inside turns to spaces
-    if len(s) >= 2 and s[-1] in "\"'":
-        q = s.find(s[-1])
-        if q < len(s) - 1:
-            return s[: q + 1] + _blank(s[q + 1 : -1]) + s[-1]
-    return _blank(s)
-
-
-def _hash_starts_line(text: str, pos: int, comment_starts: dict[int, int]) -> bool:
-    """Is the '#' at ``pos`` a directive by the lexer's rule: nothing but blanks,
-    continuations and comments since the last newline outside a comment?"""
-    i = pos
-    while i > 0:
-        ch = text[i - 1]
-        if ch in " \t\f\v":
-            i -= 1
-            continue
-        if ch in "\r\n":
-            j = i - 1
-            if ch == "\n" and j > 0 and text[j - 1] == "\r":
-                j -= 1
-            if j > 0 and text[j - 1] == "\\":
-                i = j - 1  # a backslash continuation is blank
-                continue
-            return True
-        start = comment_starts.get(i)
-        if start is None:
-            return False
-        i = start
-    return True
-
-
-def code_only_fast(text: str) -> str:
-    """The same text as :func:`gpuport.cxx.lexer.code_only` (comments and the insides of
-    literals blanked, offsets kept), many times faster: the regular-expression engine steps
-    over code, and Python sees only comments, literals and ``#include`` lines."""
-    walker = _code_walker().match
-    out: list[str] = []
-    comment_starts: dict[int, int] = {}
-    pos = 0
-    while True:
-        m = walker(text, pos)
-        if m is None:  # a token no rule takes whole (`R"x` without '('): copy it, go on
-            stop = _code_walker(True).match(text, pos)
-            at = stop.end() if stop else pos
-            token = _ANY_TOKEN_RE.match(text, at)
-            end = at + (len(token.group()) if token else 1)
-            out.append(text[pos:end])
-            pos = end
-            continue
-        group = m.lastgroup
-        if group == "end":
-            out.append(text[pos:])
-            return "".join(out)
-        start = m.start(group or "")
-        end = m.end()
-        if group == "inc":
-            if not _hash_starts_line(text, start, comment_starts):
-                out.append(text[pos : start + 1])  # a '#' inside a line: not a directive
-                pos = start + 1
-                continue
-            gap_start, gap_end = m.span("gap")
-            out.append(text[pos:gap_start])
-            out.append(_COMMENT_RE.sub(_blank_match, text[gap_start:gap_end]))
-            out.append(text[gap_end:end])
-        elif group == "com":
-            comment_starts[end] = start
-            out.append(text[pos:start])
-            out.append(_blank(text[start:end]))
-        else:
-            out.append(text[pos:start])
-            out.append(_blank_literal(text[start:end]))
-        pos = end
 
 
 # ----------------------------------------------------------------------------- actions
@@ -1463,6 +1338,8 @@ _CAST_ARGUMENTS: dict[str, tuple[int, str]] = {
     "cudaHostGetDevicePointer": (0, "void**"),
     "cudaFuncGetAttributes": (1, "const void*"),
     "cudaFuncSetAttribute": (0, "const void*"),
+    "cudaFuncSetCacheConfig": (0, "const void*"),
+    "cudaFuncSetSharedMemConfig": (0, "const void*"),
 }
 
 
@@ -1522,6 +1399,26 @@ def _graph_instantiate(t: _Translation, name: str, start: int, end: int) -> None
         )
 
 
+_THRUST_QUALIFIER_RE = re.compile(r"(?<![\w$])thrust\s*::\s*$")
+
+
+def _thrust_cuda(t: _Translation, name: str, start: int, end: int) -> None:
+    """``thrust::cuda::par``: rocThrust's device system is ``thrust::hip``."""
+    if not _THRUST_QUALIFIER_RE.search(t.text[max(0, start - 40) : start]):
+        return
+    if not t.followed_by(end, "::"):
+        return
+    if t.edit(start, end, "hip"):
+        t.change(
+            start,
+            "thrust",
+            "thrust::cuda",
+            "thrust::hip",
+            CONVERTED,
+            "rocThrust's execution policies live in thrust::hip (par, par_nosync)",
+        )
+
+
 _Handler = Callable[[_Translation, str, int, int], None]
 _SPECIAL: dict[str, _Handler] = {
     "__CUDA_ARCH__": _cuda_arch,
@@ -1529,6 +1426,7 @@ _SPECIAL: dict[str, _Handler] = {
     "__activemask": _activemask,
     "__syncwarp": _syncwarp,
     "cub": _cub_namespace,
+    "cuda": _thrust_cuda,
     "CUDART_CB": _cudart_cb,
     **{name: _cast_argument for name in _CAST_ARGUMENTS},
     "cudaGraphInstantiate": _graph_instantiate,
@@ -1626,37 +1524,12 @@ def _library_advice(header: str) -> str:
     )
 
 
-@functools.cache
-def _accepts_code(function: Callable[..., object]) -> bool:
-    import inspect
-
-    try:
-        return "code" in inspect.signature(function).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def _scanner_findings(rel: str, text: str) -> list[Change]:
+def _scanner_findings(rel: str, text: str, code: str) -> list[Change]:
     """The kernel scanner's findings, as changes a person must make (not mechanical ones)."""
-    try:
-        from gpuport.scan import kernels
-    except ImportError:
-        return []
-    scan_text = getattr(kernels, "scan_cuda_text", None)
-    if scan_text is None:
-        return []
-    from gpuport.findings import Finding, Severity
-
+    findings = scan_cuda_text(rel, text, code=code, renames=False)
     lines = text.splitlines()
     out: list[Change] = []
-    if _accepts_code(scan_text):
-        # the scanner takes the code-only text precomputed: hand it the fast one
-        findings = scan_text(rel, text, code=code_only_fast(text))
-    else:
-        findings = scan_text(rel, text)
     for item in findings:
-        if not isinstance(item, Finding):
-            continue
         if item.fix is not None and item.fix.mechanical:
             continue  # what gpuport port does itself
         if item.severity is Severity.INFO:
@@ -1714,7 +1587,8 @@ def translate_source(
     changes = work.changes()
     if diagnostics and file_kind in _SOURCE_KINDS:
         taken = {(c.line, c.column) for c in changes}
-        changes.extend(c for c in _scanner_findings(rel, text) if (c.line, c.column) not in taken)
+        found = _scanner_findings(rel, text, code_only(text))
+        changes.extend(c for c in found if (c.line, c.column) not in taken)
     changes.sort(key=lambda c: (c.line, c.column, c.family, c.before))
     translated = _apply(text, work.edits) if work.edits else None
     if translated == text:

@@ -1799,22 +1799,26 @@ def uses_cuda(text: str) -> bool:
     return _mentions_cuda(text) and _mentions_cuda(code_only(text))
 
 
-def scan_cuda_text(rel: str, text: str) -> list[Finding]:
+def scan_cuda_text(
+    rel: str, text: str, *, code: str | None = None, renames: bool = True
+) -> list[Finding]:
     """Every GP3xx finding in one CUDA (or CUDA-using C++) file, in file order.
 
     ``rel`` is the path shown in findings. This is public so that ``gpuport port`` can list
-    what a rename cannot fix.
+    what a rename cannot fix: it passes the ``code_only`` text it already has as ``code``,
+    and ``renames=False`` to leave out GP300, the count of the renames it does itself.
     """
-    return _scan(_Source(rel, text, code_only(text)))
+    return _scan(_Source(rel, text, code_only(text) if code is None else code), renames)
 
 
-def _scan(src: _Source) -> list[Finding]:
+def _scan(src: _Source, renames: bool = True) -> list[Finding]:
     constants = _Constants(src.code)
     code = src.code
     needs_names = "threadIdx" in code or "blockDim" in code or "__lane_id" in code
     names = _tracked_names(src) if needs_names else _Names(set(), set())
     findings: list[Finding] = []
-    findings.extend(_check_api_renames(src))
+    if renames:
+        findings.extend(_check_api_renames(src))
     findings.extend(_check_asm(src))
     findings.extend(_check_cuda_ptx_namespace(src))
     if needs_names:
