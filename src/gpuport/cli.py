@@ -20,6 +20,7 @@ import click
 from gpuport import __version__
 from gpuport.config import ConfigError, Settings, load_settings
 from gpuport.files import WalkOptions
+from gpuport.options import format_options
 from gpuport.report import Format, RenderOptions, render
 from gpuport.scan.engine import ScanOptions, ScanResult, scan_path
 from gpuport.ui import Progress, emit, stderr_console
@@ -29,29 +30,6 @@ EXIT_FINDINGS = 1
 EXIT_ERROR = 2
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def format_options(default: Format = Format.TERMINAL) -> Callable[[F], F]:
-    """``--format`` and ``-o``: shared by every command that reports."""
-
-    def decorate(function: F) -> F:
-        function = click.option(
-            "-o",
-            "--output",
-            type=click.Path(dir_okay=False, path_type=Path),
-            help="Write the report to FILE (atomically) instead of stdout.",
-        )(function)
-        function = click.option(
-            "--format",
-            "fmt",
-            type=click.Choice([f.value for f in Format]),
-            default=default.value,
-            show_default=True,
-            help="Output format.",
-        )(function)
-        return function
-
-    return decorate
 
 
 def scan_options(function: F) -> F:

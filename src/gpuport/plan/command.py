@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from gpuport.options import format_options
 from gpuport.plan.catalog import load_measured, resolve_gpus
 from gpuport.plan.errors import PlanInputError
 from gpuport.plan.model_spec import load_model, presets, spec_from_params
@@ -27,7 +28,6 @@ from gpuport.plan.precision import parse_kv_dtype
 from gpuport.plan.prices import Price, default_prices, load_price_file, parse_price_flag
 
 EXIT_ERROR = 2
-_FORMATS = ("terminal", "json", "sarif", "markdown", "html")
 
 
 def build_plan(
@@ -178,20 +178,7 @@ def _parse_count(text: str) -> float:
     show_default=True,
     help="Share of GPU memory the serving engine may use.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(_FORMATS),
-    default="terminal",
-    show_default=True,
-    help="Output format.",
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the report to FILE (atomically) instead of stdout.",
-)
+@format_options()
 def plan(
     model: str | None,
     params_text: str | None,

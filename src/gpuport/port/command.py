@@ -19,6 +19,7 @@ import click
 from gpuport import __version__
 from gpuport.files import DEFAULT_EXCLUDED_DIRS
 from gpuport.io import write_atomic
+from gpuport.options import format_options
 from gpuport.port.apimap import default_rocm_version, parse_version
 from gpuport.port.check import (
     DEFAULT_OFFLOAD_ARCH,
@@ -96,20 +97,10 @@ def _rocm_version(ctx: click.Context, param: click.Parameter, value: str) -> str
     help="Also rename CUDA names inside string literals and comments.",
 )
 @click.option("--exclude", multiple=True, help="Glob of paths to leave out (repeatable).")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice([f.value for f in Format]),
-    default=Format.TERMINAL.value,
-    show_default=True,
-    help="Format of the summary. Without -o, a non-terminal summary goes to stdout in place "
-    "of the diff.",
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the summary to FILE (atomically).",
+@format_options(
+    format_help="Format of the summary. Without -o, a non-terminal summary goes to stdout in "
+    "place of the diff.",
+    output_help="Write the summary to FILE (atomically).",
 )
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def port(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import json
-from io import StringIO
 from typing import Any
 
 from rich import box
@@ -21,6 +20,7 @@ from rich.text import Text
 from gpuport.plan.planner import PlanEntry, PlanResult
 from gpuport.report import Format, RenderOptions, renderer
 from gpuport.report.json_format import display_text
+from gpuport.report.terminal import console_text, memory_console
 
 GB = 1e9
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -229,29 +229,6 @@ def render_plan_sarif(plan: PlanResult, options: RenderOptions) -> str:
 # --- terminal --------------------------------------------------------------------------------
 
 
-def _console(options: RenderOptions) -> Console:
-    return Console(
-        file=StringIO(),
-        width=options.width,
-        force_terminal=options.color,
-        force_jupyter=False,
-        force_interactive=False,
-        color_system="standard" if options.color else None,
-        no_color=not options.color,
-        highlight=False,
-        markup=False,
-        emoji=False,
-        legacy_windows=False,
-        _environ={},
-    )
-
-
-def _console_text(console: Console) -> str:
-    file = console.file
-    assert isinstance(file, StringIO)
-    return "".join(line.rstrip() + "\n" for line in file.getvalue().splitlines())
-
-
 def _short_layout(entry: PlanEntry) -> str:
     """The count column: 1, "2 TP2", "16 TP8xPP2" ("GCDs" for an MI250X)."""
     unit = " GCDs" if entry.gpu.devices_per_package > 1 else ""
@@ -358,19 +335,19 @@ def _print_body(console: Console, plan: PlanResult, rows: int | None, details: b
 
 @renderer(PlanResult, Format.TERMINAL)
 def render_plan_terminal(plan: PlanResult, options: RenderOptions) -> str:
-    console = _console(options)
+    console = memory_console(options)
     console.print(Text(f"gpuport plan: {display_text(_title(plan))}", style="bold"))
     console.print()
     _print_body(console, plan, rows=None, details=True)
-    return _console_text(console)
+    return console_text(console)
 
 
 def plan_terminal_section(plan: PlanResult, options: RenderOptions) -> str:
     """The plan inside the project report: summary and the top of the ranking."""
-    console = _console(options)
+    console = memory_console(options)
     console.print(Text(f"GPU plan: {display_text(_title(plan))}", style="bold"))
     _print_body(console, plan, rows=TERMINAL_ROWS_IN_ASSESS, details=False)
-    return _console_text(console)
+    return console_text(console)
 
 
 # --- Markdown --------------------------------------------------------------------------------

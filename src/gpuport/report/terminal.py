@@ -53,7 +53,7 @@ VERDICT_STYLE = {
 }
 
 
-def _console(options: RenderOptions) -> Console:
+def memory_console(options: RenderOptions) -> Console:
     """A console that writes into memory, deaf to the environment (stable goldens)."""
     return Console(
         file=StringIO(),
@@ -72,7 +72,7 @@ def _console(options: RenderOptions) -> Console:
     )
 
 
-def _text(console: Console) -> str:
+def console_text(console: Console) -> str:
     """What was printed, without the trailing blanks rich pads lines and tables with."""
     file = console.file
     assert isinstance(file, StringIO)
@@ -223,7 +223,7 @@ def _summary(result: ScanResult) -> Text:
 @renderer(ScanResult, Format.TERMINAL)
 def render_scan_terminal(result: ScanResult, options: RenderOptions) -> str:
     """Findings grouped by file, then input problems, then a summary line."""
-    console = _console(options)
+    console = memory_console(options)
     rules = {r.id: r for r in result.rules}
     header = Text("gpuport scan ", style="bold")
     header.append(display_text(result.root))
@@ -244,7 +244,7 @@ def render_scan_terminal(result: ScanResult, options: RenderOptions) -> str:
     _print_skipped(console, result.skipped)
     console.print()
     console.print(_summary(result))
-    return _text(console)
+    return console_text(console)
 
 
 # --- assessment -----------------------------------------------------------------------------
@@ -300,7 +300,7 @@ def _category_table(assessment: Assessment) -> Table:
 @renderer(Assessment, Format.TERMINAL)
 def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -> str:
     """Verdict first, then blockers, what gpuport fixes, effort, the table, top findings."""
-    console = _console(options)
+    console = memory_console(options)
     scan = assessment.scan
     rules = {r.id: r for r in scan.rules}
     console.print(_verdict_panel(assessment))
@@ -370,4 +370,4 @@ def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -
         console.file.write(section if section.endswith("\n") else section + "\n")
     console.print()
     console.print(_summary(scan))
-    return _text(console)
+    return console_text(console)
