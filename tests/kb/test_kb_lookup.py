@@ -365,3 +365,14 @@ def test_tables_are_cached() -> None:
 def test_tables_are_read_only() -> None:
     with pytest.raises(TypeError):
         kb.packages()["torch"] = kb.packages()["triton"]  # type: ignore[index]
+
+
+def test_cuda_image_replacement_keeps_the_ubuntu_release_and_the_image_flavour() -> None:
+    devel = "nvidia/cuda:12.1.1-cudnn8-devel-ubuntu22.04"
+    entry = kb.find_docker_image(devel)
+    assert entry is not None
+    assert entry.image_for("6.4", original=devel) == "rocm/dev-ubuntu-22.04:6.4-complete"
+    runtime = "nvidia/cuda:12.4.1-runtime-ubuntu20.04"
+    assert entry.image_for("6.4", original=runtime) == "rocm/dev-ubuntu-20.04:6.4"
+    odd = "nvidia/cuda:12.4.1-devel-ubuntu18.04"  # no ROCm image for 18.04: the default stays
+    assert entry.image_for("6.4", original=odd) == entry.image_for("6.4")

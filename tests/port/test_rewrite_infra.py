@@ -33,7 +33,7 @@ INFRA_FIXTURES = sorted(
 def _image(ref: str, rocm: str = "6.4") -> str:
     entry = kb.find_docker_image(ref)
     assert entry is not None, ref
-    return entry.image_for(rocm)
+    return entry.image_for(rocm, original=ref)
 
 
 def _index(url: str, rocm: str = "6.4") -> str:

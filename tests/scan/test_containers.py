@@ -69,7 +69,10 @@ def test_from_finding_offers_the_knowledge_base_image_as_replacement() -> None:
     expected = kb.find_docker_image("nvidia/cuda:12.1.0-devel-ubuntu22.04")
     assert expected is not None
     assert first.fix is not None
-    assert first.fix.replacement == expected.image_for(kb.DEFAULT_ROCM_VERSION)
+    assert first.fix.replacement == expected.image_for(
+        kb.DEFAULT_ROCM_VERSION, original="nvidia/cuda:12.1.0-devel-ubuntu22.04"
+    )
+    assert first.fix.replacement == f"rocm/dev-ubuntu-22.04:{kb.DEFAULT_ROCM_VERSION}-complete"
     assert "nvidia/cuda:12.1.0-devel-ubuntu22.04" in first.message  # ARG values filled in
     assert first.location.column == 6  # points at the image, not at FROM
 

@@ -175,6 +175,11 @@ class ToolCommand:
     aliases: tuple[str, ...] = ()  # other spellings of the CUDA-side tool
 
 
+# Ubuntu releases AMD publishes rocm/dev-ubuntu-* images for
+# (https://hub.docker.com/u/rocm, checked 2026-11-21).
+ROCM_DEV_UBUNTU_RELEASES = frozenset({"20.04", "22.04", "24.04"})
+
+
 @dataclass(frozen=True, slots=True)
 class DockerImage:
     """A CUDA base image (glob over ``repository:tag``) and its ROCm replacement."""
@@ -185,8 +190,21 @@ class DockerImage:
     sources: tuple[str, ...]
     checked: datetime.date
 
-    def image_for(self, rocm_version: str = DEFAULT_ROCM_VERSION) -> str:
-        return _substitute_rocm(self.rocm_replacement, rocm_version)
+    def image_for(self, rocm_version: str = DEFAULT_ROCM_VERSION, original: str = "") -> str:
+        """The replacement for ``rocm_version``. Given the ``original`` reference, a
+        ``rocm/dev-ubuntu-*`` replacement keeps its Ubuntu release, and a ``-runtime`` or
+        ``-base`` CUDA image gets the plain tag rather than ``-complete`` (which adds the
+        compilers and libraries a -devel image has)."""
+        image = _substitute_rocm(self.rocm_replacement, rocm_version)
+        if not original or not image.startswith("rocm/dev-ubuntu-"):
+            return image
+        release = re.search(r"ubuntu-?(\d\d\.\d\d)", original.split(":", 1)[-1])
+        if release and release.group(1) in ROCM_DEV_UBUNTU_RELEASES:
+            image = re.sub(r"ubuntu-\d\d\.\d\d", f"ubuntu-{release.group(1)}", image, count=1)
+        tag = original.rsplit(":", 1)[-1]
+        if re.search(r"-(?:runtime|base)-", tag) and image.endswith("-complete"):
+            image = image.removesuffix("-complete")
+        return image
 
 
 @dataclass(frozen=True, slots=True)

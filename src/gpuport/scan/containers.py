@@ -447,7 +447,7 @@ def _judge_image(ref: str, rocm_version: str) -> _ImageVerdict | None:
         return None
     entry = kb.find_docker_image(ref)
     if entry is not None:
-        replacement = entry.image_for(rocm_version)
+        replacement = entry.image_for(rocm_version, original=ref)
         return _ImageVerdict(replacement, entry.notes, True)
     if _CUDA_IMAGE_HINT_RE.search(ref):
         return _ImageVerdict(None, "", False)
