@@ -30,10 +30,14 @@ if [ ! -x .venv/bin/python ]; then
   log "creating .venv"
   $PY -m venv .venv
 fi
-stamp=.venv/.gpuport-installed$([ "$want_test" = 1 ] && echo -dev)
+if [ "$want_test" = 1 ]; then
+  stamp=.venv/.gpuport-installed-dev; spec=".[dev]"; what="gpuport with its test tools"
+else
+  stamp=.venv/.gpuport-installed; spec="."; what="gpuport"
+fi
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  log "installing gpuport$([ "$want_test" = 1 ] && echo ' with its test tools') into .venv"
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e ".$([ "$want_test" = 1 ] && echo '[dev]')"
+  log "installing $what into .venv"
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e "$spec"
   touch "$stamp"
 fi
 
