@@ -30,8 +30,11 @@ def write_atomic(path: Path, data: str | bytes, *, backup_suffix: str | None = N
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        if mode is None:  # a new file gets what open() would give it: 0666 less the umask
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
