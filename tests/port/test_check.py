@@ -131,3 +131,21 @@ def test_a_header_neither_compiler_finds_is_not_the_translations_fault() -> None
     check = _verdict("a.cu", original, translation)
     assert check.status is CheckStatus.NOT_COMPILED
     assert "softmax.cuh not found by either compiler" in check.detail
+
+
+@needs_compilers
+@pytest.mark.compilers
+def test_include_dirs_reach_both_compilers(tmp_path: Path) -> None:
+    # a header found only through the build's -Iheaders (not a folder named include/)
+    (tmp_path / "headers").mkdir()
+    (tmp_path / "headers" / "common.cuh").write_text(COMMON)
+    (tmp_path / "src").mkdir()
+    source = GOOD.replace('"../include/common.cuh"', '"common.cuh"')
+    (tmp_path / "src" / "good.cu").write_text(source)
+    result = port_project(tmp_path, "5.2", diagnostics=False)
+    (without,) = check_project(tmp_path, result, CheckOptions(jobs=1))
+    assert without.status is CheckStatus.NOT_COMPILED, without
+    assert "common.cuh not found by either compiler" in without.detail
+    options = CheckOptions(jobs=1, include_dirs=("headers",))
+    (with_dirs,) = check_project(tmp_path, result, options)
+    assert with_dirs.status is CheckStatus.BOTH_COMPILE, with_dirs

@@ -403,13 +403,44 @@ def test_cuda_arch_guards_become_device_compile_guards() -> None:
     )
 
 
-def test_cuda_arch_comparisons_are_reported_not_mapped() -> None:
+def test_cuda_arch_comparisons_are_reported_and_keep_their_condition_whole() -> None:
+    # rewriting defined() alone would make the condition true in HIP's device pass
     src = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n#endif\nint a = __CUDA_ARCH__;\n"
     r = port(src, rel="a.cpp")
-    assert out(r).startswith("#if defined(__HIP_DEVICE_COMPILE__) && __CUDA_ARCH__ >= 800\n")
+    assert out(r) == src
     unconverted = [c for c in r.changes if c.status is UNCONVERTED]
     assert [(c.line, c.column) for c in unconverted] == [(1, 31), (3, 9)]
     assert "gfx" in unconverted[0].note
+    kept = find_at(r, 1, 13)
+    assert kept.status is NEEDS_REVIEW and "this condition also compares" in kept.note
+
+
+def test_cuda_arch_guard_stays_when_the_code_it_guards_uses_the_value() -> None:
+    src = (
+        "__host__ __device__ int arch() {\n#ifdef __CUDA_ARCH__\n  return __CUDA_ARCH__;\n"
+        "#else\n  return 0;\n#endif\n}\n"
+        "#if defined(__CUDA_ARCH__)\n#if __CUDA_ARCH__ >= 800\n#define N 8\n#endif\n#endif\n"
+        "#ifndef __CUDA_ARCH__\n#define HOST 1\n#elif 1\n#define ARCH __CUDA_ARCH__\n#endif\n"
+        "#if __CUDA_ARCH__ >= 700\n#elif defined(__CUDA_ARCH__)\n#define GENERIC 1\n#endif\n"
+        "#ifdef __CUDA_ARCH__\n#define DEVICE 1\n#endif\n"
+    )
+    r = port(src, rel="a.h")
+    lines = out(r).splitlines()
+    assert lines[1] == "#ifdef __CUDA_ARCH__"  # `return __CUDA_ARCH__` below
+    assert lines[7] == "#if defined(__CUDA_ARCH__)"  # the nested comparison
+    assert lines[12] == "#ifndef __CUDA_ARCH__"  # the #define in its #elif branch
+    # an #elif governs only its own branches: nothing below it reads the value
+    assert lines[18] == "#elif defined(__HIP_DEVICE_COMPILE__)"
+    assert lines[21] == "#ifdef __HIP_DEVICE_COMPILE__"
+    kept = find_at(r, 2, 8)
+    assert kept.status is NEEDS_REVIEW and "(line 3)" in kept.note
+    assert find_at(r, 3, 10).status is UNCONVERTED
+
+
+def find_at(result: FileResult, line: int, column: int) -> Change:
+    hits = [c for c in result.changes if (c.line, c.column) == (line, column)]
+    assert len(hits) == 1, (line, column, result.changes)
+    return hits[0]
 
 
 def test_compiler_macros() -> None:
@@ -571,7 +602,7 @@ def test_every_row_of_the_table_is_well_formed() -> None:
 def test_every_extra_entry_has_sources_and_a_date() -> None:
     data = tomllib.loads((KB / "cuda_hip_extra.toml").read_text(encoding="utf-8"))
     entries = [*data["header"], *data["header_prefix"], *data["name"], *data["unsupported"]]
-    entries += [*data["same_name"], data["warp"]]
+    entries += [*data["same_name"], *data["dropped_suffix"], data["warp"]]
     for entry in entries:
         assert entry["sources"] and all(s.startswith(("http", "Debian")) for s in entry["sources"])
         assert isinstance(entry["checked"], datetime.date)
@@ -660,3 +691,70 @@ def test_thrust_cuda_policy_becomes_thrust_hip() -> None:
     assert out(port(src, rel="a.cpp")) == (
         "thrust::sort(thrust::hip::par.on(stream), v.begin(), v.end());\nint cuda = 1; ns::cuda::f();\n"
     )
+
+
+def test_block_scoped_atomics_become_device_scoped() -> None:
+    src = "__global__ void k(int* c, float* f) { atomicAdd_block(c, 1); atomicMax_block(c, 2); atomicCAS_block(c, 0, 1); atomicAdd_block(f, 1.f); }\n"
+    r = port(src, "5.2", rel="a.cpp")
+    assert out(r) == src.replace("_block(", "(")
+    assert "device scope" in find_at(r, 1, 39).note
+
+
+def test_hip_data_types_are_there_from_rocm_5_2() -> None:
+    src = "cudaDataType t = CUDA_R_32F; int c = CUDA_C_64F; int b = CUDA_R_16BF;\n"
+    r = port(src, "5.2", rel="a.cpp")
+    assert out(r).startswith("hipDataType t = HIP_R_32F; int c = HIP_C_64F; int b = CUDA_R_16BF;")
+    assert find(r, "CUDA_R_16BF").status is UNCONVERTED  # the bf16 value came later
+    assert find(port(src, "5.1", rel="a.cpp"), "CUDA_R_32F").status is UNCONVERTED
+
+
+def test_a_renamed_enumerator_takes_the_spelling_of_the_release() -> None:
+    src = "auto order = CUSPARSE_ORDER_COL;\n"
+    old = port(src, "5.2", rel="a.cpp")
+    assert out(old) == "auto order = HIPSPARSE_ORDER_COLUMN;\n"
+    assert "HIPSPARSE_ORDER_COL from ROCm 5.4" in find(old, "CUSPARSE_ORDER_COL").note
+    assert out(port(src, "5.4", rel="a.cpp")) == "auto order = HIPSPARSE_ORDER_COL;\n"
+    assert find(port(src, "4.0", rel="a.cpp"), "CUSPARSE_ORDER_COL").status is UNCONVERTED
+
+
+def test_hipblas_v2_names_lose_their_suffix_from_rocm_7() -> None:
+    src = "cublasGemmEx(h, a, b); cublasCgemm(h); cublasSgemm(h);\n"
+    assert out(port(src, "6.4", rel="a.cpp")) == (
+        "hipblasGemmEx_v2(h, a, b); hipblasCgemm_v2(h); hipblasSgemm(h);\n"
+    )
+    assert out(port(src, "7.0", rel="a.cpp")) == (
+        "hipblasGemmEx(h, a, b); hipblasCgemm(h); hipblasSgemm(h);\n"
+    )
+    assert find(port(src, "5.7", rel="a.cpp"), "cublasGemmEx").status is UNCONVERTED
+    api = load_api_map()
+    v2 = [e for e in api.entries.values() if e.family == "cublas" and e.hip.endswith("_v2")]
+    assert not v2  # every _v2 name of the table got its ROCm 7 spelling
+
+
+def test_trap_becomes_the_clang_builtin() -> None:
+    r = port("__device__ void fail() { __trap(); }\n", "5.2", rel="a.cpp")
+    assert out(r) == "__device__ void fail() { __builtin_trap(); }\n"
+
+
+def test_tile_votes_are_reported_before_rocm_6_2() -> None:
+    src = (
+        "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+        "__device__ int f(cg::thread_block_tile<32> tile, std::bitset<4> bits, float v) {\n"
+        "  auto octet = cg::tiled_partition<8>(cg::this_thread_block());\n"
+        "  cg::coalesced_group active = cg::coalesced_threads();\n"
+        "  return tile.any(v > 0) + octet.ballot(v < 0) + active.all(1) + bits.any();\n}\n"
+    )
+    r = port(src, "5.2", rel="a.cu")
+    reported = [(c.line, c.before) for c in r.changes if c.family == "device"]
+    assert reported == [(6, "tile.any"), (6, "octet.ballot"), (6, "active.all")]
+    assert "added in 6.2" in find(r, "tile.any").note
+    assert not [c for c in port(src, "6.2", rel="a.cu").changes if c.family == "device"]
+
+
+def test_a_new_make_overload_is_not_a_clash() -> None:
+    src = (
+        "__host__ __device__ float3 make_float3(const float4& v) { return {v.x, v.y, v.z}; }\n"
+        "__host__ __device__ float2 make_float2(float x, float y) { return {x, y}; }\n"
+    )
+    r = port(src, rel="a.cu")
+    assert [(c.line, c.before) for c in r.changes if c.family == "clash"] == [(2, "make_float2")]

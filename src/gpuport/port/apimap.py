@@ -79,6 +79,10 @@ class ApiEntry:
     cuda_removed: str = ""
     note: str = ""
     source: str = "hipify"  # "hipify" (the table) or "extra" (cuda_hip_extra.toml)
+    # The name HIP had for it before ``hip_added`` (a rename such as hipSPARSE's
+    # HIPSPARSE_ORDER_COLUMN → HIPSPARSE_ORDER_COL in 5.4), and when that name appeared.
+    hip_before: str = ""
+    hip_before_added: Version | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +113,8 @@ class WarpVersions:
     sync_preview_since: Version
     sync_default_since: Version
     syncwarp_since: Version
+    # cooperative groups' tile votes (thread_block_tile::any/all/ballot/match_*)
+    tile_vote_since: Version
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,12 +233,20 @@ def _merge_extras(
         _header_entry(item, f"{EXTRA_TOML} header_prefix #{i + 1} ({item.get('cuda')})")
         for i, item in enumerate(extra.get("header_prefix", []))
     )
+    for i, rule in enumerate(extra.get("dropped_suffix", [])):
+        _drop_suffix(entries, rule, f"{EXTRA_TOML} dropped_suffix #{i + 1}")
     for i, item in enumerate(extra.get("name", [])):
         where = f"{EXTRA_TOML} name #{i + 1} ({item.get('cuda')})"
         _require_sources(item, where)
         since = _version_or_none(str(item.get("since", "")), where)
         if since is None or not item.get("hip"):
             raise ApiMapError(f"{where}: a rename needs `hip` and `since`")
+        before = str(item.get("before", ""))
+        before_since = _version_or_none(str(item.get("before_since", "")), where)
+        if bool(before) != (before_since is not None) or (
+            before_since is not None and before_since >= since
+        ):
+            raise ApiMapError(f"{where}: `before` needs a `before_since` earlier than `since`")
         entries[str(item["cuda"])] = ApiEntry(
             cuda=str(item["cuda"]),
             hip=str(item["hip"]),
@@ -240,6 +254,8 @@ def _merge_extras(
             hip_added=since,
             note=str(item.get("note", "")),
             source="extra",
+            hip_before=before,
+            hip_before_added=before_since,
         )
     for i, item in enumerate(extra.get("unsupported", [])):
         where = f"{EXTRA_TOML} unsupported #{i + 1} ({item.get('cuda')})"
@@ -278,8 +294,34 @@ def _merge_extras(
         sync_preview_since=parse_version(str(warp["sync_preview_since"])),
         sync_default_since=parse_version(str(warp["sync_default_since"])),
         syncwarp_since=parse_version(str(warp["syncwarp_since"])),
+        tile_vote_since=parse_version(str(warp["tile_vote_since"])),
     )
     return headers, prefixes, versions
+
+
+def _drop_suffix(entries: dict[str, ApiEntry], rule: Mapping[str, Any], where: str) -> None:
+    """From ``since`` on, the table's HIP names of ``family`` ending in ``suffix`` lose it
+    (hipBLAS 3.0 gave the plain names the signatures of the ``_v2`` ones and dropped those)."""
+    _require_sources(rule, where)
+    family = _family(rule, where)
+    suffix = str(rule.get("suffix", ""))
+    since = _version_or_none(str(rule.get("since", "")), where)
+    if not suffix or since is None:
+        raise ApiMapError(f"{where}: needs `suffix` and `since`")
+    for name, entry in list(entries.items()):
+        if entry.family != family or not entry.hip.endswith(suffix) or entry.hip_removed:
+            continue
+        entries[name] = ApiEntry(
+            cuda=entry.cuda,
+            hip=entry.hip[: -len(suffix)],
+            family=entry.family,
+            hip_added=since,
+            cuda_removed=entry.cuda_removed,
+            note=str(rule.get("note", "")) or entry.note,
+            source="extra",
+            hip_before=entry.hip,
+            hip_before_added=entry.hip_added,
+        )
 
 
 @functools.cache

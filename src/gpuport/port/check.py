@@ -74,6 +74,9 @@ class CheckOptions:
     timeout_s: int = COMPILE_TIMEOUT_S
     nvcc_flags: tuple[str, ...] = ()
     hipcc_flags: tuple[str, ...] = ()
+    # folders the build passes with -I, relative to the project root (the folder of a
+    # single file); searched in both mirrored trees
+    include_dirs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +217,7 @@ def _compile(
     source = tree / rel
     out = source.with_name(source.name + ".o")
     argv = [*command, str(source), "-o", str(out), f"-I{source.parent}", f"-I{tree}"]
+    argv += [f"-I{tree / folder}" for folder in options.include_dirs]
     argv += [f"-I{folder}" for folder in _include_folders(tree)]
     try:
         done = subprocess.run(

@@ -279,6 +279,19 @@ def _action_for(entry: ApiEntry, target: Version, target_text: str) -> _Action |
             f"{entry.hip} was removed in ROCm {version_text(entry.hip_removed)}{extra}",
             plain,
         )
+    if entry.hip_added is not None and entry.hip_added > target and entry.hip_before:
+        before_added = entry.hip_before_added
+        if before_added is not None and before_added > target:
+            return _Missing(
+                entry.family,
+                f"{entry.hip_before} is not in ROCm {target_text} "
+                f"(added in {version_text(before_added)}){extra}",
+                plain,
+            )
+        renamed = f"named {entry.hip} from ROCm {version_text(entry.hip_added)}"
+        return _Rename(
+            entry.hip_before, entry.family, f"{renamed}; {entry.note}" if entry.note else renamed
+        )
     if entry.hip_added is not None and entry.hip_added > target:
         return _Missing(
             entry.family,
@@ -329,6 +342,7 @@ class _Translation:
     includes_hip_runtime: bool = False
     uses_gpu_code: bool = False
     widened_definitions: set[int] = field(default_factory=set)
+    arch_plan: dict[int, _ArchUse] | None = None  # built at the first __CUDA_ARCH__
     _line_pos: int = 0
     _line_no: int = 1
     _lone_cr: bool = False
@@ -427,6 +441,8 @@ class _Translation:
             else:
                 self.literal(m.start(group or ""), m.group(group or ""))
             pos = m.end()
+        if "cooperative_groups" in text and self.target < self.api.warp.tile_vote_since:
+            _tile_votes(self)
         uses_gpu = self.uses_gpu_code or "<<<" in text or _KERNEL_BUILTIN_RE.search(text)
         if self.kind is FileKind.CUDA and not self.includes_hip_runtime and uses_gpu:
             self.insert_runtime_include()
@@ -1040,11 +1056,105 @@ def _syncwarp(t: _Translation, name: str, start: int, end: int) -> None:
         )
 
 
-def _cuda_arch(t: _Translation, name: str, start: int, end: int) -> None:
-    text = t.text
+@dataclass(frozen=True, slots=True)
+class _ArchUse:
+    """What one ``__CUDA_ARCH__`` does: ``guard`` (a device-code test: defined(), #ifdef,
+    a bare #if), ``define`` (#define/#undef of it), ``value`` (its number, in a directive)
+    or ``code`` (its number, in C++ code); ``rewrite`` for a guard that may become
+    __HIP_DEVICE_COMPILE__, else ``because``: the position of the value use that stops it."""
+
+    kind: str
+    rewrite: bool = False
+    because: int = -1
+
+
+_ARCH_RE = re.compile(r"(?<![\w$])__CUDA_ARCH__(?![\w$])")
+_CONDITIONAL_RE = re.compile(
+    r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)(?![\w$])", re.MULTILINE
+)
+
+
+def _arch_use_kind(text: str, start: int, end: int) -> str:
+    """How the ``__CUDA_ARCH__`` at ``start`` is used (see _ArchUse.kind)."""
     line_start = _logical_line_start(text, start)
     head = text[line_start:start].lstrip(" \t")
     if not head.startswith("#"):
+        return "code"
+    directive = re.match(r"#\s*(\w+)", head)
+    word = directive.group(1) if directive else ""
+    before = _significant_before(text, line_start, start)
+    if word in ("define", "undef") and before[-1:] == [word]:
+        return "define"
+    if word not in ("if", "elif", "ifdef", "ifndef", "elifdef", "elifndef"):
+        return "value"  # a #define body or another directive: its number is used
+    after = _significant_after(text, end)
+    is_defined_test = (
+        word in ("ifdef", "ifndef", "elifdef", "elifndef")
+        or (before[-1:] == ["defined"])
+        or (before[-2:] == ["defined", "("] and after[:1] == [")"])
+    )
+    if is_defined_test or (word in ("if", "elif") and _is_bare_condition(before, after)):
+        return "guard"
+    return "value"
+
+
+def _arch_plan(text: str) -> dict[int, _ArchUse]:
+    """Every ``__CUDA_ARCH__`` of the file and what to do with it, deciding each
+    conditional as a unit. A guard becomes ``__HIP_DEVICE_COMPILE__`` only when neither
+    its own condition nor the conditional it opens or continues (down to its #endif)
+    uses ``__CUDA_ARCH__``'s number: HIP leaves the macro undefined, so such a use reads
+    0 in a directive or fails to compile in code, and a rewritten guard would send HIP's
+    device pass into code written for a compute capability (e.g. the redefinition of a
+    pre-sm_60 double atomicAdd)."""
+    code = code_only(text)
+    kinds = {m.start(): _arch_use_kind(text, m.start(), m.end()) for m in _ARCH_RE.finditer(code)}
+    values = sorted(pos for pos, kind in kinds.items() if kind in ("value", "code"))
+    # the span each conditional directive governs: from its line to the matching #endif
+    region_end: dict[int, int] = {}
+    open_groups: list[list[int]] = []
+    for m in _CONDITIONAL_RE.finditer(code):
+        word = m.group(1)
+        if word in ("if", "ifdef", "ifndef"):
+            open_groups.append([m.start()])
+        elif word == "endif":
+            if open_groups:
+                for line in open_groups.pop():
+                    region_end[line] = m.end()
+        elif open_groups:
+            open_groups[-1].append(m.start())
+    plan: dict[int, _ArchUse] = {}
+    for pos, kind in kinds.items():
+        if kind != "guard":
+            plan[pos] = _ArchUse(kind)
+            continue
+        line = _logical_line_start(text, pos)
+        line_end = _directive_end(text, pos)
+        same_line = [v for v in values if line <= v < line_end]
+        end = region_end.get(line, len(text))
+        in_region = same_line or [v for v in values[bisect.bisect_left(values, line) :] if v < end]
+        plan[pos] = _ArchUse(kind, not in_region, in_region[0] if in_region else -1)
+    return plan
+
+
+def _directive_end(text: str, pos: int) -> int:
+    """The end of the (logical) directive line holding ``pos``."""
+    while True:
+        newline = _NEWLINE_RE.search(text, pos)
+        if newline is None:
+            return len(text)
+        if text[newline.start() - 1] != "\\":
+            return newline.start()
+        pos = newline.end()
+
+
+_NEWLINE_RE = re.compile(r"\r\n|\r|\n")
+
+
+def _cuda_arch(t: _Translation, name: str, start: int, end: int) -> None:
+    if t.arch_plan is None:
+        t.arch_plan = _arch_plan(t.text)
+    use = t.arch_plan.get(start) or _ArchUse(_arch_use_kind(t.text, start, end))
+    if use.kind == "code":
         t.change(
             start,
             "arch",
@@ -1055,17 +1165,7 @@ def _cuda_arch(t: _Translation, name: str, start: int, end: int) -> None:
             "__HIP_DEVICE_COMPILE__ to test for device code, or the gfx target macros",
         )
         return
-    directive = re.match(r"#\s*(\w+)", head)
-    word = directive.group(1) if directive else ""
-    before = _significant_before(text, line_start, start)
-    after = _significant_after(text, end)
-    is_defined_test = (
-        word in ("ifdef", "ifndef", "elifdef", "elifndef")
-        or (before[-1:] == ["defined"])
-        or (before[-2:] == ["defined", "("] and after[:1] == [")"])
-    )
-    plain_truth = word in ("if", "elif") and _is_bare_condition(before, after)
-    if word in ("define", "undef") and before[-1:] == [word]:
+    if use.kind == "define":
         t.change(
             start,
             "arch",
@@ -1075,7 +1175,7 @@ def _cuda_arch(t: _Translation, name: str, start: int, end: int) -> None:
             "defines __CUDA_ARCH__ itself: decide what it should mean for AMD targets",
         )
         return
-    if is_defined_test or plain_truth:
+    if use.kind == "guard" and use.rewrite:
         new = "__HIP_DEVICE_COMPILE__"
         if t.edit(start, end, new):
             t.change(
@@ -1086,6 +1186,24 @@ def _cuda_arch(t: _Translation, name: str, start: int, end: int) -> None:
                 CONVERTED,
                 "both are defined only while device code is compiled",
             )
+        return
+    if use.kind == "guard":
+        where = (
+            "this condition also compares __CUDA_ARCH__'s value"
+            if use.because < _directive_end(t.text, start)
+            else f"the code under this test uses __CUDA_ARCH__'s value (line "
+            f"{t.line_col(use.because)[0]})"
+        )
+        t.change(
+            start,
+            "arch",
+            "__CUDA_ARCH__",
+            "__CUDA_ARCH__",
+            NEEDS_REVIEW,
+            f"kept: {where}, so the test stays whole; HIP leaves __CUDA_ARCH__ undefined, so "
+            "on ROCm it is false in device code too. To give AMD a device path, replace the "
+            "value uses with the gfx target macros, then test __HIP_DEVICE_COMPILE__",
+        )
         return
     t.change(
         start,
@@ -1179,6 +1297,8 @@ def _clash(t: _Translation, name: str, start: int, end: int) -> None:
     if not _is_definition(t.text, start, end):
         return
     if name.startswith("make_"):
+        if not _is_hip_make_signature(t.text, name, end):
+            return  # a new overload (make_float3(float4)): nothing of HIP's clashes
         why = "HIP's hip_vector_types.h defines the make_* functions for its vector types"
     elif name.startswith("atomic"):
         why = (
@@ -1199,6 +1319,19 @@ def _clash(t: _Translation, name: str, start: int, end: int) -> None:
         "same signature does not compile and a near one makes calls ambiguous — remove it, "
         "guard it with #ifndef __HIPCC__, or rename it",
     )
+
+
+def _is_hip_make_signature(text: str, name: str, end: int) -> bool:
+    """Does ``make_float3(...)`` declared at ``end`` take what HIP's does: one scalar per
+    component (three here), no vector type?"""
+    call = _parse_call(text, end)
+    if call is None:
+        return True  # cannot tell: report it
+    params = [text[a:b] for a, b in call.args]
+    components = int(name[-1])
+    if len(params) != components:
+        return False
+    return not any(word in _VECTOR_TYPES for p in params for word in re.findall(r"\w+", p))
 
 
 _CALL_CONTEXT = frozenset("=(,[{};!?:+-/%^|<~")
@@ -1416,6 +1549,48 @@ def _thrust_cuda(t: _Translation, name: str, start: int, end: int) -> None:
             "thrust::hip",
             CONVERTED,
             "rocThrust's execution policies live in thrust::hip (par, par_nosync)",
+        )
+
+
+# Variables that hold a cooperative-groups tile or coalesced group: declared with the type,
+# or with auto from the call that makes one.
+_TILE_VARIABLE_RE = re.compile(
+    r"(?:\bthread_block_tile\s*<[^<>;{}()]*>|\bcoalesced_group)\s*&{0,2}\s*([A-Za-z_]\w*)"
+    r"|\bauto\s*&{0,2}\s*([A-Za-z_]\w*)\s*=\s*(?:\w+\s*::\s*)*"
+    r"(?:tiled_partition\s*<|coalesced_threads\s*\(|binary_partition\s*\()"
+)
+_TILE_VOTES = ("any", "all", "ballot", "match_any", "match_all")
+
+
+def _tile_votes(t: _Translation) -> None:
+    """``tile.any(p)``, ``tile.ballot(p)``, ``tile.match_any(v)``...: HIP's cooperative
+    groups have them only from ROCm 6.2 (5.2's thread_block_tile has the shuffles alone)."""
+    code = code_only(t.text)
+    names = {a or b for a, b in _TILE_VARIABLE_RE.findall(code)}
+    if not names:
+        return
+    calls = re.compile(
+        rf"(?<![\w$])(?:{'|'.join(map(re.escape, sorted(names)))})\s*(?:\.|->)\s*"
+        rf"({'|'.join(_TILE_VOTES)})\s*\("
+    )
+    since = version_text(t.api.warp.tile_vote_since)
+    for m in calls.finditer(code):
+        member = m.group(1)
+        wave_wide = {"any": "__any", "all": "__all", "ballot": "__ballot"}.get(member)
+        instead = (
+            f"use the wave-wide {wave_wide}() and keep the tile's own lanes of the result"
+            if wave_wide
+            else "compare values with the tile's shfl() instead"
+        )
+        before = code[m.start() : m.start(1) + len(member)]
+        t.change(
+            m.start(1),
+            "device",
+            before,
+            before,
+            UNCONVERTED,
+            f"cooperative groups' {member}() on a tile is not in ROCm {version_text(t.target)} "
+            f"(added in {since}): {instead}",
         )
 
 
