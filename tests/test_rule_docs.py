@@ -32,3 +32,14 @@ def test_docs_rules_md_is_up_to_date() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_every_rule_has_a_fixture_line_that_expects_it() -> None:
+    marker = re.compile(r"expect:\s*([A-Z0-9, ]+)")
+    expected: set[str] = set()
+    for path in (ROOT / "tests" / "fixtures").rglob("*"):
+        if path.is_file():
+            for m in marker.finditer(path.read_text(encoding="utf-8", errors="replace")):
+                expected |= {p.strip() for p in m.group(1).split(",")}
+    missing = [r.id for r in all_rules() if r.id not in expected]
+    assert not missing, f"rules with no fixture line marked `expect: ID`: {missing}"
