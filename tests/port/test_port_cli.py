@@ -246,3 +246,21 @@ def test_a_single_file_can_be_ported(tmp_path: Path) -> None:
     code, _, stderr = invoke(str(root / "add.cu"), "--out", str(out))
     assert code == 0, stderr
     assert "hipStreamSynchronize" in (out / "add.cu").read_text()
+
+
+def test_check_without_a_version_translates_for_the_older_hipcc_it_will_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gpuport.port.command as command
+
+    (tmp_path / "requirements.txt").write_text("numpy==1.26.4\n")
+    monkeypatch.setattr(command, "hipcc_version", lambda hipcc="hipcc": (5, 2))
+
+    def target(*args: str) -> tuple[str, str]:
+        out = CliRunner().invoke(main, ["port", str(tmp_path), "--format", "json", *args])
+        return json.loads(out.stdout)["rocm_version"], out.stderr
+
+    version, err = target("--check")
+    assert version == "5.2" and "translating for ROCm 5.2" in err
+    assert target("--check", "--rocm-version", "6.4")[0] == "6.4"  # asked for: kept
+    assert target()[0] == command.default_rocm_version()  # no --check: the default

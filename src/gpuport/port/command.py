@@ -43,7 +43,9 @@ class PortUsageError(click.UsageError):
     """A flag combination or target that the command refuses (exit code 2)."""
 
 
-def _rocm_version(ctx: click.Context, param: click.Parameter, value: str) -> str:
+def _rocm_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
     try:
         parse_version(value)
     except ValueError as exc:
@@ -51,14 +53,33 @@ def _rocm_version(ctx: click.Context, param: click.Parameter, value: str) -> str
     return value.strip()
 
 
+def _target_version(requested: str | None, run_check: bool, console: Any) -> str:
+    """The ROCm release to translate for: as asked; else, when --check will compile with an
+    older hipcc, that hipcc's release (so the check means something); else the default."""
+    if requested is not None:
+        return requested
+    default = default_rocm_version()
+    if not run_check:
+        return default
+    hip = hipcc_version(CheckOptions().hipcc)
+    if hip is None or hip >= parse_version(default)[:2]:
+        return default
+    found = f"{hip[0]}.{hip[1]}"
+    console.print(
+        f"note: translating for ROCm {found}, the release of the hipcc that --check uses "
+        f"(pass --rocm-version {default} or another to choose)",
+        highlight=False,
+    )
+    return found
+
+
 @click.command("port")
 @click.argument("path", type=click.Path(path_type=Path), default=Path("."), required=False)
 @click.option(
     "--rocm-version",
-    default=default_rocm_version(),
-    show_default=True,
     callback=_rocm_version,
-    help="The ROCm release to translate for; names it lacks are reported, not used.",
+    help="The ROCm release to translate for; names it lacks are reported, not used. "
+    f"Default: {default_rocm_version()}, or with --check the release of an older hipcc.",
 )
 @click.option(
     "--out",
@@ -105,7 +126,7 @@ def _rocm_version(ctx: click.Context, param: click.Parameter, value: str) -> str
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 def port(
     path: Path,
-    rocm_version: str,
+    rocm_version: str | None,
     out_dir: Path | None,
     in_place: bool,
     backup_suffix: str,
@@ -129,10 +150,11 @@ def port(
     except PortUsageError as exc:
         console.print(f"[bold red]error:[/] {exc.message}", highlight=False)
         sys.exit(EXIT_ERROR)
+    target = _target_version(rocm_version, run_check, console)
     with Progress(enabled=not no_progress, label="porting") as progress:
         result = port_project(
             path,
-            rocm_version,
+            target,
             fix_warp_masks=fix_warp_masks,
             translate_strings=translate_strings,
             exclude=exclude,
