@@ -121,3 +121,10 @@ def test_explain_lists_and_explains_rules() -> None:
 
 def test_unknown_format_is_a_usage_error(tmp_path: Path) -> None:
     assert run("scan", str(project(tmp_path)), "--format", "xml")[0] == 2
+
+
+def test_an_empty_path_is_a_usage_error_not_the_current_folder() -> None:
+    for command in ("scan", "assess", "port"):
+        code, out, err = run(command, "")
+        assert code == 2 and "the path is empty" in err, command
+        assert out == ""

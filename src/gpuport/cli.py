@@ -20,7 +20,7 @@ import click
 from gpuport import __version__
 from gpuport.config import ConfigError, Settings, load_settings
 from gpuport.files import WalkOptions
-from gpuport.options import format_options
+from gpuport.options import ProjectPath, format_options
 from gpuport.report import Format, RenderOptions, render
 from gpuport.scan.engine import ScanOptions, ScanResult, scan_path
 from gpuport.ui import Progress, emit, stderr_console
@@ -35,7 +35,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 def scan_options(function: F) -> F:
     """Options of every command that scans a project."""
     decorators = [
-        click.argument("path", type=click.Path(path_type=Path), default=Path("."), required=False),
+        click.argument("path", type=ProjectPath(), default=Path("."), required=False),
         click.option(
             "--fail-on",
             help="Exit 1 when a finding is at or above this severity "

@@ -1,4 +1,4 @@
-"""Command-line options shared by every command that reports: ``--format`` and ``-o``.
+"""Command-line pieces shared by the commands: ``--format`` and ``-o``, and the PATH argument.
 
 Stage commands (plan, port) import this rather than ``gpuport.cli``, which imports them.
 """
@@ -38,3 +38,19 @@ def format_options(
         return function
 
     return decorate
+
+
+class ProjectPath(click.Path):
+    """A PATH argument that refuses the empty string.
+
+    ``Path("")`` is ``Path(".")``: an empty argument (an unset shell variable, say) would
+    otherwise scan or port the current folder without a word.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("the path is empty", param, ctx)
+        return super().convert(value, param, ctx)

@@ -19,7 +19,7 @@ import click
 from gpuport import __version__
 from gpuport.files import DEFAULT_EXCLUDED_DIRS
 from gpuport.io import write_atomic
-from gpuport.options import format_options
+from gpuport.options import ProjectPath, format_options
 from gpuport.port.apimap import default_rocm_version, parse_version
 from gpuport.port.check import (
     DEFAULT_OFFLOAD_ARCH,
@@ -74,7 +74,7 @@ def _target_version(requested: str | None, run_check: bool, console: Any) -> str
 
 
 @click.command("port")
-@click.argument("path", type=click.Path(path_type=Path), default=Path("."), required=False)
+@click.argument("path", type=ProjectPath(), default=Path("."), required=False)
 @click.option(
     "--rocm-version",
     callback=_rocm_version,
