@@ -38,6 +38,7 @@ DEFAULT_EXCLUDED_DIRS = frozenset(
         "site-packages",
         ".ipynb_checkpoints",
         ".eggs",
+        ".cache",
     }
 )
 
