@@ -6,6 +6,7 @@ and error messages can say so.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,8 +122,18 @@ def _apply(settings: Settings, attr: str, value: Any, source: str) -> None:
             setattr(settings, attr, tuple(value))
         elif attr == "max_file_size":
             settings.max_file_size = parse_size(value)
-        elif attr in ("baseline", "rocm_version", "offload_arch"):
-            setattr(settings, attr, str(value))
+        elif attr == "baseline":
+            # a baseline named in pyproject.toml lives beside it, wherever gpuport is run from
+            base = Path(source).parent if source not in ("flag", "default") else Path()
+            settings.baseline = str(base / str(value))
+        elif attr == "rocm_version":
+            if not re.fullmatch(r"\d+\.\d+(?:\.\d+)?", str(value).strip()):
+                raise ConfigError(f"rocm-version {value!r} is not a ROCm version (e.g. 6.4)")
+            settings.rocm_version = str(value).strip()
+        elif attr == "offload_arch":
+            if not re.fullmatch(r"gfx[0-9a-f]+(?:[:+-][\w:+-]*)?", str(value).strip()):
+                raise ConfigError(f"offload-arch {value!r} is not an AMD GPU target (e.g. gfx90a)")
+            settings.offload_arch = str(value).strip()
         else:
             raise ConfigError(f"unknown setting {attr}")
     except ConfigError as exc:

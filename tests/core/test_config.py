@@ -56,3 +56,11 @@ def test_parse_size(text: str, value: int) -> None:
 def test_parse_size_rejects(text: str) -> None:
     with pytest.raises(ConfigError):
         parse_size(text)
+
+
+def test_a_configured_baseline_is_relative_to_its_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.gpuport]\nbaseline = "ci/base.json"\n')
+    (tmp_path / "src").mkdir()
+    s = load_settings(tmp_path / "src")
+    assert s.baseline == str(tmp_path / "ci" / "base.json")
+    assert load_settings(tmp_path, {"baseline": "mine.json"}).baseline == "mine.json"

@@ -264,3 +264,18 @@ def test_check_without_a_version_translates_for_the_older_hipcc_it_will_use(
     assert version == "5.2" and "translating for ROCm 5.2" in err
     assert target("--check", "--rocm-version", "6.4")[0] == "6.4"  # asked for: kept
     assert target()[0] == command.default_rocm_version()  # no --check: the default
+
+
+def test_tool_gpuport_table_sets_the_rocm_version_and_flags_win(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.gpuport]\nrocm-version = "6.1"\n')
+    (tmp_path / "requirements.txt").write_text("numpy==1.26.4\n")
+
+    def target(*args: str) -> str:
+        out = CliRunner().invoke(main, ["port", str(tmp_path), "--format", "json", *args])
+        return str(json.loads(out.stdout)["rocm_version"])
+
+    assert target() == "6.1"
+    assert target("--rocm-version", "6.4") == "6.4"
+    (tmp_path / "pyproject.toml").write_text('[tool.gpuport]\nrocm-version = "x.y"\n')
+    broken = CliRunner().invoke(main, ["port", str(tmp_path)])
+    assert broken.exit_code == 2 and "pyproject.toml" in broken.stderr

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from gpuport import __version__
+from gpuport.config import ConfigError, load_settings
 from gpuport.files import DEFAULT_EXCLUDED_DIRS
 from gpuport.io import write_atomic
 from gpuport.options import ProjectPath, format_options
@@ -103,8 +104,7 @@ def _target_version(requested: str | None, run_check: bool, console: Any) -> str
 )
 @click.option(
     "--offload-arch",
-    default=DEFAULT_OFFLOAD_ARCH,
-    show_default=True,
+    show_default=f"{DEFAULT_OFFLOAD_ARCH}, or [tool.gpuport] offload-arch",
     help="The AMD GPU target hipcc compiles for with --check (gfx90a = MI200, gfx942 = MI300).",
 )
 @click.option(
@@ -132,7 +132,7 @@ def port(
     backup_suffix: str,
     force: bool,
     run_check: bool,
-    offload_arch: str,
+    offload_arch: str | None,
     fix_warp_masks: bool,
     translate_strings: bool,
     exclude: tuple[str, ...],
@@ -147,9 +147,17 @@ def port(
     console = stderr_console()
     try:
         _validate(path, out_dir, in_place, backup_suffix, force)
-    except PortUsageError as exc:
-        console.print(f"[bold red]error:[/] {exc.message}", highlight=False)
+        settings = load_settings(path)
+    except (PortUsageError, ConfigError) as exc:
+        message = exc.message if isinstance(exc, PortUsageError) else str(exc)
+        console.print(f"[bold red]error:[/] {message}", highlight=False)
         sys.exit(EXIT_ERROR)
+    # Flags win; then [tool.gpuport] in the nearest pyproject.toml; then the defaults.
+    if rocm_version is None and settings.source_of("rocm_version") != "default":
+        rocm_version = settings.rocm_version
+    if offload_arch is None:
+        offload_arch = settings.offload_arch
+    exclude = exclude or settings.exclude
     target = _target_version(rocm_version, run_check, console)
     with Progress(enabled=not no_progress, label="porting") as progress:
         result = port_project(
