@@ -389,3 +389,50 @@ def test_every_rewritable_kind_has_a_rewriter() -> None:
         FileKind.CMAKE,
         FileKind.MAKEFILE,
     }
+
+
+def test_dockerfile_arg_default_built_from_an_earlier_arg() -> None:
+    text = "ARG CUDA=12.1.0\nARG BASE=nvidia/cuda:${CUDA}-devel-ubuntu22.04\nFROM ${BASE}\n"
+    result = rewrite_dockerfile("Dockerfile", text, "6.4")
+    [change] = result.changes
+    assert change.before == "nvidia/cuda:12.1.0-devel-ubuntu22.04"
+    expected = _image("nvidia/cuda:12.1.0-devel-ubuntu22.04")
+    assert result.translated == f"ARG CUDA=12.1.0\nARG BASE={expected}\nFROM ${{BASE}}\n"
+
+
+def test_compose_reservation_in_a_merged_extension_is_reported() -> None:
+    text = (
+        "x-gpu: &gpu\n"
+        "  deploy:\n"
+        "    resources:\n"
+        "      reservations:\n"
+        "        devices:\n"
+        "          - driver: nvidia\n"
+        "            count: all\n"
+        "            capabilities: [gpu]\n"
+        "services:\n"
+        "  train:\n"
+        "    <<: *gpu\n"
+        "    image: busybox\n"
+    )
+    result = rewrite_compose("compose.yaml", text, "6.4")
+    assert [(c.line, c.rule_id, c.status) for c in result.changes] == [
+        (6, "GP407", ChangeStatus.UNCONVERTED)
+    ]
+    assert result.translated is None or result.translated == text
+
+
+def test_cmake_generator_expressions_keep_their_brackets() -> None:
+    text = (
+        "target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-arch=sm_80>)\n"
+        "target_link_libraries(k PRIVATE $<$<BOOL:${USE}>:CUDA::cublas>)\n"
+    )
+    result = rewrite_cmake("CMakeLists.txt", text, "6.4", offload_archs=("gfx942",))
+    assert result.translated is not None
+    lines = result.translated.splitlines()
+    assert lines[0] == (
+        "target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:HIP>:--offload-arch=gfx942>)"
+    )
+    assert "$<$<BOOL:${USE}>:roc::hipblas>)" in result.translated
+    assert [c.before for c in result.changes if c.rule_id == "GP505"] == ["CUDA::cublas"]
+    assert cmake_commands(result.translated)[1] is None

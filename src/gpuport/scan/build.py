@@ -1467,7 +1467,7 @@ _FINDCUDA_VARIABLE_RE = re.compile(
     r"|PROPAGATE_HOST_FLAGS|HOST_COMPILER|TOOLKIT_INCLUDE|NVCC_EXECUTABLE|SDK_ROOT_DIR"
     r"|64_BIT_DEVICE_CODE|ATTACH_VS_BUILD_RULE_TO_CUDA_FILE|BUILD_CUBIN|GENERATED_OUTPUT_DIR)(?![\w])"
 )
-_CUDA_TARGET_RE = re.compile(r"(?<![\w:])CUDA::[A-Za-z0-9_]+")
+_CUDA_TARGET_RE = re.compile(r"(?<!\w)(?<!::)CUDA::[A-Za-z0-9_]+")  # also inside $<...:CUDA::x>
 _ARCH_IDENT_RE = re.compile(
     r"(?<![\w])(?P<name>CMAKE_CUDA_ARCHITECTURES|CUDA_ARCHITECTURES|CUDAARCHS)(?![\w])"
 )
@@ -1603,7 +1603,9 @@ def _cmake_command_hits(ctx: _CMakeContext, command: CMakeCommand, covered: set[
         _cuda_source_hit(ctx, command, covered)
     # nvcc flags written in CMake strings (CMAKE_CUDA_FLAGS, target_compile_options...)
     words = [
-        Word(a.value, a.start + (1 if a.quoted else 0), a.end - (1 if a.quoted else 0))
+        _genex_content(
+            Word(a.value, a.start + (1 if a.quoted else 0), a.end - (1 if a.quoted else 0))
+        )
         for a in args
     ]
     ctx.hits.extend(
@@ -1611,6 +1613,34 @@ def _cmake_command_hits(ctx: _CMakeContext, command: CMakeCommand, covered: set[
         for h in build_word_hits(ctx.text, [words], "cmake", ctx.offload_archs)
         if h.rule is not CUDA_TOOLKIT_PATH  # already found per argument
     )
+
+
+def _genex_content(word: Word) -> Word:
+    """``word`` without the generator-expression syntax around it.
+
+    ``$<$<COMPILE_LANGUAGE:CUDA>:-arch=sm_80>`` is read as ``-arch=sm_80``, so that an edit of
+    the flag leaves the ``$<...:`` and ``>`` around it alone.
+    https://cmake.org/cmake/help/latest/manual/cmake-generator-expressions.7.html
+    """
+    text, start, end = word.text, word.start, word.end
+    while text.startswith("$<"):  # skip the condition, up to its ':' at the outer level
+        depth, i = 0, 0
+        while i < len(text):
+            if text.startswith("$<", i):
+                depth += 1
+                i += 2
+                continue
+            if text[i] == ">":
+                depth -= 1
+            elif text[i] == ":" and depth == 1:
+                break
+            i += 1
+        if i >= len(text):
+            return word  # no ':': a plain expression such as $<TARGET_FILE:x> stays whole
+        text, start = text[i + 1 :], start + i + 1
+    while text.endswith(">") and text.count(">") > text.count("<"):
+        text, end = text[:-1], end - 1
+    return Word(text, start, end) if (start, end) != (word.start, word.end) else word
 
 
 def _project_languages(args: Sequence[CMakeArg]) -> list[CMakeArg]:

@@ -1070,7 +1070,9 @@ def analyze_dockerfile(
                         offset, end = offset + 1, word.end - 1
                     else:
                         end = word.end
-                    global_args[name] = _ArgDefault(value, (offset, end))
+                    # Docker expands earlier ARGs in a default (ARG BASE=cuda:${CUDA_VERSION}).
+                    known = {arg_name: arg.value for arg_name, arg in global_args.items()}
+                    global_args[name] = _ArgDefault(expand_arguments(value, known), (offset, end))
         elif keyword == "FROM":
             seen_from = True
             hit = _from_hit(text, instruction, global_args, stages, rocm_version)
@@ -1327,6 +1329,27 @@ def _key_hits(
                 note="outside a compose service: give the container /dev/kfd and /dev/dri instead",
             )
         )
+    elif (
+        name == "devices"
+        and keys[-3:] == ["deploy", "resources", "reservations"]
+        and not (len(path) == 5 and path[0] == "services")
+        and isinstance(value, SequenceNode)
+    ):
+        # e.g. an `x-gpu: &gpu` extension merged into services with `<<: *gpu`
+        for item in value.value:
+            if isinstance(item, MappingNode) and _is_nvidia_device(item):
+                ctx.hits.append(
+                    Hit(
+                        COMPOSE_GPU_RESERVATION,
+                        item.start_mark.index,
+                        item.value[0][0].end_mark.index,
+                        "NVIDIA device reservation (deploy.resources.reservations.devices)",
+                        "compose-gpus",
+                        ChangeStatus.UNCONVERTED,
+                        note="outside a compose service: give the services /dev/kfd and "
+                        "/dev/dri instead",
+                    )
+                )
     elif name.startswith("nvidia.com/"):
         if "nodeSelector" in keys or parent_key in ("matchLabels",):
             _node_label_hit(ctx, key, value, name)
@@ -1769,21 +1792,22 @@ def _device_access(
             lines.append(f"{indent}{name}:\n")
             lines.extend(f"{indent}  - {item}\n" for item in items)
         elif not isinstance(existing[1], SequenceNode) or existing[1].flow_style:
-            present = _sequence_values(existing[1])
-            missing = [item for item in items if item not in present]
+            missing = _missing_items(existing[1], items)
             if missing:
                 notes.append(f"add {', '.join(missing)} to {name} by hand")
     return lines, notes
 
 
-def _sequence_values(node: Node) -> set[str]:
+def _missing_items(node: Node, wanted: Sequence[str]) -> list[str]:
+    """The ``wanted`` items a compose list lacks (``/dev/kfd:/dev/kfd`` counts as /dev/kfd)."""
+    present: set[str] = set()
     if isinstance(node, SequenceNode):
-        return {
+        present = {
             str(item.value).split(":")[0] if "/dev/" in str(item.value) else str(item.value)
             for item in node.value
             if isinstance(item, ScalarNode)
         }
-    return set()
+    return [item for item in wanted if item not in present]
 
 
 def _device_appends(ctx: _YamlContext, service: MappingNode) -> tuple[Edit, ...]:
@@ -1795,8 +1819,7 @@ def _device_appends(ctx: _YamlContext, service: MappingNode) -> tuple[Edit, ...]
         if existing is None or not isinstance(existing[1], SequenceNode) or existing[1].flow_style:
             continue
         sequence = existing[1]
-        present = _sequence_values(sequence)
-        missing = [item for item in items if item not in present]
+        missing = _missing_items(sequence, items)
         if not missing or not sequence.value:
             continue
         last = sequence.value[-1]
