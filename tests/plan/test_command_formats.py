@@ -9,8 +9,8 @@ from xml.etree import ElementTree
 import jsonschema
 import pytest
 from click.testing import CliRunner
+from plan_samples import LLAMA_LIKE
 
-from conftest import LLAMA_LIKE
 from gpuport.cli import main
 from gpuport.config import ConfigError
 from gpuport.plan.command import build_plan, plan_for_assess

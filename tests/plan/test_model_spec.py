@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from plan_samples import LLAMA_LIKE
 
-from conftest import LLAMA_LIKE
 from gpuport.plan.errors import PlanInputError
 from gpuport.plan.model_spec import (
     find_preset,

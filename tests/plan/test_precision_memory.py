@@ -9,6 +9,7 @@ from gpuport.plan.errors import PlanInputError
 from gpuport.plan.memory import (
     breakdown,
     kv_bytes_per_device,
+    largest_true,
     max_context,
     max_sequences,
     weight_bytes,
@@ -161,3 +162,16 @@ def test_sliding_windows_let_long_contexts_fit() -> None:
     # Only the 10 global layers keep growing: far longer than 62 full layers would allow.
     full_only = memory.kv_room / (62 * 2 * 16 * 128 * 2)
     assert longest > 5 * full_only
+
+
+@pytest.mark.parametrize("edge", [0, 1, 2, 7, 64, 999, 1000, 5000])
+@pytest.mark.parametrize("limit", [1000, 1024])
+def test_largest_true_finds_the_edge_and_never_passes_the_limit(edge: int, limit: int) -> None:
+    asked: list[int] = []
+
+    def holds(n: int) -> bool:
+        asked.append(n)
+        return n <= edge
+
+    assert largest_true(holds, limit) == min(edge, limit)
+    assert max(asked) <= limit

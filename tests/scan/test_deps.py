@@ -10,10 +10,11 @@ from hypothesis import strategies as st
 
 from expect import check_fixture
 from gpuport import kb
-from gpuport.files import FileKind, classify
+from gpuport.files import classify
 from gpuport.findings import Confidence, Finding, Severity, SkipKind, Skipped
 from gpuport.rules import get_rule, iter_rules
 from gpuport.scan.deps import (
+    DEPENDENCY_KINDS,
     TORCH_FAMILY,
     Edit,
     advise,
@@ -39,16 +40,8 @@ from gpuport.scan.deps_parse import (
 from gpuport.scan.engine import ScanOptions, ScanResult, scan_path
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "deps"
-_DEP_KINDS = {
-    FileKind.REQUIREMENTS,
-    FileKind.PYPROJECT,
-    FileKind.SETUP_PY,
-    FileKind.SETUP_CFG,
-    FileKind.CONDA_ENV,
-    FileKind.PIPFILE,
-}
 FIXTURE_FILES = sorted(
-    p for p in FIXTURES.rglob("*") if p.is_file() and classify(p.name) in _DEP_KINDS
+    p for p in FIXTURES.rglob("*") if p.is_file() and classify(p.name) in DEPENDENCY_KINDS
 )
 RULE_IDS = [f"GP1{n:02d}" for n in range(1, 13)]
 
@@ -341,6 +334,30 @@ def test_setup_py_computed_values_are_noted_not_run(tmp_path: Path) -> None:
     assert [(f.location.line, f.rule_id) for f in result.findings] == [(6, "GP105")]
 
 
+def test_setup_py_lists_grown_after_their_assignment_are_read_whole() -> None:
+    parsed = parse_setup_py(
+        "from setuptools import setup\n"
+        'REQS = ["numpy"]\n'
+        'REQS += ["cupy-cuda12x>=13"]\n'
+        'REQS.append("tensorrt==10.0.1")\n'
+        'REQS.extend(["pycuda"])\n'
+        'EXTRA = ["x"]\n'
+        'EXTRA.insert(0, "flash-attn")\n'
+        'setup(install_requires=REQS, extras_require={"e": EXTRA})\n',
+        "setup.py",
+    )
+    assert [(r.key, r.line) for r in parsed.requirements] == [
+        ("numpy", 2),
+        ("cupy-cuda12x", 3),
+        ("tensorrt", 4),
+        ("pycuda", 5),
+    ]
+    # A change gpuport does not follow makes the list computed: noted, never half-read.
+    (problem,) = parsed.problems
+    assert (problem.kind, problem.line) == (SkipKind.UNREADABLE, 8)
+    assert "extras_require.e is computed" in problem.reason
+
+
 def test_binary_requirements_file_is_skipped_by_the_reader(tmp_path: Path) -> None:
     (tmp_path / "requirements.txt").write_bytes(b"torch\x00\x01")
     (problem,) = scan(tmp_path).skipped
@@ -449,6 +466,46 @@ def test_pyproject_duplicate_strings_get_their_own_lines() -> None:
         ("numpy", 4, "project.dependencies"),
         ("torch", 7, "dependency-groups.x"),
     ]
+
+
+PDM_TIED = """\
+[project]
+name = "x"
+dependencies = ["torch>=2.4", "numpy"]
+
+[[tool.pdm.source]]
+name = "rocm"
+url = "https://download.pytorch.org/whl/rocm6.2"
+include_packages = ["torch*"]
+
+[tool.pdm.dev-dependencies]
+test = ["torchvision"]
+"""
+
+
+def test_pdm_include_packages_ties_requirements_to_the_source() -> None:
+    parsed = parse_pyproject(PDM_TIED, "pyproject.toml")
+    assert {r.key: r.index for r in parsed.requirements} == {
+        "torch": "rocm",
+        "numpy": "",
+        "torchvision": "rocm",
+    }
+    # PDM searches include_packages in that source only: PyPI's CUDA torch cannot win.
+    assert [a.rule.id for a in advise(parsed)] == []
+    untied = parse_pyproject(PDM_TIED.replace('include_packages = ["torch*"]\n', ""), "p")
+    assert [(a.rule.id, a.line) for a in advise(untied)] == [("GP103", 7)]
+
+
+def test_torch_tied_to_a_supplemental_rocm_source_is_not_open_to_pypi() -> None:
+    text = (
+        '[tool.poetry.dependencies]\ntorch = {version = ">=2.4", source = "rocm"}\n'
+        'torchaudio = ">=2.4"\n'
+        '[[tool.poetry.source]]\nname = "rocm"\n'
+        'url = "https://download.pytorch.org/whl/rocm6.2"\npriority = "supplemental"\n'
+    )
+    advice = advise(parse_pyproject(text, "pyproject.toml"))
+    assert [(a.rule.id, a.line) for a in advice] == [("GP103", 6)]
+    assert "`torchaudio" in advice[0].message and "`torch " not in advice[0].message
 
 
 def test_pipfile_roles() -> None:

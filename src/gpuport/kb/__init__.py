@@ -13,12 +13,12 @@ import fnmatch
 import functools
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from importlib import resources
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "DEFAULT_ROCM_VERSION",
@@ -321,6 +321,7 @@ class _Entry:
 
 
 _REQUIRED = object()
+_T = TypeVar("_T")
 
 
 def _entries(data: dict[str, Any], table: str, filename: str, key: str) -> list[_Entry]:
@@ -332,6 +333,24 @@ def _entries(data: dict[str, Any], table: str, filename: str, key: str) -> list[
         name = item.get(key, f"#{index}") if isinstance(item, dict) else f"#{index}"
         result.append(_Entry(item, f"kb/{filename} [[{table}]] {name}"))
     return result
+
+
+def _keyed(
+    data: dict[str, Any],
+    table: str,
+    filename: str,
+    key: str,
+    duplicate: str,
+    build: Callable[[_Entry, str], _T],
+) -> Mapping[str, _T]:
+    """One object per ``[[table]]`` entry, keyed by its ``key`` field; a repeated key is an error."""
+    result: dict[str, _T] = {}
+    for entry in _entries(data, table, filename, key):
+        name = entry.text(key)
+        if name in result:
+            raise KbError(f"{entry.where}: {duplicate}")
+        result[name] = build(entry, name)
+    return MappingProxyType(result)
 
 
 def normalize_name(name: str) -> str:
@@ -352,12 +371,13 @@ def _enum(kind: type[StrEnum], entry: _Entry, key: str) -> Any:
 def packages() -> Mapping[str, Package]:
     """Every package entry, keyed by normalized name."""
     data = _load("packages.toml")
-    result: dict[str, Package] = {}
-    for entry in _entries(data, "package", "packages.toml", "name"):
-        name = entry.text("name")
-        if name in result:
-            raise KbError(f"{entry.where}: duplicate package name")
-        result[name] = Package(
+    return _keyed(
+        data,
+        "package",
+        "packages.toml",
+        "name",
+        "duplicate package name",
+        lambda entry, name: Package(
             name=name,
             import_names=entry.texts("import_names"),
             category=entry.text("category"),
@@ -373,8 +393,8 @@ def packages() -> Mapping[str, Package]:
             patterns=entry.texts("patterns"),
             cuda_extras=entry.texts("cuda_extras"),
             rocm_min_version=entry.optional_text("rocm_min_version"),
-        )
-    return MappingProxyType(result)
+        ),
+    )
 
 
 @functools.cache
@@ -432,12 +452,13 @@ def package_for_import(module: str) -> Package | None:
 def cuda_libraries() -> Mapping[str, CudaLibrary]:
     """Every CUDA library entry, keyed by name."""
     data = _load("cuda_libraries.toml")
-    result: dict[str, CudaLibrary] = {}
-    for entry in _entries(data, "library", "cuda_libraries.toml", "name"):
-        name = entry.text("name")
-        if name in result:
-            raise KbError(f"{entry.where}: duplicate library name")
-        result[name] = CudaLibrary(
+    return _keyed(
+        data,
+        "library",
+        "cuda_libraries.toml",
+        "name",
+        "duplicate library name",
+        lambda entry, name: CudaLibrary(
             name=name,
             headers=entry.texts("headers"),
             link_names=entry.texts("link_names"),
@@ -451,8 +472,8 @@ def cuda_libraries() -> Mapping[str, CudaLibrary]:
             amd_link_names=entry.texts("amd_link_names"),
             amd_cmake_targets=entry.texts("amd_cmake_targets"),
             amd_find_package=entry.text("amd_find_package", ""),
-        )
-    return MappingProxyType(result)
+        ),
+    )
 
 
 def _normalize_header(header: str) -> str:
@@ -507,12 +528,13 @@ def _platform() -> dict[str, Any]:
 @functools.cache
 def env_vars() -> Mapping[str, EnvVar]:
     """Every environment-variable entry, keyed by name (``NCCL_*`` for families)."""
-    result: dict[str, EnvVar] = {}
-    for entry in _entries(_platform(), "env", "platform.toml", "name"):
-        name = entry.text("name")
-        if name in result:
-            raise KbError(f"{entry.where}: duplicate variable")
-        result[name] = EnvVar(
+    return _keyed(
+        _platform(),
+        "env",
+        "platform.toml",
+        "name",
+        "duplicate variable",
+        lambda entry, name: EnvVar(
             name=name,
             meaning=entry.text("meaning"),
             rocm_equivalent=entry.text("rocm_equivalent", ""),
@@ -521,8 +543,8 @@ def env_vars() -> Mapping[str, EnvVar]:
             checked=entry.date(),
             honoured_on_rocm=entry.flag("honoured_on_rocm"),
             rocm_names=entry.texts("rocm_names"),
-        )
-    return MappingProxyType(result)
+        ),
+    )
 
 
 def find_env_var(name: str) -> EnvVar | None:
@@ -540,12 +562,13 @@ def find_env_var(name: str) -> EnvVar | None:
 @functools.cache
 def commands() -> Mapping[str, ToolCommand]:
     """Every CUDA-side tool entry, keyed by name."""
-    result: dict[str, ToolCommand] = {}
-    for entry in _entries(_platform(), "command", "platform.toml", "name"):
-        name = entry.text("name")
-        if name in result:
-            raise KbError(f"{entry.where}: duplicate command")
-        result[name] = ToolCommand(
+    return _keyed(
+        _platform(),
+        "command",
+        "platform.toml",
+        "name",
+        "duplicate command",
+        lambda entry, name: ToolCommand(
             name=name,
             rocm_equivalent=entry.text("rocm_equivalent"),
             notes=entry.text("notes", ""),
@@ -553,8 +576,8 @@ def commands() -> Mapping[str, ToolCommand]:
             checked=entry.date(),
             rocm_commands=entry.texts("rocm_commands"),
             aliases=entry.texts("aliases"),
-        )
-    return MappingProxyType(result)
+        ),
+    )
 
 
 def find_command(name: str) -> ToolCommand | None:
@@ -723,12 +746,13 @@ def _substitute_rocm(template: str, rocm_version: str) -> str:
 def gpu_architectures() -> Mapping[str, GpuArch]:
     """Every AMD GPU target, keyed by gfx id."""
     data = _load("gpu_arch.toml")
-    result: dict[str, GpuArch] = {}
-    for entry in _entries(data, "gpu", "gpu_arch.toml", "gfx"):
-        gfx = entry.text("gfx")
-        if gfx in result:
-            raise KbError(f"{entry.where}: duplicate gfx id")
-        result[gfx] = GpuArch(
+    return _keyed(
+        data,
+        "gpu",
+        "gpu_arch.toml",
+        "gfx",
+        "duplicate gfx id",
+        lambda entry, gfx: GpuArch(
             gfx=gfx,
             family=entry.text("family"),
             products=entry.texts("products", required=True),
@@ -739,8 +763,8 @@ def gpu_architectures() -> Mapping[str, GpuArch]:
             wavefronts_supported=entry.ints("wavefronts_supported"),
             officially_supported=entry.flag("officially_supported"),
             support_note=entry.text("support_note", ""),
-        )
-    return MappingProxyType(result)
+        ),
+    )
 
 
 def find_gpu_arch(name: str) -> GpuArch | None:

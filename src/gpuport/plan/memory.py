@@ -8,6 +8,7 @@ activations and runtime overhead are stated estimates, listed in :data:`ASSUMPTI
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gpuport.plan.catalog import GIB, Gpu
@@ -167,17 +168,24 @@ def max_context(
     def fits(tokens: int) -> bool:
         return kv_bytes_per_device(model, kv, tokens, batch, tp, pp) <= room
 
-    if not fits(1):
+    return largest_true(fits, 1 << 26)  # 67M tokens: past any model's context
+
+
+def largest_true(holds: Callable[[int], bool], limit: int) -> int:
+    """The largest n in [1, limit] for which ``holds`` is true (0: not even 1), for a ``holds``
+    that is true up to some n and false after it: doubling, then bisection."""
+    if not holds(1):
         return 0
     low, high = 1, 2
-    limit = 1 << 26  # 67M tokens: past any model's context
-    while high < limit and fits(high):
+    while high < limit and holds(high):
         low, high = high, high * 2
-    if high >= limit and fits(limit):
-        return limit
+    if high >= limit:
+        if holds(limit):
+            return limit
+        high = limit
     while high - low > 1:
         middle = (low + high) // 2
-        if fits(middle):
+        if holds(middle):
             low = middle
         else:
             high = middle

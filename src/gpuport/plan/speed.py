@@ -17,6 +17,7 @@ from gpuport.plan.memory import (
     PREFILL_CHUNK_TOKENS,
     expert_weight_bytes,
     kv_bytes_per_device,
+    largest_true,
     weight_bytes,
 )
 from gpuport.plan.model_spec import ModelSpec
@@ -185,20 +186,8 @@ def _crossover_batch(
         step = decode_step(model, precision, kv, rates, batch=batch, context=context, tp=tp, pp=pp)
         return step.compute_s >= step.memory_s
 
-    if compute_bound(1):
-        return 1
-    low, high = 1, 2
-    while high <= MAX_BATCH_SEARCHED and not compute_bound(high):
-        low, high = high, high * 2
-    if high > MAX_BATCH_SEARCHED:
-        return None
-    while high - low > 1:
-        middle = (low + high) // 2
-        if compute_bound(middle):
-            high = middle
-        else:
-            low = middle
-    return high
+    memory_bound_up_to = largest_true(lambda batch: not compute_bound(batch), MAX_BATCH_SEARCHED)
+    return None if memory_bound_up_to >= MAX_BATCH_SEARCHED else memory_bound_up_to + 1
 
 
 def estimate_decode(

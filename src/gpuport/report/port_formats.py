@@ -8,6 +8,7 @@ location and advice. The diff itself is not a report; ``gpuport.port.diff`` make
 from __future__ import annotations
 
 import html
+import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -260,7 +261,10 @@ def _md(text: str) -> str:
 
 def _code(text: str) -> str:
     text = _md(text)
-    return f"`` {text} ``" if "`" in text else f"`{text}`"
+    # A delimiter longer than any run of backticks inside, so the code cannot close the span.
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    return f"{ticks} {text} {ticks}" if longest else f"`{text}`"
 
 
 @renderer(PortResult, Format.MARKDOWN)
@@ -326,6 +330,19 @@ th{background:#f3f3f3;text-align:left}td.n{text-align:right}code{font-size:13px}
 """
 
 
+def _counts_row(label: str, counts: dict[str, int]) -> str:
+    """One table row: ``label`` (already HTML) and its converted / review / unconverted counts."""
+    cells = "".join(f"<td class=n>{counts[STATUS_KEY[status]]}</td>" for status in STATUS_ORDER)
+    return f"<tr><td>{label}</td>{cells}</tr>"
+
+
+def _counts_table(first_column: str, rows: list[str]) -> str:
+    return (
+        f"<table><tr><th>{first_column}</th><th>converted</th><th>needs review</th>"
+        "<th>unconverted</th></tr>" + "".join(rows) + "</table>"
+    )
+
+
 @renderer(PortResult, Format.HTML)
 def render_port_html(result: PortResult, options: RenderOptions) -> str:
     total = summary(result)
@@ -340,25 +357,12 @@ def render_port_html(result: PortResult, options: RenderOptions) -> str:
         for f in result.files:
             n = _counts(f.changes)
             skipped = f" (skipped: {_h(f.skipped)})" if f.skipped else ""
-            rows.append(
-                f"<tr><td><code>{_h(f.path)}</code>{skipped}</td><td class=n>{n['converted']}</td>"
-                f"<td class=n>{n['needs_review']}</td><td class=n>{n['unconverted']}</td></tr>"
-            )
-        body.append(
-            "<table><tr><th>file</th><th>converted</th><th>needs review</th>"
-            "<th>unconverted</th></tr>" + "".join(rows) + "</table>"
-        )
+            rows.append(_counts_row(f"<code>{_h(f.path)}</code>{skipped}", n))
+        body.append(_counts_table("file", rows))
     families = family_table(result)
     if families:
-        rows = [
-            f"<tr><td>{_h(k)}</td><td class=n>{n['converted']}</td>"
-            f"<td class=n>{n['needs_review']}</td><td class=n>{n['unconverted']}</td></tr>"
-            for k, n in families.items()
-        ]
-        body.append(
-            "<h2>By family</h2><table><tr><th>family</th><th>converted</th><th>needs review</th>"
-            "<th>unconverted</th></tr>" + "".join(rows) + "</table>"
-        )
+        rows = [_counts_row(_h(k), n) for k, n in families.items()]
+        body.append("<h2>By family</h2>" + _counts_table("family", rows))
     items = attention(result)
     if items:
         rows = [

@@ -238,28 +238,6 @@ PARTIAL_ROCM_SUPPORT = rule(
     mechanical=False,
 )
 
-VERSION_BEFORE_ROCM_SUPPORT = rule(
-    id="GP112",
-    slug="version-before-rocm-support",
-    category=_DEPS,
-    severity=Severity.MEDIUM,
-    confidence=Confidence.MEDIUM,
-    summary="Pinned version is older than the package's first ROCm-capable release",
-    what=(
-        "Finds requirements whose version constraint allows only releases older than the "
-        "first one that works on ROCm from its ordinary channel (the knowledge base's "
-        "`rocm_min_version`, e.g. bitsandbytes 0.50)."
-    ),
-    why=(
-        "The package itself works on ROCm, but not the pinned release: it installs, then "
-        "fails at import or at its first GPU call, or silently runs without GPU kernels."
-    ),
-    example="bitsandbytes==0.43.3",
-    instead="bitsandbytes>=0.50",
-    fix="Raise the pin to the first ROCm-capable release or newer, and test the upgrade.",
-    mechanical=False,
-)
-
 CUDA_RUNTIME_WHEEL = rule(
     id="GP108",
     slug="cuda-runtime-wheel",
@@ -362,6 +340,28 @@ TORCH_WITHOUT_INDEX = rule(
     ),
     mechanical=False,
     references=(_PYTORCH_ROCM_DOCS,),
+)
+
+VERSION_BEFORE_ROCM_SUPPORT = rule(
+    id="GP112",
+    slug="version-before-rocm-support",
+    category=_DEPS,
+    severity=Severity.MEDIUM,
+    confidence=Confidence.MEDIUM,
+    summary="Pinned version is older than the package's first ROCm-capable release",
+    what=(
+        "Finds requirements whose version constraint allows only releases older than the "
+        "first one that works on ROCm from its ordinary channel (the knowledge base's "
+        "`rocm_min_version`, e.g. bitsandbytes 0.50)."
+    ),
+    why=(
+        "The package itself works on ROCm, but not the pinned release: it installs, then "
+        "fails at import or at its first GPU call, or silently runs without GPU kernels."
+    ),
+    example="bitsandbytes==0.43.3",
+    instead="bitsandbytes>=0.50",
+    fix="Raise the pin to the first ROCm-capable release or newer, and test the upgrade.",
+    mechanical=False,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -950,7 +950,9 @@ def _unpinned_torch(context: _Context, index: IndexSource) -> list[Requirement]:
         and not r.url
         and not is_rocm_label(r.local_version)
         and not is_cuda_label(r.local_version)  # GP101 handles those
-        and (not r.index or r.index == index.name)
+        # A requirement tied to a named source (Poetry `source =`, uv sources, PDM
+        # include_packages) is searched there only, so PyPI's wheel cannot win.
+        and not r.index
     ]
 
 
@@ -1286,17 +1288,20 @@ def _own_problems(dep: DependencyFile) -> Iterable[Skipped]:
         yield from other.problems
 
 
-@scanner(
+# The kinds of file the dependency scanner reads.
+DEPENDENCY_KINDS = (
     FileKind.REQUIREMENTS,
     FileKind.PYPROJECT,
     FileKind.SETUP_PY,
     FileKind.SETUP_CFG,
     FileKind.CONDA_ENV,
     FileKind.PIPFILE,
-    name="dependencies",
 )
+
+
+@scanner(*DEPENDENCY_KINDS, name="dependencies")
 def scan_dependencies(source: SourceText) -> Iterator[Finding | Skipped]:
-    """Findings GP101-GP111 for one dependency file, and the input problems met reading it."""
+    """Findings GP101-GP112 for one dependency file, and the input problems met reading it."""
     dep = parse_source(source)
     seen: set[Skipped] = set()
     for problem in _own_problems(dep):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import configparser
 import enum
+import fnmatch
 import posixpath
 import re
 import shlex
@@ -632,6 +633,15 @@ def _toml_error(path: str, text: str, exc: tomllib.TOMLDecodeError) -> Skipped:
     return Skipped(path, SkipKind.MALFORMED, f"TOML does not parse: {message}", line)
 
 
+def _load_toml(text: str, result: DependencyFile) -> dict[str, Any] | None:
+    """The parsed document, or None with the parse error noted in ``result``."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        result.problems.append(_toml_error(result.path, text, exc))
+        return None
+
+
 def _key_parts(text: str) -> tuple[str, ...]:
     """``tool."uv" . index`` -> ("tool", "uv", "index")."""
     parts = re.findall(r'"((?:[^"\\]|\\.)*)"|\'([^\']*)\'|([A-Za-z0-9_-]+)', text)
@@ -741,24 +751,31 @@ def _toml_strings(
             cursor = found + len(value) + 2
         else:
             line, column = fallback_line, 0
-        try:
-            requirement = make_requirement(
-                value, path=path, line=line, column=column, section=section
-            )
-        except ValueError as exc:
-            result.problems.append(
-                Skipped(
-                    path,
-                    SkipKind.MALFORMED,
-                    f"{value!r} in {section} is not a valid requirement ({exc})",
-                    line,
-                    True,
-                )
-            )
+        requirement = _string_requirement(value, result, line, column, section)
+        if requirement is None:
             continue
         if sources and requirement.key in sources:
             requirement = _with_index(requirement, sources[requirement.key])
         result.requirements.append(requirement)
+
+
+def _string_requirement(
+    text: str, result: DependencyFile, line: int, column: int, section: str
+) -> Requirement | None:
+    """The record of a requirement string in ``section``, or None with the problem noted."""
+    try:
+        return make_requirement(text, path=result.path, line=line, column=column, section=section)
+    except ValueError as exc:
+        result.problems.append(
+            Skipped(
+                result.path,
+                SkipKind.MALFORMED,
+                f"{text!r} in {section} is not a valid requirement ({exc})",
+                line,
+                True,
+            )
+        )
+        return None
 
 
 def _with_index(requirement: Requirement, index: str) -> Requirement:
@@ -838,10 +855,8 @@ def _table(data: Any, *keys: str) -> dict[str, Any]:
 def parse_pyproject(text: str, path: str) -> DependencyFile:
     """PEP 621 / PEP 735 / build-system, Poetry, uv and PDM dependencies and indexes."""
     result = DependencyFile(path)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        result.problems.append(_toml_error(path, text, exc))
+    data = _load_toml(text, result)
+    if data is None:
         return result
     locator = TomlLocator(text)
     uv_sources = _uv_sources(_table(data, "tool", "uv", "sources"))
@@ -1026,15 +1041,35 @@ def _parse_pdm(
                 f"tool.pdm.dev-dependencies.{group}",
                 result,
             )
+    for source in raw if isinstance(raw, list) else []:
+        if isinstance(source, dict):
+            _tie_pdm_packages(source, result)
+
+
+def _tie_pdm_packages(source: dict[str, Any], result: DependencyFile) -> None:
+    """Tie the requirements a source's ``include_packages`` names to that source.
+
+    https://pdm-project.org/latest/usage/config/#specify-index-for-individual-packages :
+    packages matching ``include_packages`` are searched in that source only.
+    """
+    patterns = source.get("include_packages")
+    name = source.get("name")
+    if not isinstance(patterns, list) or not isinstance(name, str):
+        return
+    globs = [normalize(p) if "*" not in p else p.lower() for p in patterns if isinstance(p, str)]
+    result.requirements[:] = [
+        _with_index(r, name)
+        if not r.index and any(fnmatch.fnmatchcase(r.key, g) for g in globs)
+        else r
+        for r in result.requirements
+    ]
 
 
 def parse_pipfile(text: str, path: str) -> DependencyFile:
     """Pipenv's Pipfile: [[source]] indexes and [packages] / [dev-packages] tables."""
     result = DependencyFile(path)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        result.problems.append(_toml_error(path, text, exc))
+    data = _load_toml(text, result)
+    if data is None:
         return result
     locator = TomlLocator(text)
     raw = data.get("source", [])
@@ -1099,7 +1134,7 @@ def _is_setup_call(func: ast.expr) -> bool:
 
 
 def _module_assignments(tree: ast.Module) -> dict[str, ast.expr]:
-    """Module-level ``NAME = <expr>``; only literal values are ever read from them."""
+    """Module-level ``NAME = <expr>`` as later ``+=``/append/extend leave it; never run."""
     found: dict[str, ast.expr] = {}
     for statement in tree.body:
         if isinstance(statement, ast.Assign):
@@ -1112,7 +1147,41 @@ def _module_assignments(tree: ast.Module) -> dict[str, ast.expr]:
             and statement.value is not None
         ):
             found[statement.target.id] = statement.value
+        elif (
+            isinstance(statement, ast.AugAssign)
+            and isinstance(statement.target, ast.Name)
+            and statement.target.id in found
+        ):
+            name = statement.target.id
+            found[name] = (
+                _extended(found[name], statement.value)
+                if isinstance(statement.op, ast.Add)
+                else statement.value  # not a list any more: read as computed
+            )
+        elif (
+            isinstance(statement, ast.Expr)
+            and isinstance(call := statement.value, ast.Call)
+            and isinstance(method := call.func, ast.Attribute)
+            and isinstance(method.value, ast.Name)
+            and method.value.id in found
+        ):
+            # REQS.append("x") / REQS.extend([...]) change the list setup() will see.
+            name = method.value.id
+            if method.attr in ("append", "extend") and len(call.args) == 1 and not call.keywords:
+                added = call.args[0]
+                if method.attr == "append":
+                    added = ast.copy_location(ast.List(elts=[added], ctx=ast.Load()), added)
+                found[name] = _extended(found[name], added)
+            else:
+                found[name] = call  # changed in a way gpuport does not follow: computed
     return found
+
+
+def _extended(value: ast.expr, added: ast.expr) -> ast.expr:
+    """``value + added``, merged into one literal list when both are literal lists."""
+    if isinstance(value, (ast.List, ast.Tuple)) and isinstance(added, (ast.List, ast.Tuple)):
+        return ast.copy_location(ast.List(elts=[*value.elts, *added.elts], ctx=ast.Load()), value)
+    return ast.copy_location(ast.BinOp(left=value, op=ast.Add(), right=added), value)
 
 
 def _literal_strings(
@@ -1182,20 +1251,9 @@ def _setup_list(
         _note_computed(section, value, path, result)
         return
     for text, line, column in items:
-        try:
-            result.requirements.append(
-                make_requirement(text, path=path, line=line, column=column, section=section)
-            )
-        except ValueError as exc:
-            result.problems.append(
-                Skipped(
-                    path,
-                    SkipKind.MALFORMED,
-                    f"{text!r} in {section} is not a valid requirement ({exc})",
-                    line,
-                    True,
-                )
-            )
+        requirement = _string_requirement(text, result, line, column, section)
+        if requirement is not None:
+            result.requirements.append(requirement)
 
 
 def _note_computed(section: str, value: ast.expr, path: str, result: DependencyFile) -> None:
@@ -1251,7 +1309,7 @@ def parse_setup_cfg(text: str, path: str) -> DependencyFile:
                 continue
             if value.strip() and not value.strip().startswith("file:"):
                 column = raw.index(value.strip()) + 1
-                _cfg_requirement(value.strip(), target, path, number, column, result)
+                _cfg_requirement(value.strip(), target, number, column, result)
             elif value.strip().startswith("file:"):
                 result.problems.append(
                     Skipped(
@@ -1266,7 +1324,7 @@ def parse_setup_cfg(text: str, path: str) -> DependencyFile:
             continue
         target = _cfg_target(section, key)
         if target is not None:
-            _cfg_requirement(stripped, target, path, number, raw.index(stripped) + 1, result)
+            _cfg_requirement(stripped, target, number, raw.index(stripped) + 1, result)
     return result
 
 
@@ -1279,25 +1337,14 @@ def _cfg_target(section: str, key: str) -> str | None:
 
 
 def _cfg_requirement(
-    text: str, section: str, path: str, line: int, column: int, result: DependencyFile
+    text: str, section: str, line: int, column: int, result: DependencyFile
 ) -> None:
     text = re.sub(r"\s+[#;].*$", "", text).strip()
     if not text:
         return
-    try:
-        result.requirements.append(
-            make_requirement(text, path=path, line=line, column=column, section=section)
-        )
-    except ValueError as exc:
-        result.problems.append(
-            Skipped(
-                path,
-                SkipKind.MALFORMED,
-                f"{text!r} in {section} is not a valid requirement ({exc})",
-                line,
-                True,
-            )
-        )
+    requirement = _string_requirement(text, result, line, column, section)
+    if requirement is not None:
+        result.requirements.append(requirement)
 
 
 # ---------------------------------------------------------------------------------------------
