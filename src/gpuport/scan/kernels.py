@@ -693,41 +693,60 @@ _LANE_HINT_RE = re.compile(
 _SUBSCRIPT_RE = re.compile(r"\[[^\[\]]*\]")
 
 
-def _index_assignment(code: str, pos: int, word: re.Pattern[str]) -> str | None:
+def _index_assignment(
+    code: str,
+    pos: int,
+    word: re.Pattern[str],
+    seen: dict[tuple[int, int, str], bool] | None = None,
+) -> str | None:
     """The variable assigned an expression of the index at ``pos``, not of data loaded with it.
 
     ``gtid = blockIdx.x * blockDim.x + tid`` is another index; ``v = values[tid]`` and
-    ``v = tid < n ? values[tid] : 0`` are data.
+    ``v = tid < n ? values[tid] : 0`` are data. ``seen`` remembers right-hand sides already
+    judged: several indices in one statement share one.
     """
     found = _assigned_name(code, pos)
     if found is None:
         return None
     eq = code.find("=", found[1])
     end = code.find(";", pos, pos + 400)
-    rhs = code[eq + 1 : end if end >= 0 else pos + 400]
-    previous = None
-    while previous != rhs:  # drop subscripts, innermost first
-        previous, rhs = rhs, _SUBSCRIPT_RE.sub(" ", rhs)
+    stop = end if end >= 0 else pos + 400
+    key = (eq, stop, word.pattern)
+    if seen is not None and key in seen:
+        return found[0] if seen[key] else None
+    rhs = code[eq + 1 : stop]
+    if "[" in rhs:
+        previous = None
+        while previous != rhs:  # drop subscripts, innermost first
+            previous, rhs = rhs, _SUBSCRIPT_RE.sub(" ", rhs)
     if "?" in rhs:
         rhs = rhs.split("?", 1)[1]  # the condition of a ternary is not the value
-    return found[0] if word.search(rhs) else None
+    judged = word.search(rhs) is not None
+    if seen is not None:
+        seen[key] = judged
+    return found[0] if judged else None
 
 
 def _tracked_names(src: _Source) -> _Names:
     """Variables assigned from thread indices, and those that hold a lane number."""
     code = src.code
     thread: set[str] = set()
+    seen: dict[tuple[int, int, str], bool] = {}
     for m in _words(_THREAD_WORD_RE, code):
-        found = _index_assignment(code, m.start(), _THREAD_WORD_RE)
+        found = _index_assignment(code, m.start(), _THREAD_WORD_RE, seen)
         if found is not None:
             thread.add(found)
     # One level of propagation: tid = threadIdx.x; gtid = blockIdx.x * blockDim.x + tid
     if thread:
         direct = re.compile("(?:" + "|".join(map(re.escape, sorted(thread))) + r")\b")
+        words: dict[str, re.Pattern[str]] = {}
         for m in _words(direct, code, also=".>"):
-            word = re.compile(r"(?<![\w.])" + re.escape(m.group()) + r"\b")
-            found = _index_assignment(code, m.start(), word)
-            if found is not None and found != m.group():
+            name = m.group()
+            word = words.get(name)
+            if word is None:
+                word = words[name] = re.compile(r"(?<![\w.])" + re.escape(name) + r"\b")
+            found = _index_assignment(code, m.start(), word, seen)
+            if found is not None and found != name:
                 thread.add(found)
     lane: set[str] = set()
     for m in _LANE_HINT_RE.finditer(code):

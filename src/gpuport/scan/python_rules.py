@@ -786,6 +786,88 @@ class _Scope:
     kinds: dict[str, str] = field(default_factory=dict)  # name -> kind of value ("": none)
 
 
+# Statements the checker may step over whole when their source shows nothing to look at.
+_STATEMENT_TYPES = frozenset(
+    t for t in vars(ast).values() if isinstance(t, type) and issubclass(t, ast.stmt)
+)
+_SCOPE_STATEMENTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+# What a statement's source must contain for a rule to fire in it, other than a tracked name
+# (an import alias, or a name holding a followed value). Every rule that works without one
+# needs one of these words in an identifier or a string literal written out in the source:
+#   import  (Import, ImportFrom, __import__), asm (CUDA source strings with PTX),
+#   sm_ / compute_ (architecture names compared), env (the env= argument of a call),
+#   warp in any case (warp-size names: targets, keywords, dict keys, `num_warps * 32`).
+# A string's value differs from its source only through escapes (any backslash counts) or
+# implicit concatenation ("as" "m(": a closing quote, blanks or comments, an opening quote);
+# non-ASCII sources are never stepped over (identifiers are NFKC-normalised).
+_TRIGGERS = (
+    rb"import|asm|sm_|compute_|env|(?i:warp)|\\"
+    rb"|[\"'](?:[ \t\n\f]|#[^\n]*)*[A-Za-z]{0,3}[\"']"
+)
+_QUOTES = re.compile(rb"[\"']")
+_TRIGGER_PATTERNS: dict[frozenset[str], re.Pattern[bytes]] = {}  # by the tracked names
+
+
+class _Segments:
+    """The source of statements, by the positions ``ast`` gives (UTF-8 byte columns).
+
+    ``inert(node, …)`` is true only when no rule can fire inside ``node`` and walking it would
+    change nothing the checker remembers: it names no tracked name and holds no trigger word.
+    Bindings of untracked names inside a function or class only hide names that nothing
+    follows, so they need no walk; at module level a string constant bound to a name is
+    remembered (for commands such as ``subprocess.run(NVSMI)``), so statements there must also
+    hold no string literal, unless they are functions or classes (their bodies bind locally).
+    """
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._starts = [0, *(m.end() for m in re.finditer(rb"\n", data))]
+
+    @classmethod
+    def of(cls, text: str) -> _Segments | None:
+        if text.startswith("\ufeff"):
+            return None
+        if "\r" in text:
+            text = text.replace("\r\n", "\n")
+            if "\r" in text:  # old Mac line ends: keep it simple and walk everything
+                return None
+        try:
+            return cls(text.encode("utf-8"))
+        except UnicodeEncodeError:
+            return None
+
+    @staticmethod
+    def _pattern(names: frozenset[str]) -> re.Pattern[bytes]:
+        pattern = _TRIGGER_PATTERNS.get(names)
+        if pattern is None:
+            words = sorted(n.encode() for n in names if n.isascii() and n.isidentifier())
+            alternatives = [_TRIGGERS]
+            if words:
+                alternatives.append(rb"\b(?:" + b"|".join(re.escape(w) for w in words) + rb")\b")
+            if len(_TRIGGER_PATTERNS) > 256:
+                _TRIGGER_PATTERNS.clear()
+            pattern = _TRIGGER_PATTERNS[names] = re.compile(b"|".join(alternatives))
+        return pattern
+
+    def inert(self, node: ast.stmt, names: frozenset[str], module_scope: bool) -> bool:
+        end_line, end_column = node.end_lineno, node.end_col_offset
+        if end_line is None or end_column is None:
+            return False
+        line, column = node.lineno, node.col_offset
+        for decorator in getattr(node, "decorator_list", ()):
+            line, column = min((line, column), (decorator.lineno, decorator.col_offset))
+        starts = self._starts
+        if end_line > len(starts) or line < 1:
+            return False
+        segment = self._data[starts[line - 1] + column : starts[end_line - 1] + end_column]
+        if not segment.isascii():
+            return False
+        if module_scope and not isinstance(node, _SCOPE_STATEMENTS) and _QUOTES.search(segment):
+            return False
+        return self._pattern(names).search(segment) is None
+
+
 class PythonChecker:
     """Finds GP2xx problems in parsed Python. One instance per file; a notebook's cells share it,
     so that an import in one cell resolves names in the next."""
@@ -803,13 +885,18 @@ class PythonChecker:
 
     # -- entry points ------------------------------------------------------------------------
 
-    def check(self, tree: ast.AST) -> list[Hit]:
-        """The problems in ``tree``; line numbers are those of the text it was parsed from."""
+    def check(self, tree: ast.AST, text: str | None = None) -> list[Hit]:
+        """The problems in ``tree``; line numbers are those of the text it was parsed from.
+
+        Given ``text`` (exactly what ``tree`` was parsed from), statements whose source holds
+        nothing any rule looks for are stepped over without walking them (see ``_Segments``).
+        """
         start = len(self._hits)
         self._fired = set()
         self._parents = {}
         handlers = self._handlers
         parents = self._parents
+        segments = _Segments.of(text) if text is not None else None
         stack: list[ast.AST | None] = [tree]
         # Iterative, in source order: deeply nested expressions must not exhaust the stack.
         while stack:
@@ -818,6 +905,12 @@ class PythonChecker:
                 self._scopes.pop()
                 continue
             kind = type(node)
+            if (
+                segments is not None
+                and kind in _STATEMENT_TYPES
+                and segments.inert(node, self._tracked_names(), self._scopes[-1].module)  # type: ignore[arg-type]
+            ):
+                continue
             handler = handlers.get(kind)
             if handler is not None:
                 handler(node)
@@ -848,6 +941,14 @@ class PythonChecker:
                     stack.append(value)
             stack[first:] = reversed(stack[first:])
         return self._hits[start:]
+
+    def _tracked_names(self) -> frozenset[str]:
+        """Every name through which a rule can see a followed value or an imported module."""
+        names = set(self._aliases)
+        names |= self._version_names
+        for scope in self._scopes:  # a name bound to "" follows nothing (see _name_kind)
+            names.update(name for name, kind in scope.kinds.items() if kind)
+        return frozenset(names)
 
     def shell_command(self, text: str, line: int, column: int = 0) -> list[Hit]:
         """GP206 for a shell command line (a notebook ``!`` line or ``%%bash`` cell line)."""
@@ -1841,20 +1942,41 @@ def _shell_script(words: list[str]) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=8192)
+def _rocm_identifier(ident: str) -> bool:
+    return any(part.lower() in _ROCM_IDENTIFIER_PARTS for part in _IDENTIFIER_SPLIT.split(ident))
+
+
 def _mentions_rocm(node: ast.AST) -> bool:
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name):
-            ident = sub.id
-        elif isinstance(sub, ast.Attribute):
-            ident = sub.attr
-        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
-            if _ROCM_WORD_RE.search(sub.value) or _AMD_NAME_RE.search(sub.value):
+    # Every node under ``node`` in any order (ctx/op leaves hold no names): ast.walk's
+    # generators are the slow part of this test, which guards run often.
+    pending = [node]
+    while pending:
+        sub = pending.pop()
+        kind = type(sub)
+        if kind is ast.Name:
+            if _rocm_identifier(sub.id):  # type: ignore[attr-defined]
                 return True
-            continue
-        else:
-            continue
-        if any(part.lower() in _ROCM_IDENTIFIER_PARTS for part in _IDENTIFIER_SPLIT.split(ident)):
-            return True
+        elif kind is ast.Attribute:
+            if _rocm_identifier(sub.attr):  # type: ignore[attr-defined]
+                return True
+        elif kind is ast.Constant:
+            value = sub.value  # type: ignore[attr-defined]
+            if isinstance(value, str) and (
+                _ROCM_WORD_RE.search(value) or _AMD_NAME_RE.search(value)
+            ):
+                return True
+        fields = _CHILD_FIELDS.get(kind)
+        if fields is None:
+            fields = _CHILD_FIELDS[kind] = tuple(
+                f for f in sub._fields if f not in ("ctx", "op", "ops")
+            )
+        for name in fields:
+            value = getattr(sub, name, None)
+            if type(value) is list:
+                pending.extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                pending.append(value)
     return False
 
 

@@ -144,8 +144,9 @@ def scan_python(source: SourceText) -> Iterator[Finding | Skipped]:
     """GP2xx findings for one Python file (setup.py included)."""
     if not _relevant(source.text):
         return
+    text = _parsable(source)
     try:
-        tree = _parse(_parsable(source), source.file.rel)
+        tree = _parse(text, source.file.rel)
     except SyntaxError as exc:
         yield Skipped(source.file.rel, SkipKind.SYNTAX, _syntax_reason(exc), exc.lineno or 0)
         return
@@ -153,7 +154,7 @@ def scan_python(source: SourceText) -> Iterator[Finding | Skipped]:
         reason = f"Python code could not be parsed ({type(exc).__name__}: {exc})"
         yield Skipped(source.file.rel, SkipKind.SYNTAX, reason)
         return
-    for hit in PythonChecker().check(tree):
+    for hit in PythonChecker().check(tree, text):
         yield _finding(source, hit, hit.line, hit.column, hit.message)
 
 
@@ -444,6 +445,6 @@ def _scan_cell(
             reason = f"cell {cell.number} could not be parsed ({type(exc).__name__})"
             yield Skipped(source.file.rel, SkipKind.SYNTAX, reason, raw_line(1), partial=True)
         else:
-            hits += checker.check(tree)
+            hits += checker.check(tree, prepared.python)
     for hit in sorted(hits, key=lambda h: (h.line, h.column)):
         yield place(hit)
