@@ -54,7 +54,12 @@ for spec in "${wheels[@]}"; do
     log "could not download $spec"
     exit 1
   fi
-  unzip -q -o "$whl" 'nvidia/*/include/*' -d "$work/x"
+  # Python's zipfile, not unzip(1): a fresh machine may not have unzip.
+  "$PY" - "$whl" "$work/x" <<'PY'
+import fnmatch, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as wheel:
+    wheel.extractall(sys.argv[2], [n for n in wheel.namelist() if fnmatch.fnmatch(n, "nvidia/*/include/*")])
+PY
   found=0
   for dir in "$work"/x/nvidia/*/include; do
     [ -d "$dir" ] || continue
