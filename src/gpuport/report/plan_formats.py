@@ -229,6 +229,15 @@ def render_plan_sarif(plan: PlanResult, options: RenderOptions) -> str:
 # --- terminal --------------------------------------------------------------------------------
 
 
+def _bullet(text: str, *, indent: int, style: str = "") -> Table:
+    """A "- text" item whose wrapped lines line up under its first word."""
+    grid = Table.grid()
+    grid.add_column(width=indent + 2, no_wrap=True)
+    grid.add_column()
+    grid.add_row(Text(" " * indent + "- ", style=style), Text(text, style=style))
+    return grid
+
+
 def _short_layout(entry: PlanEntry) -> str:
     """The count column: 1, "2 TP2", "16 TP8xPP2" ("GCDs" for an MI250X)."""
     unit = " GCDs" if entry.gpu.devices_per_package > 1 else ""
@@ -314,12 +323,12 @@ def _print_body(console: Console, plan: PlanResult, rows: int | None, details: b
     for e in explained:
         console.print(Text(f"{e.rank}. {e.gpu.name}", style="bold"))
         for reason in e.reasons:
-            console.print(Text(f"   - {display_text(reason)}"))
+            console.print(_bullet(display_text(reason), indent=3))
         if e.price is not None:
             console.print(
-                Text(
-                    f"   - price ${e.price.usd_per_hour:,.2f}/GPU-h: {e.price.label} "
-                    f"({e.price.source})",
+                _bullet(
+                    f"price ${e.price.usd_per_hour:,.2f}/GPU-h: {e.price.label} ({e.price.source})",
+                    indent=3,
                     style="dim",
                 )
             )
@@ -330,7 +339,7 @@ def _print_body(console: Console, plan: PlanResult, rows: int | None, details: b
     console.print()
     console.print(Text("Assumptions", style="bold"))
     for assumption in plan.assumptions:
-        console.print(Text(f" - {assumption}", style="dim"))
+        console.print(_bullet(assumption, indent=1, style="dim"))
 
 
 @renderer(PlanResult, Format.TERMINAL)
