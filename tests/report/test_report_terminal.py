@@ -144,3 +144,15 @@ def test_hostile_text_cannot_drive_the_terminal() -> None:
         # Brackets in file content are text, never rich markup.
         assert "docs/[click me](javascript:alert(4)).md" in ANSI.sub("", text)
         assert "<script>alert(1)</script>" in ANSI.sub("", text)
+
+
+def test_a_long_verdict_reason_wraps_under_its_first_word() -> None:
+    assessment = sample_assessment()
+    assessment.reasons = ["GP999 at a/very/long/path.cu:1:1: " + "word " * 40]
+    text = render(assessment, Format.TERMINAL, RenderOptions(width=80))
+    lines = [line for line in text.splitlines() if "word" in line]
+    assert len(lines) >= 3 and "• GP999" in lines[0]
+    bullet_text_column = lines[0].index("GP999")
+    for continuation in lines[1:]:
+        inner = continuation.lstrip("│ ")
+        assert continuation.index(inner) == bullet_text_column, continuation

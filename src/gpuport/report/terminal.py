@@ -252,14 +252,23 @@ def render_scan_terminal(result: ScanResult, options: RenderOptions) -> str:
 
 def _verdict_panel(assessment: Assessment) -> Panel:
     style = VERDICT_STYLE[assessment.verdict]
-    body = Text("Verdict: ", style="bold")
-    body.append(assessment.verdict.value.upper(), style=style)
+    headline = Text("Verdict: ", style="bold")
+    headline.append(assessment.verdict.value.upper(), style=style)
+    # a grid, so that a reason's wrapped lines hang under its first word
+    reasons = Table.grid()
+    reasons.add_column(width=4, no_wrap=True)
+    reasons.add_column()
     for reason in assessment.reasons:
-        body.append("\n  • ")
-        body.append(display_text(reason))
+        reasons.add_row(Text("  • "), Text(display_text(reason)))
     title = Text("gpuport assess ")
     title.append(display_text(assessment.scan.root))
-    return Panel(body, title=title, title_align="left", border_style=style, box=box.ROUNDED)
+    return Panel(
+        Group(headline, reasons),
+        title=title,
+        title_align="left",
+        border_style=style,
+        box=box.ROUNDED,
+    )
 
 
 def _effort_table(assessment: Assessment) -> Table:
