@@ -137,6 +137,11 @@ class ProjectFile:
     kind: FileKind
     size: int
 
+    @property
+    def root(self) -> Path:
+        """The scan root this file was found under: its path less its ``rel``."""
+        return self.path.parents[len(PurePosixPath(self.rel).parts) - 1]
+
 
 @dataclass(frozen=True, slots=True)
 class SourceText:
@@ -158,7 +163,8 @@ class WalkOptions:
     follow_symlinks: bool = True
 
 
-def _excluded(rel: str, patterns: tuple[str, ...]) -> bool:
+def is_excluded(rel: str, patterns: tuple[str, ...]) -> bool:
+    """Does ``--exclude`` (globs over the path relative to the scan root) leave ``rel`` out?"""
     posix = PurePosixPath(rel)
     for pat in patterns:
         if fnmatch.fnmatch(rel, pat) or posix.match(pat):
@@ -204,7 +210,7 @@ def _walk_dir(
         return
     for entry in entries:
         rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-        if options.exclude and _excluded(rel, options.exclude):
+        if options.exclude and is_excluded(rel, options.exclude):
             continue
         try:
             is_link = entry.is_symlink()

@@ -153,3 +153,85 @@ def test_parallel_scan_equals_serial_scan(tmp_path: Path) -> None:
     assert [(f.rule_id, f.location) for f in serial.findings] == [
         (f.rule_id, f.location) for f in parallel.findings
     ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Findings located in another file than the one scanned (a file reached only through `-r`)
+
+
+def _pointing_scanner(source: SourceText) -> Iterator[Finding | Skipped]:
+    """`POINT rel line` reports GP599 at that line of that other file."""
+    for line in source.text.splitlines():
+        if line.startswith("POINT "):
+            _, rel, number = line.split()
+            yield TEST_RULE.finding(rel, int(number), 1, message=f"in {rel}")
+
+
+@pytest.fixture
+def pointing_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(
+        base,
+        "_SCANNERS",
+        [base.FileScanner("pointing", frozenset({FileKind.SHELL}), _pointing_scanner)],
+    )
+    monkeypatch.setitem(rules_module._REGISTRY, TEST_RULE.id, TEST_RULE)
+
+
+OTHER = "l1\nl2\nl3\nMARKER four\nl5\n# gpuport: ignore[GP599]\nMARKER seven\nl8\n"
+
+
+@pytest.mark.usefixtures("pointing_rule")
+def test_a_finding_in_another_file_takes_excerpt_and_markers_from_that_file(
+    tmp_path: Path,
+) -> None:
+    # a.sh's own marker covers its lines 3 and 4: it must not suppress line 4 of the other file.
+    write(tmp_path, "a.sh", "x\nx\n# gpuport: ignore\nPOINT notes/other.txt 4\n")
+    write(tmp_path, "b.sh", "POINT notes/other.txt 7\nPOINT missing.txt 2\nPOINT ../up.txt 1\n")
+    write(tmp_path, "notes/other.txt", OTHER)
+    write(tmp_path.parent, "up.txt", "outside the root\n")
+    result = scan_path(tmp_path, ScanOptions(jobs=1))
+    assert [(f.location.path, f.location.line) for f in result.findings] == [
+        ("../up.txt", 1),
+        ("missing.txt", 2),
+        ("notes/other.txt", 4),
+    ]
+    up, missing, other = result.findings
+    assert other.excerpt is not None
+    assert (other.excerpt.start_line, other.excerpt.lines) == (
+        2,
+        ("l2", "l3", "MARKER four", "l5", "# gpuport: ignore[GP599]"),
+    )
+    # Files that cannot be read, or lie outside the scan root, give no excerpt.
+    assert up.excerpt is None and missing.excerpt is None
+    assert result.suppressed == 1  # line 7, by the marker in notes/other.txt
+
+
+@pytest.mark.usefixtures("pointing_rule")
+def test_a_finding_in_another_file_is_kept_once_when_two_files_report_it(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "a.sh", "POINT notes/other.txt 4\nPOINT notes/other.txt 7\n")
+    write(tmp_path, "b.sh", "POINT notes/other.txt 4\nPOINT notes/other.txt 7\n")
+    write(tmp_path, "notes/other.txt", OTHER)
+    result = scan_path(tmp_path, ScanOptions(jobs=1))
+    assert [(f.location.path, f.location.line) for f in result.findings] == [("notes/other.txt", 4)]
+    assert result.suppressed == 1
+
+
+@pytest.mark.usefixtures("pointing_rule")
+def test_baseline_fingerprint_of_a_finding_in_another_file_uses_that_files_line(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "a.sh", "POINT notes/other.txt 4\n")
+    write(tmp_path, "notes/other.txt", OTHER)
+    (finding,) = scan_path(tmp_path, ScanOptions(jobs=1)).findings
+    prints = frozenset({finding.fingerprint("MARKER four")})
+    # Lines move in the other file (and in the scanned one): the baseline still holds.
+    write(tmp_path, "a.sh", "echo\nPOINT notes/other.txt 5\n")
+    write(tmp_path, "notes/other.txt", "l0\n" + OTHER)
+    again = scan_path(tmp_path, ScanOptions(jobs=1, baseline=prints))
+    assert again.findings == [] and again.baselined == 1
+    # A different line there is a new finding.
+    write(tmp_path, "notes/other.txt", "l0\nl1\nl2\nl3\nMARKER changed\n")
+    changed = scan_path(tmp_path, ScanOptions(jobs=1, baseline=prints))
+    assert [f.location.line for f in changed.findings] == [5] and changed.baselined == 0

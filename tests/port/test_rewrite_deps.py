@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+from pathlib import Path
 
 import pytest
 import yaml
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from gpuport import kb
 from gpuport.port.model import ChangeStatus, FileResult
+from gpuport.port.project import port_project
 from gpuport.port.rewrite_deps import (
     NOTE_PREFIX,
     rewrite_conda_env,
@@ -465,3 +467,29 @@ def test_requirements_rewrite_is_idempotent_and_keeps_unrelated_lines(
         assert result.translated.count(keep) >= text.count(keep)
     again = rewrite_requirements("requirements.txt", result.translated, ROCM)
     assert again.translated is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Files reached only through -r/-c are rewritten by `gpuport port` too
+
+
+def test_port_project_rewrites_unlisted_includes_once(tmp_path: Path) -> None:
+    (tmp_path / "common").mkdir()
+    (tmp_path / "pins").mkdir()
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "requirements.txt").write_text("-r common/base.txt\n-r vendor/x.txt\nnumpy\n")
+    (tmp_path / "requirements-dev.txt").write_text("-r common/base.txt\n-c pins/gpu.txt\n")
+    (tmp_path / "common" / "base.txt").write_text(
+        "--extra-index-url https://download.pytorch.org/whl/cu121\ntorch==2.3.0+cu121\n"
+    )
+    (tmp_path / "pins" / "gpu.txt").write_text("nvidia-nccl-cu12==2.20.5\n")
+    (tmp_path / "vendor" / "x.txt").write_text("torch==2.3.0+cu121\n")
+    result = port_project(tmp_path, ROCM, exclude=("vendor",))
+    by_path = {f.path: f for f in result.files}
+    assert sorted(by_path) == ["common/base.txt", "pins/gpu.txt"]
+    base = by_path["common/base.txt"]
+    assert base.kind == "requirements"
+    assert base.translated == f"--index-url {INDEX}\ntorch==2.3.0+{LABEL}\n"
+    gpu = by_path["pins/gpu.txt"].translated
+    assert gpu is not None and gpu.splitlines()[1] == "# nvidia-nccl-cu12==2.20.5"
+    assert (tmp_path / "common" / "base.txt").read_text().startswith("--extra-index-url")

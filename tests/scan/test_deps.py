@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import re
+from collections import defaultdict
+from pathlib import Path, PurePosixPath
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expect import check_fixture
+from expect import check_findings, scan_fixture
 from gpuport import kb
 from gpuport.files import classify
 from gpuport.findings import Confidence, Finding, Severity, SkipKind, Skipped
@@ -21,6 +23,7 @@ from gpuport.scan.deps import (
     cuda_index,
     is_cuda_label,
     is_rocm_index,
+    poetry_specifier,
     pytorch_rocm_label,
 )
 from gpuport.scan.deps_parse import (
@@ -67,9 +70,26 @@ def only(findings: list[Finding], rule_id: str) -> Finding:
 # Fixtures, line by line
 
 
+_INCLUDE_LINE_RE = re.compile(r"^-[rc]\s*(\S+)", re.MULTILINE)
+
+
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_fixture(path: Path) -> None:
-    check_fixture(path)
+    """Each finding is checked against the markers of the file it is located in."""
+    result = scan_fixture(path)
+    assert not result.skipped, result.skipped
+    text = path.read_text(encoding="utf-8")
+    by_file: dict[str, list[Finding]] = defaultdict(list)
+    for finding in result.findings:
+        by_file[finding.location.path].append(finding)
+    check_findings(text, by_file.pop(path.name, []), path.name)
+    # Included files that no walk finds by name carry markers too: they must be reported.
+    for target in _INCLUDE_LINE_RE.findall(text):
+        included = PurePosixPath(target)
+        if classify(included.name, included.parent.name) is None:
+            by_file.setdefault(target, [])
+    for rel, findings in sorted(by_file.items()):
+        check_findings((path.parent / rel).read_text(encoding="utf-8"), findings, rel)
 
 
 def test_every_rule_has_a_firing_fixture() -> None:
@@ -296,11 +316,50 @@ def test_included_file_in_a_subfolder_is_read_relative_to_its_parent(tmp_path: P
     write(tmp_path, "shared/gpu.txt", "-r more/base.txt\n")
     write(tmp_path, "shared/more/base.txt", "cupy-cuda12x\nbad requirement !!\n")
     result = scan(tmp_path)
-    # The included files are not requirements files by name, so their problems are shown here.
+    # The included files are not requirements files by name, so their problems and findings
+    # are shown here, at their own lines.
     assert [(s.path, s.line) for s in result.skipped] == [("shared/more/base.txt", 2)]
-    assert [(f.location.path, f.rule_id) for f in result.findings] == [
-        ("reqs/requirements.txt", "GP111")
+    assert [(f.location.path, f.location.line, f.rule_id) for f in result.findings] == [
+        ("reqs/requirements.txt", 2, "GP111"),
+        ("shared/more/base.txt", 1, "GP105"),
     ]
+
+
+def test_unlisted_includes_are_reported_once_with_their_own_lines(tmp_path: Path) -> None:
+    write(tmp_path, "requirements.txt", "-r common/base.txt\nnumpy\n")
+    write(tmp_path, "requirements-dev.txt", "-r common/base.txt\n-c pins/gpu.txt\npytest\n")
+    write(
+        tmp_path,
+        "common/base.txt",
+        "--extra-index-url https://download.pytorch.org/whl/cu121\n"
+        "tensorrt==10.0.1  # gpuport: ignore[GP104]\n"
+        "torch==2.3.0+cu121\nbad requirement !!\n",
+    )
+    write(tmp_path, "pins/gpu.txt", "# pins\nnvidia-nccl-cu12==2.20.5\n")
+    result = scan(tmp_path)
+    assert [(f.location.path, f.location.line, f.rule_id) for f in result.findings] == [
+        ("common/base.txt", 1, "GP102"),
+        ("common/base.txt", 3, "GP101"),
+        ("pins/gpu.txt", 2, "GP108"),
+    ]
+    assert result.suppressed == 1  # the tensorrt pin, counted once though two files include it
+    assert [(s.path, s.line) for s in result.skipped] == [("common/base.txt", 4)]
+    gp101 = only(result.findings, "GP101")
+    assert gp101.excerpt is not None and "torch==2.3.0+cu121" in gp101.excerpt.lines
+    assert gp101.fix is not None and gp101.fix.replacement == "torch==2.3.0+rocm6.4"
+
+
+def test_included_files_found_by_name_are_not_reported_by_their_includer(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    write(project, "setup/requirements.txt", "-r ../requirements/base.txt\n")
+    write(project, "requirements/base.txt", "torch==2.3.0+cu121\n")
+    write(project, "app/requirements.txt", "-r ../../outside.txt\n")
+    write(tmp_path, "outside.txt", "tensorrt==10.0.1\n")
+    findings = scan(project).findings
+    # requirements/base.txt is walked on its own; a file outside the root is never reported.
+    assert [(f.location.path, f.rule_id) for f in findings] == [("requirements/base.txt", "GP101")]
 
 
 def test_setup_py_syntax_error(tmp_path: Path) -> None:
@@ -615,3 +674,59 @@ def test_cuda_find_links_page_is_not_replaced_by_an_index_root(tmp_path: Path) -
     finding = only(scan(tmp_path).findings, "GP102")
     assert finding.fix is not None and not finding.fix.mechanical
     assert "--extra-index-url https://download.pytorch.org/whl/rocm" in finding.message
+
+
+# ---------------------------------------------------------------------------------------------
+# Poetry constraints as PEP 440 (GP112 on Poetry tables)
+
+
+@pytest.mark.parametrize(
+    ("poetry", "inside", "outside"),
+    [
+        ("0.43.3", ["0.43.3"], ["0.43.4", "0.43.2"]),
+        ("^0.43", ["0.43", "0.43.9"], ["0.44", "0.42.9"]),
+        ("~0.43.3", ["0.43.3", "0.43.10"], ["0.44.0", "0.43.2"]),
+        ("^1.2.3", ["1.2.3", "1.99"], ["2.0", "1.2.2"]),
+        ("^0.0.3", ["0.0.3"], ["0.0.4"]),
+        ("^0", ["0.9"], ["1.0"]),
+        ("~1", ["1.9"], ["2.0"]),
+        ("~1.2", ["1.2.9"], ["1.3"]),
+        ("1.2.*", ["1.2.7"], ["1.3"]),
+        (">= 1.2, < 1.5", ["1.4"], ["1.5", "1.1"]),
+        ("==2.0, !=2.0.1", ["2.0"], ["2.0.1"]),
+        ("~=0.43", ["0.99"], ["1.0"]),
+    ],
+)
+def test_poetry_specifier_translates_to_pep440(
+    poetry: str, inside: list[str], outside: list[str]
+) -> None:
+    allowed = poetry_specifier(poetry)
+    assert allowed is not None
+    assert all(allowed.contains(v) for v in inside), (poetry, str(allowed))
+    assert not any(allowed.contains(v) for v in outside), (poetry, str(allowed))
+
+
+@pytest.mark.parametrize("poetry", ["1.0 || 2.0", "^1.2b1", "~x", "latest", ">=", "^", "1.2,"])
+def test_poetry_forms_not_understood_are_none(poetry: str) -> None:
+    assert poetry_specifier(poetry) is None
+
+
+def test_gp112_reads_poetry_and_pipfile_tables_by_their_own_syntax() -> None:
+    poetry = parse_pyproject(
+        '[tool.poetry.dependencies]\nbitsandbytes = "0.43.3"\nliger-kernel = "==0.3.1"\n', "p"
+    )
+    pipfile = parse_pipfile('[packages]\nbitsandbytes = "0.43.3"\n', "Pipfile")
+    assert [(a.rule.id, a.line) for a in advise(poetry)] == [("GP112", 2), ("GP112", 3)]
+    # The same bare version is not PEP 440, so in a Pipfile it is left alone.
+    assert [a.rule.id for a in advise(pipfile)] == []
+
+
+def test_an_include_the_walk_knows_through_the_roots_name_is_not_repeated(
+    tmp_path: Path,
+) -> None:
+    # In a root folder named `requirements`, the walk reads base.txt on its own.
+    root = tmp_path / "requirements"
+    write(root, "requirements.txt", "-r base.txt\n")
+    write(root, "base.txt", "torch==2.3.0+cu121\n")
+    findings = scan(root).findings
+    assert [(f.location.path, f.rule_id) for f in findings] == [("base.txt", "GP101")]

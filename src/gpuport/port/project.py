@@ -19,6 +19,7 @@ from gpuport.files import (
     ProjectFile,
     SourceText,
     WalkOptions,
+    is_excluded,  # the walk's own --exclude matching, so both agree
     read_text,
     walk,
 )
@@ -26,6 +27,7 @@ from gpuport.findings import Skipped
 from gpuport.port.apimap import parse_version
 from gpuport.port.model import Change, ChangeStatus, FileResult, PortResult
 from gpuport.port.translate import translate_source
+from gpuport.scan.deps import parse_source, unlisted_includes
 
 # The rewriters of the files around the sources, by kind: (module, function). Each is
 # `(rel, text, rocm_version) -> FileResult`; a module or function not there yet is skipped.
@@ -90,21 +92,57 @@ def port_project(
     done = 0
     nbytes = 0
     walk_options = WalkOptions(exclude=exclude, max_file_bytes=max_file_bytes)
+    included: dict[str, ProjectFile] = {}
     for item in walk(root, walk_options):
         if isinstance(item, Skipped):
             result.problems.append(str(item))
             continue
         file_result = port_file(item, rocm_version, options, result.problems)
+        if options.rewrite_surroundings:
+            included.update(_unlisted_includes(item, options))
         done += 1
         nbytes += item.size
         if progress is not None:
             progress(done, nbytes)
-        if file_result is not None and (
-            file_result.changed or file_result.changes or file_result.skipped
-        ):
-            result.files.append(file_result)
+        _keep(result, file_result)
+    # Requirements files reached only through `-r`/`-c` (common/base.txt): the walk does not
+    # know them by name, so they are rewritten here, once each.
+    for rel in sorted(included):
+        _keep(result, port_file(included[rel], rocm_version, options, result.problems))
     result.files.sort(key=lambda f: f.path)
     return result
+
+
+def _keep(result: PortResult, file_result: FileResult | None) -> None:
+    if file_result is not None and (
+        file_result.changed or file_result.changes or file_result.skipped
+    ):
+        result.files.append(file_result)
+
+
+def _unlisted_includes(file: ProjectFile, options: PortOptions) -> dict[str, ProjectFile]:
+    """Files that ``file`` includes with ``-r``/``-c`` and that the walk does not find by name.
+
+    They are pip requirements files (that is how pip reads them), so they get the
+    requirements rewriter. Excluded paths stay excluded.
+    """
+    if file.kind not in (FileKind.REQUIREMENTS, FileKind.CONDA_ENV):
+        return {}
+    source = read_text(file, options.max_file_bytes)
+    if isinstance(source, Skipped):
+        return {}
+    root = file.root
+    out: dict[str, ProjectFile] = {}
+    for other in unlisted_includes(parse_source(source), root):
+        if options.exclude and is_excluded(other.path, options.exclude):
+            continue
+        path = root / other.path
+        try:
+            size = path.stat().st_size
+        except OSError:
+            continue  # the scan reports the missing file on the include line
+        out[other.path] = ProjectFile(path, other.path, FileKind.REQUIREMENTS, size)
+    return out
 
 
 def port_file(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import enum
 import functools
-import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -20,7 +19,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from gpuport import kb
-from gpuport.files import FileKind, SourceText, classify
+from gpuport.files import FileKind, ProjectFile, SourceText, classify
 from gpuport.findings import Category, Confidence, Finding, Fix, Severity, Skipped
 from gpuport.rules import Rule, rule
 from gpuport.scan.base import scanner
@@ -765,20 +764,18 @@ def _version_before_rocm_support(
     requirement: Requirement, package: kb.Package, shown: str
 ) -> Advice | None:
     """Advice when the constraint admits only releases older than ``rocm_min_version``."""
-    if (
-        not package.rocm_min_version
-        or not requirement.specifier
-        or requirement.form is not Form.PEP508
-    ):
+    if not package.rocm_min_version or not requirement.specifier:
         return None
+    allowed = allowed_versions(requirement)
     try:
-        allowed = SpecifierSet(requirement.specifier)
         first = Version(package.rocm_min_version)
-    except (InvalidSpecifier, InvalidVersion):
+    except InvalidVersion:
         return None
+    if allowed is None:
+        return None  # a form gpuport does not read: say nothing rather than guess
     # Too old when no release from the first ROCm-capable one on is allowed: try that release,
     # a far-future one, and every version the constraint itself names at or above it.
-    named = (Version(m) for m in re.findall(r"\d+(?:\.\d+)*", requirement.specifier))
+    named = (Version(m) for m in re.findall(r"\d+(?:\.\d+)*", str(allowed)))
     candidates = [first, Version("99999"), *(v for v in named if v >= first)]
     if any(allowed.contains(v, prereleases=True) for v in candidates):
         return None
@@ -798,6 +795,84 @@ def _version_before_rocm_support(
         subject=requirement.key,
         confidence=_confidence(package.confidence),
     )
+
+
+def allowed_versions(requirement: Requirement) -> SpecifierSet | None:
+    """The versions a requirement's constraint allows, as PEP 440; None when unreadable.
+
+    PEP 508 strings and Pipfile tables are PEP 440 already; Poetry tables use Poetry's own
+    syntax (``^0.43``, ``~0.43.3``, a bare ``0.43.3``), translated by :func:`poetry_specifier`.
+    """
+    text = requirement.specifier.strip()
+    if requirement.form is Form.TABLE and requirement.section.startswith("tool.poetry"):
+        return poetry_specifier(text)
+    try:
+        return SpecifierSet(text)
+    except InvalidSpecifier:
+        return None
+
+
+# https://python-poetry.org/docs/dependency-specification/#version-constraints
+_POETRY_OPERATOR_RE = re.compile(r"^(===|==|!=|~=|>=|<=|>|<)\s*(.+)$")
+_POETRY_RELEASE_RE = re.compile(r"^\d+(?:\.\d+)*$")
+
+
+def poetry_specifier(text: str) -> SpecifierSet | None:
+    """Poetry's version constraint as a PEP 440 SpecifierSet; None for forms not understood.
+
+    ``0.43.3`` is an exact pin; ``^0.43`` is ``>=0.43,<0.44`` (the first non-zero part may
+    not change); ``~0.43.3`` is ``>=0.43.3,<0.44.0``; ``1.2.*`` is ``==1.2.*``; operators
+    are PEP 440's; constraints joined by commas must all hold. ``||`` (either of) is not
+    translated.
+    """
+    text = text.strip()
+    if not text or text == "*":
+        return SpecifierSet()
+    if "|" in text:
+        return None
+    parts: list[str] = []
+    for raw in text.split(","):
+        part = raw.strip()
+        translated = _poetry_part(part)
+        if translated is None:
+            return None
+        parts.extend(translated)
+    try:
+        return SpecifierSet(",".join(parts))
+    except InvalidSpecifier:
+        return None
+
+
+def _poetry_part(part: str) -> list[str] | None:
+    if not part:
+        return None
+    if part.startswith(("^", "~")) and not part.startswith("~="):
+        version = part[1:].strip()
+        if not _POETRY_RELEASE_RE.match(version):
+            return None
+        release = [int(n) for n in version.split(".")]
+        if part[0] == "^":
+            # Caret: the left-most non-zero part stays; ^0.0.3 allows only 0.0.3.x.
+            bump = next((i for i, n in enumerate(release) if n), len(release) - 1)
+        else:
+            # Tilde: the minor version stays when one is given, else the major.
+            bump = 1 if len(release) >= 2 else 0
+        upper = [*release[:bump], release[bump] + 1]
+        return [f">={version}", f"<{'.'.join(map(str, upper))}"]
+    match = _POETRY_OPERATOR_RE.match(part)
+    if match:
+        return [f"{match.group(1)}{match.group(2).strip()}"]
+    if part.endswith(".*") or _looks_like_version(part):
+        return [f"=={part}"]  # a bare version is an exact pin in Poetry
+    return None
+
+
+def _looks_like_version(text: str) -> bool:
+    try:
+        Version(text)
+    except InvalidVersion:
+        return False
+    return True
 
 
 def _replacement_advice(
@@ -1237,13 +1312,16 @@ def _torch_without_index(
 # The scanner
 
 
-def parse_source(source: SourceText) -> DependencyFile:
-    """Parse one dependency file by its kind; includes are read relative to it."""
+def parse_source(source: SourceText, texts: dict[str, str] | None = None) -> DependencyFile:
+    """Parse one dependency file by its kind; includes are read relative to it.
+
+    ``texts``, when given, receives the text of every included file read, by its path.
+    """
     rel = source.file.rel
     text = source.text
     kind = source.file.kind
     if kind is FileKind.REQUIREMENTS:
-        return parse_requirements(text, rel, read=_reader(source.file.path, rel))
+        return parse_requirements(text, rel, read=_reader(source.file, texts))
     if kind is FileKind.PYPROJECT:
         return parse_pyproject(text, rel)
     if kind is FileKind.SETUP_PY:
@@ -1251,7 +1329,7 @@ def parse_source(source: SourceText) -> DependencyFile:
     if kind is FileKind.SETUP_CFG:
         return parse_setup_cfg(text, rel)
     if kind is FileKind.CONDA_ENV:
-        return parse_conda_env(text, rel, read=_reader(source.file.path, rel))
+        return parse_conda_env(text, rel, read=_reader(source.file, texts))
     if kind is FileKind.PIPFILE:
         return parse_pipfile(text, rel)
     return DependencyFile(rel)
@@ -1260,30 +1338,56 @@ def parse_source(source: SourceText) -> DependencyFile:
 _INCLUDE_MAX_BYTES = 8 * 1024 * 1024
 
 
-def _reader(path: Path, rel: str) -> Callable[[str], str | None]:
+def _reader(file: ProjectFile, texts: dict[str, str] | None) -> Callable[[str], str | None]:
     """Read included files by their path relative to the scan root."""
-    depth = len(PurePosixPath(rel).parts)
-    root = path.parents[depth - 1] if depth >= 1 else path.parent
+    root = file.root
 
     def read(target: str) -> str | None:
         candidate = root / target
         try:
             if not candidate.is_file() or candidate.stat().st_size > _INCLUDE_MAX_BYTES:
                 return None
-            return candidate.read_bytes().decode("utf-8", "replace")
+            text = candidate.read_bytes().decode("utf-8", "replace")
         except OSError:
             return None
+        if texts is not None:
+            texts[target] = text
+        return text
 
     return read
 
 
-def _own_problems(dep: DependencyFile) -> Iterable[Skipped]:
+def _scanned_on_its_own(path: str, root: Path) -> bool:
+    """Whether the walk finds ``path`` by its name (so its own scan reports what is in it)."""
+    # The walk passes the folder's name too (`requirements/base.txt`), the root's included.
+    return classify(PurePosixPath(path).name, (root / path).parent.name) is not None
+
+
+def unlisted_includes(dep: DependencyFile, root: Path) -> list[DependencyFile]:
+    """Files reached through ``-r``/``-c`` whose names the walk does not recognise, once each.
+
+    Nothing else scans them (``common/base.txt``, ``pins/gpu.txt``), so the files that include
+    them report their findings; files outside the scan root are left alone.
+    """
+    out: list[DependencyFile] = []
+    seen = {dep.path}
+    for other in dep.walk():
+        posix = PurePosixPath(other.path)
+        if other.path in seen or posix.is_absolute() or ".." in posix.parts:
+            continue
+        seen.add(other.path)
+        if not _scanned_on_its_own(other.path, root):
+            out.append(other)
+    return out
+
+
+def _own_problems(dep: DependencyFile, root: Path) -> Iterable[Skipped]:
     """Problems of this file, and of included files that are not scanned on their own."""
     yield from dep.problems
     for other in dep.walk():
         if other is dep:
             continue
-        if classify(posixpath.basename(other.path)) is FileKind.REQUIREMENTS:
+        if _scanned_on_its_own(other.path, root):
             continue
         yield from other.problems
 
@@ -1302,13 +1406,20 @@ DEPENDENCY_KINDS = (
 @scanner(*DEPENDENCY_KINDS, name="dependencies")
 def scan_dependencies(source: SourceText) -> Iterator[Finding | Skipped]:
     """Findings GP101-GP112 for one dependency file, and the input problems met reading it."""
-    dep = parse_source(source)
+    texts: dict[str, str] = {}
+    dep = parse_source(source, texts)
     seen: set[Skipped] = set()
-    for problem in _own_problems(dep):
+    root = source.file.root
+    for problem in _own_problems(dep, root):
         if problem not in seen:
             seen.add(problem)
             yield problem
-    lines = source.text.splitlines()
-    for advice in advise(dep):
-        text = lines[advice.line - 1] if 0 < advice.line <= len(lines) else ""
-        yield advice.finding(text)
+    lines = {dep.path: source.text.splitlines()}
+    advice = advise(dep)
+    for other in unlisted_includes(dep, root):
+        lines[other.path] = texts.get(other.path, "").splitlines()
+        advice.extend(advise(other))
+    for item in advice:
+        own = lines.get(item.path, [])
+        text = own[item.line - 1] if 0 < item.line <= len(own) else ""
+        yield item.finding(text)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from itertools import islice
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from gpuport.files import ProjectFile, WalkOptions, read_text, walk
 from gpuport.findings import Excerpt, Finding, ScanStats, Severity, SkipKind, Skipped
@@ -72,6 +72,9 @@ class _FileOutcome:
     scanned: bool
     size: int
     kind: str
+    path: str  # the scanned file's rel
+    # sort keys of suppressed findings located in other files, counted once per scan
+    elsewhere_suppressed: list[tuple[str, int, int, str, str]] = field(default_factory=list)
 
 
 def scan_path(
@@ -105,8 +108,9 @@ def scan_path(
         outcomes = (
             _scan_file(f, options.walk.max_file_bytes, enabled) for f in _chain(head, stream)
         )
+    elsewhere: set[object] = set()
     for done, outcome in enumerate(outcomes, start=1):
-        _merge(result, outcome, options)
+        _merge(result, outcome, options, elsewhere)
         if progress is not None:
             progress(done, result.stats.bytes_scanned)
     result.findings.sort(key=lambda f: f.sort_key)
@@ -129,15 +133,38 @@ def _enabled(rule_id: str, options: ScanOptions) -> bool:
     return not matches(options.ignore)
 
 
-def _merge(result: ScanResult, outcome: _FileOutcome, options: ScanOptions) -> None:
+def _merge(
+    result: ScanResult,
+    outcome: _FileOutcome,
+    options: ScanOptions,
+    elsewhere: set[object],
+) -> None:
+    """Add one file's outcome; ``elsewhere`` remembers findings located in other files.
+
+    Two requirements files that both include ``common/base.txt`` both report its findings
+    and input problems: each is kept (or counted as suppressed) once.
+    """
     stats = result.stats
     if outcome.scanned:
         stats.files_scanned += 1
         stats.bytes_scanned += outcome.size
         stats.by_kind[outcome.kind] = stats.by_kind.get(outcome.kind, 0) + 1
-    result.skipped.extend(outcome.skipped)
+    for problem in outcome.skipped:
+        if problem.path != outcome.path:
+            if problem in elsewhere:
+                continue
+            elsewhere.add(problem)
+        result.skipped.append(problem)
     result.suppressed += outcome.suppressed
+    for key in outcome.elsewhere_suppressed:
+        if key in elsewhere:
+            result.suppressed -= 1
+        elsewhere.add(key)
     for finding, fp in outcome.findings:
+        if finding.location.path != outcome.path:
+            if finding.sort_key in elsewhere:
+                continue
+            elsewhere.add(finding.sort_key)
         if fp in options.baseline:
             result.baselined += 1
         else:
@@ -169,7 +196,7 @@ def _scan_batch(
 def _scan_file(file: ProjectFile, max_bytes: int, enabled: frozenset[str]) -> _FileOutcome:
     source = read_text(file, max_bytes)
     if isinstance(source, Skipped):
-        return _FileOutcome([], [source], 0, False, 0, file.kind.value)
+        return _FileOutcome([], [source], 0, False, 0, file.kind.value, file.rel)
     skipped: list[Skipped] = [source.problem] if source.problem else []
     raw: list[Finding] = []
     for sc in scanners_for(file.kind):
@@ -191,28 +218,66 @@ def _scan_file(file: ProjectFile, max_bytes: int, enabled: frozenset[str]) -> _F
                 )
             )
     if not raw:
-        return _FileOutcome([], skipped, 0, True, file.size, file.kind.value)
-    lines = source.text.splitlines()
-    suppressions = _suppressions(lines)
+        return _FileOutcome([], skipped, 0, True, file.size, file.kind.value, file.rel)
+    # A finding may sit in another file than the one scanned (a requirements file reached only
+    # through `-r`): its excerpt, suppression markers and fingerprint come from that file.
+    texts: dict[str, _LinesOf] = {file.rel: _LinesOf(source.text.splitlines())}
     kept: list[tuple[Finding, str]] = []
     suppressed = 0
-    seen: set[tuple[str, int, int, str]] = set()
+    elsewhere: list[tuple[str, int, int, str, str]] = []
+    seen: set[tuple[str, str, int, int, str]] = set()
     for finding in raw:
         loc = finding.location
-        key = (finding.rule_id, loc.line, loc.column, finding.message)
+        key = (loc.path, finding.rule_id, loc.line, loc.column, finding.message)
         if key in seen:  # two scanners, or one rule twice on the same spot
             continue
         seen.add(key)
-        if _is_suppressed(finding, suppressions):
+        of = texts.get(loc.path)
+        if of is None:
+            of = texts[loc.path] = _LinesOf(_other_file_lines(file, loc.path, max_bytes))
+        lines = of.lines
+        if _is_suppressed(finding, of.suppressions):
             suppressed += 1
+            if loc.path != file.rel:
+                elsewhere.append(finding.sort_key)
             continue
         line_text = lines[loc.line - 1] if 0 < loc.line <= len(lines) else ""
-        if finding.excerpt is None and loc.line > 0:
+        if finding.excerpt is None and loc.line > 0 and lines:
             start = max(1, loc.line - EXCERPT_CONTEXT)
             end = min(len(lines), loc.line + EXCERPT_CONTEXT)
             finding = replace(finding, excerpt=Excerpt(start, tuple(lines[start - 1 : end])))
         kept.append((finding, finding.fingerprint(line_text)))
-    return _FileOutcome(kept, skipped, suppressed, True, file.size, file.kind.value)
+    return _FileOutcome(
+        kept, skipped, suppressed, True, file.size, file.kind.value, file.rel, elsewhere
+    )
+
+
+class _LinesOf:
+    """One file's lines and the suppression markers in them, worked out once."""
+
+    __slots__ = ("lines", "suppressions")
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.suppressions = _suppressions(lines)
+
+
+def _other_file_lines(file: ProjectFile, rel: str, max_bytes: int) -> list[str]:
+    """The lines of ``rel`` (relative to the scan root of ``file``); [] when it cannot be read.
+
+    Only files inside the scan root are read.
+    """
+    posix = PurePosixPath(rel)
+    if posix.is_absolute() or ".." in posix.parts or not posix.parts:
+        return []
+    try:
+        path = file.root.joinpath(*posix.parts)
+        if not path.is_file() or path.stat().st_size > max_bytes:
+            return []
+        # surrogateescape, as read_text keeps bytes that are not UTF-8: same fingerprints.
+        return path.read_bytes().decode("utf-8", "surrogateescape").splitlines()
+    except OSError:
+        return []
 
 
 def _suppressions(lines: list[str]) -> dict[int, frozenset[str] | None]:
