@@ -347,6 +347,14 @@ class _Translation:
     _line_no: int = 1
     _lone_cr: bool = False
     _line_starts: list[int] | None = None
+    _code: str | None = None
+
+    @property
+    def code(self) -> str:
+        """The text with comments and literal insides blanked, computed once per file."""
+        if self._code is None:
+            self._code = code_only(self.text)
+        return self._code
 
     # -- positions
 
@@ -1098,15 +1106,14 @@ def _arch_use_kind(text: str, start: int, end: int) -> str:
     return "value"
 
 
-def _arch_plan(text: str) -> dict[int, _ArchUse]:
+def _arch_plan(text: str, code: str) -> dict[int, _ArchUse]:
     """Every ``__CUDA_ARCH__`` of the file and what to do with it, deciding each
     conditional as a unit. A guard becomes ``__HIP_DEVICE_COMPILE__`` only when neither
     its own condition nor the conditional it opens or continues (down to its #endif)
     uses ``__CUDA_ARCH__``'s number: HIP leaves the macro undefined, so such a use reads
     0 in a directive or fails to compile in code, and a rewritten guard would send HIP's
     device pass into code written for a compute capability (e.g. the redefinition of a
-    pre-sm_60 double atomicAdd)."""
-    code = code_only(text)
+    pre-sm_60 double atomicAdd). ``code`` is ``code_only(text)``."""
     kinds = {m.start(): _arch_use_kind(text, m.start(), m.end()) for m in _ARCH_RE.finditer(code)}
     values = sorted(pos for pos, kind in kinds.items() if kind in ("value", "code"))
     # the span each conditional directive governs: from its line to the matching #endif
@@ -1152,7 +1159,7 @@ _NEWLINE_RE = re.compile(r"\r\n|\r|\n")
 
 def _cuda_arch(t: _Translation, name: str, start: int, end: int) -> None:
     if t.arch_plan is None:
-        t.arch_plan = _arch_plan(t.text)
+        t.arch_plan = _arch_plan(t.text, t.code)
     use = t.arch_plan.get(start) or _ArchUse(_arch_use_kind(t.text, start, end))
     if use.kind == "code":
         t.change(
@@ -1565,7 +1572,7 @@ _TILE_VOTES = ("any", "all", "ballot", "match_any", "match_all")
 def _tile_votes(t: _Translation) -> None:
     """``tile.any(p)``, ``tile.ballot(p)``, ``tile.match_any(v)``...: HIP's cooperative
     groups have them only from ROCm 6.2 (5.2's thread_block_tile has the shuffles alone)."""
-    code = code_only(t.text)
+    code = t.code
     names = {a or b for a, b in _TILE_VARIABLE_RE.findall(code)}
     if not names:
         return
@@ -1762,7 +1769,7 @@ def translate_source(
     changes = work.changes()
     if diagnostics and file_kind in _SOURCE_KINDS:
         taken = {(c.line, c.column) for c in changes}
-        found = _scanner_findings(rel, text, code_only(text))
+        found = _scanner_findings(rel, text, work.code)
         changes.extend(c for c in found if (c.line, c.column) not in taken)
     changes.sort(key=lambda c: (c.line, c.column, c.family, c.before))
     translated = _apply(text, work.edits) if work.edits else None

@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import accumulate
 
 from gpuport.cxx.lexer import code_only
 from gpuport.files import FileKind, SourceText
@@ -53,23 +54,33 @@ from gpuport.scan.kernel_rules import (
 __all__ = ["scan_cuda_text", "uses_cuda"]
 
 FULL_MASK_64 = "0xffffffffffffffffULL"
+_PLUS_ONE = (1).__add__
 
 # --------------------------------------------------------------------------------------------
 # Source positions and small parsing helpers
 
 
 _NEWLINE_RE = re.compile(r"\r\n|\r|\n")  # the lexer's idea of a line break
-_INCLUDE_RE = re.compile(r"^[ \t]*#[ \t]*include(?:_next)?[ \t]*[<\"]([^>\"\r\n]+)[>\"]", re.M)
+# Starts at the '#' rather than at ``^`` (which Python's regex engine tries at every offset);
+# that the '#' opens its line is checked in ``_Source._index_includes``.
+_INCLUDE_RE = re.compile(r"#[ \t]*include(?:_next)?[ \t]*[<\"]([^>\"\r\n]+)[>\"]")
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _CLOSE = {")": "(", "]": "[", "}": "{"}
 _BRACKETS_RE = re.compile(r"[()\[\]{}]")
 _MAX_SPAN = 20_000  # how far a bracket match may run before we give up (unbalanced input)
 
 
-class _Source:
-    """One file's text, its code-only twin, and offset → line/column conversion."""
+def _line_start(text: str, pos: int) -> int:
+    """Where a ``re.M`` ``^`` before ``pos`` would match, past spaces and tabs only; or -1."""
+    while pos > 0 and text[pos - 1] in " \t":
+        pos -= 1
+    return pos if pos == 0 or text[pos - 1] == "\n" else -1
 
-    __slots__ = ("_body", "_includes", "_line_starts", "code", "rel", "text")
+
+class _Source:
+    """One file's text, its code-only twin, and per-file indexes built once, on demand."""
+
+    __slots__ = ("_body", "_include_spans", "_includes", "_line_starts", "code", "rel", "text")
 
     def __init__(self, rel: str, text: str, code: str) -> None:
         self.rel = rel
@@ -77,13 +88,27 @@ class _Source:
         self.code = code
         self._line_starts: list[int] | None = None
         self._includes: list[tuple[str, int]] | None = None
+        self._include_spans: list[tuple[int, int]] = []
         self._body: str | None = None
 
+    def _index_lines(self) -> list[int]:
+        text = self.text
+        if "\r" in text:
+            starts = [0, *(m.end() for m in _NEWLINE_RE.finditer(text))]
+        else:
+            # every line but the last is its length plus the '\n'; summed in C, not Python
+            lines = text.split("\n")
+            del lines[-1]
+            starts = list(accumulate(map(_PLUS_ONE, map(len, lines)), initial=0))
+        self._line_starts = starts
+        return starts
+
     def position(self, offset: int) -> tuple[int, int]:
-        if self._line_starts is None:
-            self._line_starts = [0, *(m.end() for m in _NEWLINE_RE.finditer(self.text))]
-        index = bisect.bisect_right(self._line_starts, offset) - 1
-        return index + 1, offset - self._line_starts[index] + 1
+        starts = self._line_starts
+        if starts is None:
+            starts = self._index_lines()
+        index = bisect.bisect_right(starts, offset) - 1
+        return index + 1, offset - starts[index] + 1
 
     def line_of(self, offset: int) -> int:
         return self.position(offset)[0]
@@ -111,20 +136,39 @@ class _Source:
             confidence=confidence,
         )
 
+    def _index_includes(self) -> list[tuple[str, int]]:
+        code = self.code
+        includes: list[tuple[str, int]] = []
+        if "include" in code:
+            for m in _INCLUDE_RE.finditer(code):
+                start = _line_start(code, m.start())
+                if start >= 0:
+                    includes.append((m.group(1).strip(), start))
+                    self._include_spans.append((start, m.end()))
+        self._includes = includes
+        return includes
+
     @property
     def includes(self) -> list[tuple[str, int]]:
         """(header as written, offset of the directive) for every ``#include``."""
         if self._includes is None:
-            self._includes = [
-                (m.group(1).strip(), m.start()) for m in _INCLUDE_RE.finditer(self.code)
-            ]
+            return self._index_includes()
         return self._includes
 
     @property
     def body(self) -> str:
         """The code with ``#include`` lines blanked, so header names do not look like calls."""
         if self._body is None:
-            self._body = _INCLUDE_RE.sub(lambda m: " " * len(m.group()), self.code)
+            if self._includes is None:
+                self._index_includes()
+            code = self.code
+            pieces: list[str] = []
+            done = 0
+            for start, end in self._include_spans:
+                pieces.append(code[done:start])
+                pieces.append(" " * (end - start))
+                done = end
+            self._body = "".join(pieces) + code[done:] if pieces else code
         return self._body
 
 
@@ -238,6 +282,53 @@ def _assigned_name(code: str, pos: int) -> tuple[str, int] | None:
     if name is None or name.group(1) in _CPP_KEYWORDS:
         return None
     return name.group(1), start + name.start(1)
+
+
+class _Statements:
+    """Statement starts (after each ``;``, ``{`` or ``}``) of one file's code, indexed once.
+
+    Answers what ``_statement_before`` and ``_assigned_name`` would, by bisecting instead of
+    three ``rfind`` calls per question, and remembers each statement's assignment.
+    """
+
+    __slots__ = ("_assigned", "_bounds", "_code")
+
+    def __init__(self, code: str) -> None:
+        self._code = code
+        # Offsets of every ';', '{' and '}', after a -1 sentinel (and ending with len(code)):
+        # piece i of the split ends where boundary i+1 stands. Summed in C, not Python;
+        # two replaces and a split on one character are three times faster than re.split.
+        pieces = code.replace("{", ";").replace("}", ";").split(";")
+        self._bounds = list(accumulate(map(_PLUS_ONE, map(len, pieces)), initial=-1))
+        # statement start -> (offset of its first plain '=', what _assigned_name answered)
+        self._assigned: dict[int, tuple[int, tuple[str, int] | None]] = {}
+
+    def before(self, pos: int) -> tuple[int, str]:
+        """``_statement_before(code, pos)``."""
+        bounds = self._bounds
+        start = max(bounds[bisect.bisect_left(bounds, pos) - 1] + 1, pos - 400, 0)
+        return start, self._code[start:pos]
+
+    def assigned_name(self, pos: int) -> tuple[str, int] | None:
+        """``_assigned_name(code, pos)``.
+
+        Every position after a statement's first plain '=' (and the character after it,
+        which the look-ahead reads) gets the same answer, so it is worked out once.
+        """
+        start, stmt = self.before(pos)
+        known = self._assigned.get(start)
+        if known is not None and known[0] + 1 < pos:
+            return known[1]
+        eq = _PLAIN_ASSIGN_RE.search(stmt)
+        if eq is None:
+            return None
+        name = _LAST_NAME_RE.search(stmt, 0, eq.start())
+        found = None
+        if name is not None and name.group(1) not in _CPP_KEYWORDS:
+            found = name.group(1), start + name.start(1)
+        if start + eq.start() + 1 < pos:
+            self._assigned[start] = (start + eq.start(), found)
+        return found
 
 
 def _top(counter: Counter[str], n: int = 3) -> str:
@@ -684,9 +775,45 @@ class _Names:
 
 
 _THREAD_WORD_RE = re.compile(r"(?:threadIdx|blockDim)\s*\.\s*[xyz]\b|thread_rank\s*\(")
+# The same three alternatives, each led by its own literal, which the regex engine finds far
+# faster than the alternation (whose first letters, 't' and 'b', are everywhere). Their
+# matches cannot overlap, so merging them in offset order gives the alternation's matches.
+_THREAD_WORD_PARTS = tuple(
+    re.compile(part)
+    for part in (r"threadIdx\s*\.\s*[xyz]\b", r"blockDim\s*\.\s*[xyz]\b", r"thread_rank\s*\(")
+)
+
+
+def _thread_words(code: str) -> list[re.Match[str]]:
+    """``_words(_THREAD_WORD_RE, code)``, found part by part."""
+    found = [
+        m
+        for part in _THREAD_WORD_PARTS
+        for m in part.finditer(code)
+        if _word_start(code, m.start())
+    ]
+    found.sort(key=_match_start)
+    return found
+
+
+def _match_start(m: re.Match[str]) -> int:
+    return m.start()
+
+
 _LANE_HINT_RE = re.compile(
     r"&\s*(?:31|0[xX]1[fF])[uU]?\b|%\s*(?:32[uU]?\b|warpSize\b)|&\s*\(\s*warpSize\s*-\s*1\s*\)"
     r"|__lane_id\s*\(|laneid\b"
+)
+# _LANE_HINT_RE's alternatives grouped by their leading literal (see _THREAD_WORD_PARTS).
+# No match of one part can hold the start of another's, so together they find the same.
+_LANE_HINT_PARTS = tuple(
+    re.compile(part)
+    for part in (
+        r"&\s*(?:31|0[xX]1[fF])[uU]?\b|&\s*\(\s*warpSize\s*-\s*1\s*\)",
+        r"%\s*(?:32[uU]?\b|warpSize\b)",
+        r"__lane_id\s*\(",
+        r"laneid\b",
+    )
 )
 
 
@@ -698,6 +825,7 @@ def _index_assignment(
     pos: int,
     word: re.Pattern[str],
     seen: dict[tuple[int, int, str], bool] | None = None,
+    statements: _Statements | None = None,
 ) -> str | None:
     """The variable assigned an expression of the index at ``pos``, not of data loaded with it.
 
@@ -705,7 +833,7 @@ def _index_assignment(
     ``v = tid < n ? values[tid] : 0`` are data. ``seen`` remembers right-hand sides already
     judged: several indices in one statement share one.
     """
-    found = _assigned_name(code, pos)
+    found = _assigned_name(code, pos) if statements is None else statements.assigned_name(pos)
     if found is None:
         return None
     eq = code.find("=", found[1])
@@ -732,8 +860,9 @@ def _tracked_names(src: _Source) -> _Names:
     code = src.code
     thread: set[str] = set()
     seen: dict[tuple[int, int, str], bool] = {}
-    for m in _words(_THREAD_WORD_RE, code):
-        found = _index_assignment(code, m.start(), _THREAD_WORD_RE, seen)
+    statements = _Statements(code)
+    for m in _thread_words(code):
+        found = _index_assignment(code, m.start(), _THREAD_WORD_RE, seen, statements)
         if found is not None:
             thread.add(found)
     # One level of propagation: tid = threadIdx.x; gtid = blockIdx.x * blockDim.x + tid
@@ -745,14 +874,15 @@ def _tracked_names(src: _Source) -> _Names:
             word = words.get(name)
             if word is None:
                 word = words[name] = re.compile(r"(?<![\w.])" + re.escape(name) + r"\b")
-            found = _index_assignment(code, m.start(), word, seen)
+            found = _index_assignment(code, m.start(), word, seen, statements)
             if found is not None and found != name:
                 thread.add(found)
     lane: set[str] = set()
-    for m in _LANE_HINT_RE.finditer(code):
-        assigned = _assigned_name(code, m.start())
-        if assigned is not None:
-            lane.add(assigned[0])
+    for part in _LANE_HINT_PARTS:  # the order does not matter: a set is collected
+        for m in part.finditer(code):
+            assigned = statements.assigned_name(m.start())
+            if assigned is not None:
+                lane.add(assigned[0])
     return _Names(thread, lane)
 
 
@@ -1004,11 +1134,35 @@ def _check_ballots(src: _Source) -> Iterator[Finding]:
 _WARP_NAME_RE = re.compile(
     r"warp_?(?:size|sz|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp", re.I
 )
-_DEFINE_32_RE = re.compile(
-    r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*32[uU]?[ \t]*\)?[ \t]*$", re.M
-)
+# Starts at the '#' (see _INCLUDE_RE); the line start is found by ``_line_start``.
+_DEFINE_32_RE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*32[uU]?[ \t]*\)?[ \t]*$", re.M)
 _VALUE_32_RE = re.compile(r"(?:=\s*\(?\s*32[uU]?\s*\)?\s*(?=[;,>})])|\{\s*32[uU]?\s*\})")
 _NAME_BEFORE_RE = re.compile(r"([A-Za-z_]\w*)\s*$")
+
+
+def _values_32(code: str) -> Iterator[re.Match[str]]:
+    """``_VALUE_32_RE.finditer(code)``, tried only where a "32" follows ``=`` or ``{``.
+
+    '=' and '{' are everywhere in C++, and trying the pattern at each costs more than
+    finding each "32" and looking back over the spaces and the one '(' the pattern allows.
+    Matches cannot overlap (each holds one '=' or '{', at its start), so none is lost.
+    """
+    at = code.find("32")
+    while at >= 0:
+        start = at - 1
+        while start >= 0 and code[start].isspace():
+            start -= 1
+        if start >= 0 and code[start] == "(":
+            start -= 1
+            while start >= 0 and code[start].isspace():
+                start -= 1
+        if start >= 0 and code[start] in "={":
+            m = _VALUE_32_RE.match(code, start)
+            if m is not None:
+                yield m
+        at = code.find("32", at + 2)
+
+
 _ASSIGNMENT_OPERATOR_CHARS = "=!<>+-*/%&|^"
 
 
@@ -1017,9 +1171,12 @@ def _check_warp_size_constants(src: _Source) -> Iterator[Finding]:
     if "32" not in code:
         return
     hits: list[tuple[int, int, str]] = []
-    for m in _DEFINE_32_RE.finditer(code):
-        hits.append((m.start(), m.end(), m.group(1)))
-    for m in _VALUE_32_RE.finditer(code):
+    if "define" in code:
+        for m in _DEFINE_32_RE.finditer(code):
+            line_start = _line_start(code, m.start())
+            if line_start >= 0:
+                hits.append((line_start, m.end(), m.group(1)))
+    for m in _values_32(code):
         is_operator = m.start() > 0 and code[m.start() - 1] in _ASSIGNMENT_OPERATOR_CHARS
         if m.group().startswith("=") and is_operator:
             continue  # ==, <=, += …
@@ -1427,8 +1584,9 @@ def _anchored(
 
 def _check_line_rules(src: _Source) -> Iterator[Finding]:
     body = src.body
+    in_body = body.__contains__  # any(map(...)) tests the needles without a Python frame each
     for line_rule in _LINE_RULES:
-        if not any(needle in body for needle in line_rule.needles):
+        if not any(map(in_body, line_rule.needles)):
             continue
         for m in _once_per_line(src, _anchored(line_rule.pattern, body, line_rule.needles)):
             name = " ".join(m.group().rstrip(";,( ").split())
@@ -1552,15 +1710,21 @@ _LIBRARY_RULES = (
 )
 
 
+# Each rule with its skipped names as ``name::`` prefixes, for one ``startswith`` test.
+_LIBRARY_SKIPS = tuple(
+    (lib, tuple(name + "::" for name in sorted(lib.skip))) for lib in _LIBRARY_RULES
+)
+
+
 def _inside_other_namespace(code: str, pos: int) -> bool:
     """Whether the name at ``pos`` is qualified by another namespace (``x::name``)."""
     return pos >= 3 and code[pos - 2 : pos] == "::" and _word_start(code, pos - 2) is False
 
 
 def _check_libraries(src: _Source) -> Iterator[Finding]:
-    code = src.code
-    for lib in _LIBRARY_RULES:
-        if not any(needle in code for needle in lib.needles):
+    in_code = src.code.__contains__
+    for lib, skip_prefixes in _LIBRARY_SKIPS:
+        if not any(map(in_code, lib.needles)):
             continue
         first: int | None = None
         names: Counter[str] = Counter()
@@ -1575,7 +1739,7 @@ def _check_libraries(src: _Source) -> Iterator[Finding]:
                 if _inside_other_namespace(src.body, m.start()):
                     continue  # thrust::cuda::par is Thrust's, not libcu++
                 name = m.group()
-                if name in lib.skip or any(name.startswith(s + "::") for s in lib.skip):
+                if name in lib.skip or name.startswith(skip_prefixes):
                     continue
                 names[name] += 1
                 first = m.start() if first is None else min(first, m.start())
