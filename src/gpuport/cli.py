@@ -337,20 +337,12 @@ def _rule_dict(r: Any) -> dict[str, Any]:
 
 def _add_stage_commands() -> None:
     """Sub-commands that live in their own stage's package."""
-    import importlib
+    from gpuport.kb.command import kb
+    from gpuport.plan.command import plan
+    from gpuport.port.command import port
 
-    for module_name, attr in (
-        ("gpuport.kb.command", "kb"),
-        ("gpuport.port.command", "port"),
-        ("gpuport.plan.command", "plan"),
-    ):
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                continue
-            raise
-        main.add_command(getattr(module, attr))
+    for command in (kb, port, plan):
+        main.add_command(command)
 
 
 _add_stage_commands()

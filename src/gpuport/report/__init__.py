@@ -55,11 +55,7 @@ def renderer(result_type: type, fmt: Format) -> Callable[[Renderer], Renderer]:
 
 def _load() -> None:
     for name in _FORMAT_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:  # TEMPORARY while stages are being written
-            if exc.name != name:
-                raise
+        importlib.import_module(name)
 
 
 def render(result: object, fmt: Format, options: RenderOptions = RenderOptions()) -> str:
