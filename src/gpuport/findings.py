@@ -49,7 +49,6 @@ class Category(enum.StrEnum):
     KERNELS = "kernels"  # GP3xx: CUDA / C++ sources
     CONTAINERS = "containers"  # GP4xx: Docker, compose, Kubernetes, shell
     BUILD = "build"  # GP5xx: CMake, Makefiles, build scripts
-    INPUT = "input"  # GP9xx: problems reading the project itself
 
 
 @dataclass(frozen=True, slots=True, order=True)

@@ -39,7 +39,3 @@ def scanner(*kinds: FileKind, name: str | None = None) -> Callable[[ScanFunction
 
 def scanners_for(kind: FileKind) -> list[FileScanner]:
     return [s for s in _SCANNERS if kind in s.kinds]
-
-
-def all_scanners() -> list[FileScanner]:
-    return list(_SCANNERS)
