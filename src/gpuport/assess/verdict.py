@@ -45,6 +45,21 @@ EFFORT_ASSUMPTIONS = (
 )
 
 
+def day_range(hours: float) -> tuple[float, float]:
+    """The range of working days an estimate of ``hours`` stands for: half to double."""
+    days = hours / HOURS_PER_DAY
+    return days / 2, days * 2
+
+
+def count_by_category(findings: list[Finding]) -> dict[Category, dict[Severity, int]]:
+    """Findings per category and severity, in enum order; only categories that have some."""
+    table: dict[Category, dict[Severity, int]] = {}
+    for f in findings:
+        row = table.setdefault(f.category, {})
+        row[f.severity] = row.get(f.severity, 0) + 1
+    return {c: table[c] for c in Category if c in table}
+
+
 @dataclass(frozen=True, slots=True)
 class EffortLine:
     category: Category
@@ -54,11 +69,11 @@ class EffortLine:
 
     @property
     def days_low(self) -> float:
-        return self.hours / HOURS_PER_DAY / 2
+        return day_range(self.hours)[0]
 
     @property
     def days_high(self) -> float:
-        return self.hours / HOURS_PER_DAY * 2
+        return day_range(self.hours)[1]
 
 
 @dataclass(slots=True)
@@ -85,11 +100,10 @@ class Assessment:
         return self.mechanical / self.actionable if self.actionable else 1.0
 
     def by_category_and_severity(self) -> dict[str, dict[str, int]]:
-        table: dict[str, dict[str, int]] = {c.value: {} for c in Category}
-        for f in self.scan.findings:
-            row = table[f.category.value]
-            row[f.severity.label] = row.get(f.severity.label, 0) + 1
-        return {k: v for k, v in table.items() if v}
+        return {
+            category.value: {severity.label: n for severity, n in row.items()}
+            for category, row in count_by_category(self.scan.findings).items()
+        }
 
 
 def assess(scan: ScanResult, plan: object | None = None) -> Assessment:

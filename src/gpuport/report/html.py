@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import jinja2
 from markupsafe import Markup
 
-from gpuport.assess.verdict import Assessment, Verdict
+from gpuport.assess.verdict import Assessment, Verdict, count_by_category
 from gpuport.findings import Category, Finding, Severity, SkipKind, Skipped
 from gpuport.report import Format, RenderOptions, renderer
 from gpuport.report.json_format import (
@@ -255,16 +255,11 @@ def _rule_views(findings: list[Finding], rules: dict[str, Rule]) -> tuple[RuleVi
 
 
 def category_counts(findings: list[Finding]) -> dict[Category, dict[Severity, int]]:
-    """Findings per category and severity, in enum order, only categories with findings."""
-    table: dict[Category, dict[Severity, int]] = {}
-    for category in Category:
-        row = {s: 0 for s in SEVERITIES_DESC}
-        for f in findings:
-            if f.category is category:
-                row[f.severity] += 1
-        if any(row.values()):
-            table[category] = row
-    return table
+    """Findings per category, every severity present (zeros too, for the chart's stacks)."""
+    return {
+        category: {s: row.get(s, 0) for s in SEVERITIES_DESC}
+        for category, row in count_by_category(findings).items()
+    }
 
 
 def chart_svg(findings: list[Finding]) -> Markup:

@@ -16,7 +16,7 @@ import re
 from types import ModuleType
 from typing import Any
 
-from gpuport.assess.verdict import HOURS_PER_DAY, Assessment
+from gpuport.assess.verdict import HOURS_PER_DAY, Assessment, day_range
 from gpuport.findings import Finding, Severity, Skipped
 from gpuport.report import Format, RenderOptions, renderer
 from gpuport.rules import Rule
@@ -129,8 +129,8 @@ def hours_text(hours: float) -> str:
 
 
 def days_text(hours: float) -> str:
-    """The day range of an estimate: half to double, as the effort model states."""
-    low, high = hours / HOURS_PER_DAY / 2, hours / HOURS_PER_DAY * 2
+    """The day range of an estimate, as the effort model states it."""
+    low, high = day_range(hours)
     return f"{low:.1f}\u2013{high:.1f}"  # an en dash between the two ends
 
 
@@ -268,8 +268,8 @@ def assessment_document(assessment: Assessment, options: RenderOptions) -> dict[
                 for line in assessment.effort
             ],
             "total_hours": round(total, 2),
-            "total_days_low": round(total / HOURS_PER_DAY / 2, 2),
-            "total_days_high": round(total / HOURS_PER_DAY * 2, 2),
+            "total_days_low": round(day_range(total)[0], 2),
+            "total_days_high": round(day_range(total)[1], 2),
             "hours_per_day": HOURS_PER_DAY,
             "assumptions": list(assessment.assumptions),
         },
