@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gpuport.rules import all_rules, get_rule
+from gpuport.scan.catalog import all_rules, get_rule
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from gpuport.findings import Category
-from gpuport.rules import all_rules
+from gpuport.scan.catalog import all_rules
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 

@@ -286,7 +286,7 @@ def scan(path: Path, fmt: str, output: Path | None, **kwargs: Any) -> None:
 )
 def explain(rule_id: str | None, fmt: str) -> None:
     """Explain RULE_ID (an id like GP301 or a slug); without one, list every rule."""
-    from gpuport.rules import all_rules, get_rule
+    from gpuport.scan.catalog import all_rules, get_rule
 
     if rule_id is None:
         rules = all_rules()

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpuport import kb
 from gpuport.files import DEFAULT_MAX_FILE_BYTES
 from gpuport.findings import Severity
 
@@ -28,8 +29,8 @@ class Settings:
     ignore: tuple[str, ...] = ()
     max_file_size: int = DEFAULT_MAX_FILE_BYTES
     baseline: str | None = None
-    rocm_version: str = "6.4"
-    offload_arch: str = "gfx90a"
+    rocm_version: str = kb.DEFAULT_ROCM_VERSION
+    offload_arch: str = kb.DEFAULT_CHECK_OFFLOAD_ARCH
     sources: dict[str, str] = field(default_factory=dict)  # key -> "default" | path | "flag"
 
     def source_of(self, key: str) -> str:

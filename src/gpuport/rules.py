@@ -1,14 +1,16 @@
 """Rule declarations: each rule is declared once, with its metadata and its documentation.
 
 A scanner module declares its rules at import time with :func:`rule`; ``gpuport explain``,
-SARIF's rule table and the docs are all generated from these declarations.
+SARIF's rule table and the docs are all generated from these declarations. The catalog of every
+rule is :mod:`gpuport.scan.catalog`, which imports the scanners that declare them.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import ParamSpec
 
 from gpuport.findings import Category, Confidence, Excerpt, Finding, Fix, Location, Severity
 
@@ -40,6 +42,10 @@ class Rule:
     fix: str  # the fix, in one or two sentences
     mechanical: bool  # True when `gpuport port` can apply the fix
     references: tuple[str, ...] = ()
+    # The words the rule needs: it can fire only in a text containing one of them (a plain,
+    # case-sensitive substring test). Scanners skip a file no enabled rule's needle is in.
+    # Empty: the rule may fire anywhere, so no pre-filter can skip a file for it.
+    needles: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not _ID_RE.match(self.id) or self.id[2] != _PREFIX[self.category]:
@@ -51,6 +57,12 @@ class Rule:
         for name in ("what", "why", "fix"):
             if not getattr(self, name).strip():
                 raise ValueError(f"{self.id}: {name} is empty")
+        if any(not needle for needle in self.needles):
+            raise ValueError(f"{self.id}: an empty needle would match every text")
+
+    def may_fire_in(self, text: str) -> bool:
+        """False when ``text`` has none of the rule's needles, so the rule cannot fire there."""
+        return not self.needles or any(needle in text for needle in self.needles)
 
     def finding(
         self,
@@ -107,9 +119,20 @@ class Rule:
 _REGISTRY: dict[str, Rule] = {}
 
 
-def rule(**fields: object) -> Rule:
-    """Declare and register a rule. Ids and slugs are unique for good."""
-    r = Rule(**fields)  # type: ignore[arg-type]
+_P = ParamSpec("_P")
+
+
+def _registering(make: Callable[_P, Rule]) -> Callable[_P, Rule]:
+    """``make`` (the Rule constructor, with its typed fields) followed by registration."""
+
+    def declare(*args: _P.args, **kwargs: _P.kwargs) -> Rule:
+        return register(make(*args, **kwargs))
+
+    return declare
+
+
+def register(r: Rule) -> Rule:
+    """Register a declared rule. Ids and slugs are unique for good."""
     for existing in _REGISTRY.values():
         if existing.id == r.id and existing != r:
             raise ValueError(f"rule id {r.id} declared twice")
@@ -119,23 +142,24 @@ def rule(**fields: object) -> Rule:
     return r
 
 
-def all_rules() -> list[Rule]:
-    """Every rule, sorted by id. Importing the scanners registers them."""
-    import gpuport.scan  # noqa: F401  (registers every scanner's rules)
-
-    return sorted(_REGISTRY.values(), key=lambda r: r.id)
+def registered() -> list[Rule]:
+    """The rules declared so far, in declaration order (see :mod:`gpuport.scan.catalog`)."""
+    return list(_REGISTRY.values())
 
 
-def get_rule(key: str) -> Rule:
-    """Look a rule up by id (case-insensitive) or slug."""
-    key = key.strip()
-    for r in all_rules():
-        if r.id.lower() == key.lower() or r.slug == key.lower():
-            return r
-    raise KeyError(key)
+# Declare and register a rule: ``rule(id="GP101", slug=..., ...)`` takes Rule's fields, checked
+# by mypy like the constructor's.
+rule = _registering(Rule)
 
 
-def iter_rules(category: Category | None = None) -> Iterator[Rule]:
-    for r in all_rules():
-        if category is None or r.category == category:
-            yield r
+def prefilter(rules: Iterable[Rule]) -> tuple[str, ...] | None:
+    """The needles of ``rules`` together; None when one of them has none (it may fire anywhere).
+
+    A scanner may skip a text that contains none of these words: no enabled rule can fire there.
+    """
+    words: set[str] = set()
+    for r in rules:
+        if not r.needles:
+            return None
+        words.update(r.needles)
+    return tuple(sorted(words))

@@ -30,7 +30,7 @@ TEST_RULE = Rule(
 )
 
 
-def _marker_scanner(source: SourceText) -> Iterator[Finding | Skipped]:
+def _marker_scanner(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding | Skipped]:
     for number, line in enumerate(source.text.splitlines(), start=1):
         col = line.find("MARKER")
         if col >= 0:
@@ -159,7 +159,7 @@ def test_parallel_scan_equals_serial_scan(tmp_path: Path) -> None:
 # Findings located in another file than the one scanned (a file reached only through `-r`)
 
 
-def _pointing_scanner(source: SourceText) -> Iterator[Finding | Skipped]:
+def _pointing_scanner(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding | Skipped]:
     """`POINT rel line` reports GP599 at that line of that other file."""
     for line in source.text.splitlines():
         if line.startswith("POINT "):

@@ -15,6 +15,7 @@ import pytest
 from packaging.version import InvalidVersion, Version
 
 from gpuport import kb
+from gpuport.kb.loader import Entry
 
 TODAY = datetime.date.today()
 # Knowledge older than this is due for a re-check; a test failing here is a reminder, not a bug.
@@ -124,6 +125,7 @@ def test_data_files_have_no_unknown_top_level_tables() -> None:
         "packages.toml": {"package"},
         "cuda_libraries.toml": {"library"},
         "platform.toml": {
+            "defaults",
             "pytorch_rocm",
             "env",
             "command",
@@ -308,6 +310,16 @@ def test_pip_index_entries_are_complete() -> None:
             assert "{rocm}" in index.rocm_replacement
 
 
+def test_defaults_are_known_versions_and_targets_with_sources() -> None:
+    """The one default ROCm version and offload targets, read from platform.toml [defaults]."""
+    table = raw("platform.toml")["defaults"]
+    assert table["sources"] and isinstance(table["checked"], datetime.date)
+    assert kb.DEFAULT_ROCM_VERSION in kb.pytorch_rocm_versions()
+    known = {arch.lower() for arch in kb.gpu_architectures()}
+    assert kb.DEFAULT_OFFLOAD_ARCHS and set(kb.DEFAULT_OFFLOAD_ARCHS) <= known
+    assert kb.DEFAULT_CHECK_OFFLOAD_ARCH in kb.DEFAULT_OFFLOAD_ARCHS
+
+
 def test_pytorch_rocm_versions_are_versions_in_order() -> None:
     versions = kb.pytorch_rocm_versions()
     assert len(versions) >= 5
@@ -369,21 +381,21 @@ def test_required_gpu_targets_are_covered() -> None:
 
 
 def test_loader_rejects_an_unknown_status() -> None:
-    entry = kb._Entry({"status": "fine"}, "test")
+    entry = Entry({"status": "fine"}, "test")
     with pytest.raises(kb.KbError, match="not one of"):
         kb._enum(kb.PackageStatus, entry, "status")
 
 
 def test_loader_rejects_wrong_types_and_missing_fields() -> None:
     with pytest.raises(kb.KbError, match="missing 'name'"):
-        kb._Entry({}, "test").text("name")
+        Entry({}, "test").text("name")
     with pytest.raises(kb.KbError, match="wrong type"):
-        kb._Entry({"wavefront": "64"}, "test").integer("wavefront")
+        Entry({"wavefront": "64"}, "test").integer("wavefront")
     with pytest.raises(kb.KbError, match="wrong type"):
-        kb._Entry({"wavefront": True}, "test").integer("wavefront")
+        Entry({"wavefront": True}, "test").integer("wavefront")
     with pytest.raises(kb.KbError, match="list of strings"):
-        kb._Entry({"sources": ["https://a.example", 3]}, "test").texts("sources")
+        Entry({"sources": ["https://a.example", 3]}, "test").texts("sources")
     with pytest.raises(kb.KbError, match="'checked' has the wrong type"):
-        kb._Entry({"checked": "2026-11-21"}, "test").date()
+        Entry({"checked": "2026-11-21"}, "test").date()
     with pytest.raises(kb.KbError, match="not a date-time"):
-        kb._Entry({"checked": datetime.datetime(2026, 11, 21, 12, 0)}, "test").date()
+        Entry({"checked": datetime.datetime(2026, 11, 21, 12, 0)}, "test").date()

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from expect import check_fixture, scan_fixture
 from gpuport.findings import Category, SkipKind
 from gpuport.port.model import ChangeStatus
-from gpuport.rules import iter_rules
 from gpuport.scan.build import (
     LineIndex,
     analyze_cmake,
@@ -22,6 +21,7 @@ from gpuport.scan.build import (
     program_name,
     shell_commands,
 )
+from gpuport.scan.catalog import iter_rules
 from gpuport.scan.engine import ScanOptions, scan_path
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "build"

@@ -13,8 +13,8 @@ from expect import check_fixture, scan_fixture
 from gpuport import kb
 from gpuport.findings import Category, Confidence, SkipKind
 from gpuport.port.model import ChangeStatus
-from gpuport.rules import iter_rules
 from gpuport.scan.build import LineIndex, shell_commands
+from gpuport.scan.catalog import iter_rules
 from gpuport.scan.containers import (
     analyze_dockerfile,
     analyze_yaml,

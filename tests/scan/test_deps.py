@@ -14,7 +14,7 @@ from expect import check_findings, scan_fixture
 from gpuport import kb
 from gpuport.files import classify
 from gpuport.findings import Confidence, Finding, Severity, SkipKind, Skipped
-from gpuport.rules import get_rule, iter_rules
+from gpuport.scan.catalog import get_rule, iter_rules
 from gpuport.scan.deps import (
     DEPENDENCY_KINDS,
     TORCH_FAMILY,

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from expect import check_fixture
 from gpuport.files import FileKind
 from gpuport.findings import Category, Finding, Severity
-from gpuport.rules import all_rules, get_rule
 from gpuport.scan.base import scanners_for
+from gpuport.scan.catalog import all_rules, get_rule
 from gpuport.scan.engine import ScanOptions, scan_path
 from gpuport.scan.kernel_rules import KERNEL_RULES
 from gpuport.scan.kernels import FULL_MASK_64, scan_cuda_text, uses_cuda

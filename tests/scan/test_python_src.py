@@ -10,7 +10,7 @@ import pytest
 
 from expect import check_fixture, markers, scan_fixture
 from gpuport.findings import Category, Severity, SkipKind
-from gpuport.rules import iter_rules
+from gpuport.scan.catalog import iter_rules
 from gpuport.scan.engine import ScanOptions, scan_path
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "python"

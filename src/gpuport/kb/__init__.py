@@ -12,15 +12,17 @@ import datetime
 import fnmatch
 import functools
 import re
-import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from importlib import resources
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Any
+
+from gpuport.kb.loader import Entry, KbError, entries, keyed, load_toml
 
 __all__ = [
+    "DEFAULT_CHECK_OFFLOAD_ARCH",
+    "DEFAULT_OFFLOAD_ARCHS",
     "DEFAULT_ROCM_VERSION",
     "CudaLibrary",
     "DockerFlag",
@@ -57,17 +59,20 @@ __all__ = [
     "pytorch_rocm_versions",
 ]
 
-# The ROCm release gpuport proposes when the user names none. PyTorch publishes a stable
-# rocm6.4 index (see platform.toml [pytorch_rocm]); AMD's compatibility matrix lists it.
-DEFAULT_ROCM_VERSION = "6.4"
+
+def _defaults() -> Entry:
+    return Entry(load_toml("platform.toml").get("defaults"), "kb/platform.toml [defaults]")
+
+
+# What gpuport proposes when the user names nothing else (platform.toml [defaults] says why):
+# the ROCm release, the AMD GPU targets for a CUDA architecture list, and `port --check`'s one.
+DEFAULT_ROCM_VERSION: str = _defaults().text("rocm_version")
+DEFAULT_OFFLOAD_ARCHS: tuple[str, ...] = _defaults().texts("offload_archs", required=True)
+DEFAULT_CHECK_OFFLOAD_ARCH: str = _defaults().text("check_offload_arch")
 
 _ROCM_PLACEHOLDER = "{rocm}"
 _ROCM_NODOT_PLACEHOLDER = "{rocm_nodot}"
 _PYTORCH_INDEX_PREFIX = "https://download.pytorch.org/whl/"
-
-
-class KbError(ValueError):
-    """A knowledge-base data file is malformed (a bug in gpuport's data, caught by the tests)."""
 
 
 class PackageStatus(StrEnum):
@@ -257,108 +262,12 @@ class GpuArch:
 # Loading
 
 
-def _load(filename: str) -> dict[str, Any]:
-    data = resources.files(__name__).joinpath(filename).read_bytes()
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise KbError(f"kb/{filename}: {exc}") from exc
-
-
-class _Entry:
-    """Typed access to one TOML table, with errors that name the file and entry."""
-
-    def __init__(self, raw: Any, where: str) -> None:
-        if not isinstance(raw, dict):
-            raise KbError(f"{where}: expected a table, got {type(raw).__name__}")
-        self.raw: dict[str, Any] = raw
-        self.where = where
-
-    def _get(self, key: str, kind: type | tuple[type, ...], default: Any) -> Any:
-        if key not in self.raw:
-            if default is _REQUIRED:
-                raise KbError(f"{self.where}: missing {key!r}")
-            return default
-        value = self.raw[key]
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise KbError(f"{self.where}: {key!r} has the wrong type ({type(value).__name__})")
-        return value
-
-    def text(self, key: str, default: Any = None) -> str:
-        value: str = self._get(key, str, _REQUIRED if default is None else default)
-        return value
-
-    def optional_text(self, key: str) -> str | None:
-        value: str | None = self._get(key, str, None)
-        return value
-
-    def texts(self, key: str, required: bool = False) -> tuple[str, ...]:
-        value = self._get(key, list, _REQUIRED if required else [])
-        if not all(isinstance(item, str) for item in value):
-            raise KbError(f"{self.where}: {key!r} must be a list of strings")
-        return tuple(value)
-
-    def ints(self, key: str) -> tuple[int, ...]:
-        value = self._get(key, list, [])
-        if not all(isinstance(item, int) and not isinstance(item, bool) for item in value):
-            raise KbError(f"{self.where}: {key!r} must be a list of integers")
-        return tuple(value)
-
-    def integer(self, key: str) -> int:
-        value: int = self._get(key, int, _REQUIRED)
-        return value
-
-    def flag(self, key: str) -> bool:
-        value: bool = self._get(key, bool, False)
-        return value
-
-    def date(self, key: str = "checked") -> datetime.date:
-        value = self._get(key, datetime.date, _REQUIRED)
-        if isinstance(value, datetime.datetime):
-            raise KbError(f"{self.where}: {key!r} must be a date, not a date-time")
-        result: datetime.date = value
-        return result
-
-
-_REQUIRED = object()
-_T = TypeVar("_T")
-
-
-def _entries(data: dict[str, Any], table: str, filename: str, key: str) -> list[_Entry]:
-    raw = data.get(table, [])
-    if not isinstance(raw, list):
-        raise KbError(f"kb/{filename}: [[{table}]] must be an array of tables")
-    result = []
-    for index, item in enumerate(raw):
-        name = item.get(key, f"#{index}") if isinstance(item, dict) else f"#{index}"
-        result.append(_Entry(item, f"kb/{filename} [[{table}]] {name}"))
-    return result
-
-
-def _keyed(
-    data: dict[str, Any],
-    table: str,
-    filename: str,
-    key: str,
-    duplicate: str,
-    build: Callable[[_Entry, str], _T],
-) -> Mapping[str, _T]:
-    """One object per ``[[table]]`` entry, keyed by its ``key`` field; a repeated key is an error."""
-    result: dict[str, _T] = {}
-    for entry in _entries(data, table, filename, key):
-        name = entry.text(key)
-        if name in result:
-            raise KbError(f"{entry.where}: {duplicate}")
-        result[name] = build(entry, name)
-    return MappingProxyType(result)
-
-
 def normalize_name(name: str) -> str:
     """PEP 503 normalization of a distribution name: lower case, runs of -_. become -."""
     return re.sub(r"[-_.]+", "-", name.strip()).lower()
 
 
-def _enum(kind: type[StrEnum], entry: _Entry, key: str) -> Any:
+def _enum(kind: type[StrEnum], entry: Entry, key: str) -> Any:
     value = entry.text(key)
     try:
         return kind(value)
@@ -370,8 +279,8 @@ def _enum(kind: type[StrEnum], entry: _Entry, key: str) -> Any:
 @functools.cache
 def packages() -> Mapping[str, Package]:
     """Every package entry, keyed by normalized name."""
-    data = _load("packages.toml")
-    return _keyed(
+    data = load_toml("packages.toml")
+    return keyed(
         data,
         "package",
         "packages.toml",
@@ -451,8 +360,8 @@ def package_for_import(module: str) -> Package | None:
 @functools.cache
 def cuda_libraries() -> Mapping[str, CudaLibrary]:
     """Every CUDA library entry, keyed by name."""
-    data = _load("cuda_libraries.toml")
-    return _keyed(
+    data = load_toml("cuda_libraries.toml")
+    return keyed(
         data,
         "library",
         "cuda_libraries.toml",
@@ -522,13 +431,13 @@ def library_for_cmake_target(target: str) -> CudaLibrary | None:
 
 @functools.cache
 def _platform() -> dict[str, Any]:
-    return _load("platform.toml")
+    return load_toml("platform.toml")
 
 
 @functools.cache
 def env_vars() -> Mapping[str, EnvVar]:
     """Every environment-variable entry, keyed by name (``NCCL_*`` for families)."""
-    return _keyed(
+    return keyed(
         _platform(),
         "env",
         "platform.toml",
@@ -562,7 +471,7 @@ def find_env_var(name: str) -> EnvVar | None:
 @functools.cache
 def commands() -> Mapping[str, ToolCommand]:
     """Every CUDA-side tool entry, keyed by name."""
-    return _keyed(
+    return keyed(
         _platform(),
         "command",
         "platform.toml",
@@ -603,7 +512,7 @@ def docker_images() -> tuple[DockerImage, ...]:
             sources=entry.texts("sources", required=True),
             checked=entry.date(),
         )
-        for entry in _entries(_platform(), "docker_image", "platform.toml", "pattern")
+        for entry in entries(_platform(), "docker_image", "platform.toml", "pattern")
     )
 
 
@@ -640,7 +549,7 @@ def docker_flags() -> tuple[DockerFlag, ...]:
             checked=entry.date(),
             rocm_flags=entry.texts("rocm_flags"),
         )
-        for entry in _entries(_platform(), "docker_flag", "platform.toml", "flag")
+        for entry in entries(_platform(), "docker_flag", "platform.toml", "flag")
     )
 
 
@@ -668,7 +577,7 @@ def pip_indexes() -> tuple[PipIndex, ...]:
             sources=entry.texts("sources", required=True),
             checked=entry.date(),
         )
-        for entry in _entries(_platform(), "pip_index", "platform.toml", "pattern")
+        for entry in entries(_platform(), "pip_index", "platform.toml", "pattern")
     )
 
 
@@ -695,7 +604,7 @@ def find_pip_index(url: str) -> PipIndex | None:
 def pytorch_rocm_versions() -> tuple[str, ...]:
     """ROCm versions for which download.pytorch.org publishes a stable ``whl/rocmX.Y`` index."""
     table = _platform().get("pytorch_rocm")
-    entry = _Entry(table, "kb/platform.toml [pytorch_rocm]")
+    entry = Entry(table, "kb/platform.toml [pytorch_rocm]")
     versions = entry.texts("published", required=True)
     entry.texts("sources", required=True)
     entry.date()
@@ -745,8 +654,8 @@ def _substitute_rocm(template: str, rocm_version: str) -> str:
 @functools.cache
 def gpu_architectures() -> Mapping[str, GpuArch]:
     """Every AMD GPU target, keyed by gfx id."""
-    data = _load("gpu_arch.toml")
-    return _keyed(
+    data = load_toml("gpu_arch.toml")
+    return keyed(
         data,
         "gpu",
         "gpu_arch.toml",

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from gpuport import kb
+
 API_TSV = "cuda_hip_api.tsv"
 EXTRA_TOML = "cuda_hip_extra.toml"
 FAMILIES = frozenset(
@@ -347,9 +349,5 @@ def load_api_map() -> ApiMap:
 
 
 def default_rocm_version() -> str:
-    """The knowledge base's default target, or 6.4 while the KB does not say."""
-    try:
-        from gpuport.kb import DEFAULT_ROCM_VERSION
-    except ImportError:  # pragma: no cover - the KB ships with gpuport
-        return "6.4"
-    return str(DEFAULT_ROCM_VERSION)
+    """The knowledge base's default target."""
+    return kb.DEFAULT_ROCM_VERSION

@@ -19,12 +19,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from gpuport import kb
 from gpuport.files import FileKind, WalkOptions, walk
 from gpuport.findings import Skipped
 from gpuport.io import write_atomic
 from gpuport.port.model import CheckStatus, CompileCheck, FileResult, PortResult
 
-DEFAULT_OFFLOAD_ARCH = "gfx90a"
+DEFAULT_OFFLOAD_ARCH = kb.DEFAULT_CHECK_OFFLOAD_ARCH
 COMPILE_TIMEOUT_S = 300
 # What the two compilers compile (headers are checked through the sources that include them).
 COMPILABLE_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx", ".c++", ".c", ".hip"})

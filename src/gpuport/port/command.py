@@ -18,6 +18,7 @@ import click
 
 from gpuport import __version__
 from gpuport.config import ConfigError, load_settings
+from gpuport.edits import ChangeStatus
 from gpuport.files import DEFAULT_EXCLUDED_DIRS
 from gpuport.io import write_atomic
 from gpuport.options import ProjectPath, format_options
@@ -29,7 +30,7 @@ from gpuport.port.check import (
     hipcc_version,
 )
 from gpuport.port.diff import unified_diff
-from gpuport.port.model import ChangeStatus, CheckStatus, FileResult, PortResult
+from gpuport.port.model import CheckStatus, FileResult, PortResult
 from gpuport.port.project import port_project
 from gpuport.report import Format, RenderOptions, render
 from gpuport.ui import Progress, emit, stderr_console

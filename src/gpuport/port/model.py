@@ -5,11 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-
-class ChangeStatus(enum.StrEnum):
-    CONVERTED = "converted"  # changed mechanically, no review needed
-    NEEDS_REVIEW = "needs-review"  # changed, but a person should check the result
-    UNCONVERTED = "unconverted"  # left as it was: gpuport could not translate it
+from gpuport.edits import ChangeStatus
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpuport.edits import ChangeStatus
 from gpuport.files import (
     DEFAULT_MAX_FILE_BYTES,
     FileKind,
@@ -25,7 +26,7 @@ from gpuport.files import (
 )
 from gpuport.findings import Skipped
 from gpuport.port.apimap import parse_version
-from gpuport.port.model import Change, ChangeStatus, FileResult, PortResult
+from gpuport.port.model import Change, FileResult, PortResult
 from gpuport.port.translate import translate_source
 from gpuport.scan.deps import parse_source, unlisted_includes
 

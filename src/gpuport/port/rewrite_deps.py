@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 import yaml
 
 from gpuport import kb
+from gpuport.edits import ChangeStatus
 from gpuport.files import FileKind
-from gpuport.port.model import Change, ChangeStatus, FileResult
+from gpuport.port.model import Change, FileResult
 from gpuport.scan.deps import (
     CONDA_CUDA_PACKAGE,
     CONDA_NVIDIA_CHANNEL,

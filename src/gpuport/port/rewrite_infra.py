@@ -12,20 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from gpuport.edits import ChangeStatus, Hit, TextEdit, hit_after
 from gpuport.files import FileKind
-from gpuport.port.model import Change, ChangeStatus, FileResult
+from gpuport.port.model import Change, FileResult
 from gpuport.scan.build import (
     DEFAULT_OFFLOAD_ARCHS,
-    Edit,
-    Hit,
-    LineIndex,
     analyze_cmake,
     analyze_makefile,
     analyze_shell_build,
-    hit_after,
     shell_commands,
 )
 from gpuport.scan.containers import analyze_dockerfile, analyze_yaml, container_shell_hits
+from gpuport.syntax.text import LineIndex
 
 Rewriter = Callable[[str, str, str], FileResult]
 
@@ -47,8 +45,8 @@ def apply_hits(
     than the very same edit, which several hits may share) is left UNCONVERTED.
     """
     index = LineIndex(text)
-    taken: list[Edit] = []
-    taken_set: set[Edit] = set()
+    taken: list[TextEdit] = []
+    taken_set: set[TextEdit] = set()
     changes: list[Change] = []
     for hit in sorted(hits, key=lambda h: (h.start, h.end, h.rule.id)):
         status = hit.status
@@ -95,7 +93,7 @@ def apply_hits(
     )
 
 
-def _overlaps(a: Edit, b: Edit) -> bool:
+def _overlaps(a: TextEdit, b: TextEdit) -> bool:
     """Two edits touch the same characters; an insertion clashes only strictly inside another."""
     if a.start == a.end and b.start == b.end:
         return False
@@ -106,7 +104,7 @@ def _overlaps(a: Edit, b: Edit) -> bool:
     return a.start < b.end and b.start < a.end
 
 
-def _apply_edits(text: str, edits: Iterable[Edit]) -> str:
+def _apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
     """Apply non-overlapping edits given in original offsets; insertions go before deletions.
 
     New lines follow the file's own line endings (CRLF files stay CRLF).

@@ -31,6 +31,7 @@ from gpuport.cxx.lexer import NUMBER_RE_TEXT as _NUMBER
 from gpuport.cxx.lexer import RAW_RE_TEXT as _RAW
 from gpuport.cxx.lexer import STRING_RE_TEXT as _STRING
 from gpuport.cxx.lexer import Kind, Token, code_only, tokenize
+from gpuport.edits import ChangeStatus
 from gpuport.files import FileKind, classify
 from gpuport.findings import Severity
 from gpuport.port.apimap import (
@@ -42,7 +43,7 @@ from gpuport.port.apimap import (
     parse_version,
     version_text,
 )
-from gpuport.port.model import Change, ChangeStatus, FileResult
+from gpuport.port.model import Change, FileResult
 from gpuport.scan.kernels import scan_cuda_text
 
 CONVERTED = ChangeStatus.CONVERTED

@@ -13,7 +13,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from gpuport.port.model import Change, ChangeStatus, CheckStatus, CompileCheck, PortResult
+from gpuport.edits import ChangeStatus
+from gpuport.port.model import Change, CheckStatus, CompileCheck, PortResult
 from gpuport.report import Format, RenderOptions, renderer
 from gpuport.report.json_format import TOOL_NAME, display_text, dumps, tool_version
 from gpuport.report.sarif import SARIF_SCHEMA, SARIF_VERSION, SRCROOT, artifact_uri, region

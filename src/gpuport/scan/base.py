@@ -1,4 +1,4 @@
-"""What a scanner is: a function from one file's text to findings and input problems.
+"""What a scanner is: a function from one file's text (and the enabled rules) to findings and input problems.
 
 Scanner modules register themselves with :func:`scanner`; the engine dispatches each file
 to the scanners of its kind. A scanner never prints and never raises for bad input: it
@@ -14,7 +14,9 @@ from gpuport.files import FileKind, SourceText
 from gpuport.findings import Finding, Skipped
 
 ScanOutput = Iterable[Finding | Skipped]
-ScanFunction = Callable[[SourceText], ScanOutput]
+# (the file's text, the ids of the enabled rules): a scanner may skip work no enabled rule
+# needs; the engine drops findings of rules that are not enabled either way.
+ScanFunction = Callable[[SourceText, frozenset[str]], ScanOutput]
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,138 +9,29 @@ disagree about what is wrong or where.
 
 from __future__ import annotations
 
-import bisect
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from gpuport import kb
+from gpuport.edits import ChangeStatus, Hit, TextEdit, hit_after, hits_to_findings
 from gpuport.files import FileKind, SourceText
-from gpuport.findings import Category, Confidence, Finding, Fix, Severity, SkipKind, Skipped
-from gpuport.port.model import ChangeStatus
-from gpuport.rules import Rule, rule
+from gpuport.findings import Category, Confidence, Severity, SkipKind, Skipped
+from gpuport.rules import rule
 from gpuport.scan.base import ScanOutput, scanner
+from gpuport.syntax.text import LineIndex
 
-# The AMD GPU targets written where a CUDA architecture list was: MI200 (CDNA2) and MI300
-# (CDNA3), the data-centre GPUs most ML teams move to. A person should narrow this to their
-# own GPUs (`rocminfo | grep gfx`); every edit that writes it is marked for review.
-# https://rocm.docs.amd.com/en/latest/reference/gpu-arch-specs.html
-DEFAULT_OFFLOAD_ARCHS: tuple[str, ...] = ("gfx90a", "gfx942")
+# The AMD GPU targets written where a CUDA architecture list was (kb/platform.toml [defaults]).
+# A person should narrow this to their own GPUs (`rocminfo | grep gfx`); every edit that writes
+# it is marked for review.
+DEFAULT_OFFLOAD_ARCHS = kb.DEFAULT_OFFLOAD_ARCHS
 
 _HIP_CMAKE_DOC = "https://rocm.docs.amd.com/en/latest/conceptual/cmake-packages.html"
 _HIPCC_DOC = "https://rocm.docs.amd.com/projects/HIP/en/latest/understand/compilers.html"
 _CLANG_HIP_DOC = "https://clang.llvm.org/docs/HIPSupport.html"
 
-# ---------------------------------------------------------------------------------------------
-# Hits and edits: what a rule found, and what `gpuport port` changes for it
 
-
-@dataclass(frozen=True, slots=True, order=True)
-class Edit:
-    """Replace ``text[start:end]`` of the original file with ``text`` (an insertion when empty)."""
-
-    start: int
-    end: int
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One problem at ``text[start:end]`` and the edits that fix it.
-
-    ``status`` says what the port does: CONVERTED and NEEDS_REVIEW apply ``edits``;
-    UNCONVERTED leaves the text alone and ``note`` says why.
-    """
-
-    rule: Rule
-    start: int
-    end: int
-    message: str
-    family: str
-    status: ChangeStatus
-    edits: tuple[Edit, ...] = ()
-    note: str = ""
-    fix: str = ""  # the finding's fix text; the rule's own when empty
-    before: str = ""  # what the port's change shows as the old text; the span when empty
-    after: str = ""  # what it shows as the new text; derived from the edits when empty
-    confidence: Confidence | None = None  # the rule's own when None
-
-
-class LineIndex:
-    """Offsets to 1-based (line, column) and back, for one text."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.starts = [0]
-        for index, char in enumerate(text):
-            if char == "\n":
-                self.starts.append(index + 1)
-
-    def position(self, offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(self.starts, offset) - 1
-        return line + 1, offset - self.starts[line] + 1
-
-    def line_start(self, offset: int) -> int:
-        return self.starts[bisect.bisect_right(self.starts, offset) - 1]
-
-    def line_end(self, offset: int) -> int:
-        """The offset of the line break ending ``offset``'s line (or the end of the text)."""
-        end = self.text.find("\n", offset)
-        if end < 0:
-            return len(self.text)
-        return end - 1 if end > offset and self.text[end - 1] == "\r" else end
-
-    def indentation(self, offset: int) -> str:
-        start = self.line_start(offset)
-        match = re.match(r"[ \t]*", self.text[start:])
-        return match.group(0) if match else ""
-
-
-def hit_after(hit: Hit, text: str) -> str:
-    """The new text of a hit's span once its edits are applied (``before`` when none)."""
-    if hit.after:
-        return hit.after
-    inside = [e for e in hit.edits if hit.start <= e.start and e.end <= hit.end]
-    if not inside:
-        return text[hit.start : hit.end] if hit.status is ChangeStatus.UNCONVERTED else ""
-    out = text[hit.start : hit.end]
-    for edit in sorted(inside, reverse=True):
-        out = out[: edit.start - hit.start] + edit.text + out[edit.end - hit.start :]
-    return out
-
-
-def hits_to_findings(path: str, text: str, hits: Iterable[Hit]) -> Iterator[Finding]:
-    """One finding per rule and line: several hits of a rule on one line are told once."""
-    index = LineIndex(text)
-    grouped: dict[tuple[str, int], list[Hit]] = {}
-    for hit in hits:
-        line, _ = index.position(hit.start)
-        grouped.setdefault((hit.rule.id, line), []).append(hit)
-    for (_, line), group in sorted(grouped.items(), key=lambda item: (item[0][1], item[0][0])):
-        first = min(group, key=lambda h: h.start)
-        _, column = index.position(first.start)
-        end_line, end_column = index.position(max(first.end - 1, first.start))
-        message = first.message
-        if len(group) > 1:
-            message += f" (and {len(group) - 1} more on this line)"
-        mechanical = first.status is ChangeStatus.CONVERTED and bool(first.edits)
-        replacement = None
-        if first.status is not ChangeStatus.UNCONVERTED and first.edits:
-            replacement = hit_after(first, text) or None
-        fix = Fix(first.fix or first.rule.fix, mechanical, replacement)
-        yield first.rule.finding(
-            path,
-            line,
-            column,
-            message=message,
-            fix=fix,
-            end_line=end_line,
-            end_column=end_column + 1,
-            confidence=first.confidence,
-        )
-
-
-def delete_span(text: str, start: int, end: int) -> Edit:
+def delete_span(text: str, start: int, end: int) -> TextEdit:
     """An edit removing ``text[start:end]`` and the blanks before it on the same line.
 
     When nothing but blanks and a trailing line continuation would be left on the line, the
@@ -153,12 +44,12 @@ def delete_span(text: str, start: int, end: int) -> Edit:
     after = text[end:line_end].strip()
     previous_continues = text[: max(line_start - 1, 0)].rstrip(" \t\r").endswith("\\")
     if not before.strip() and (after == "\\" or (not after and not previous_continues)):
-        return Edit(line_start, min(line_end + 1, len(text)), "")
+        return TextEdit(line_start, min(line_end + 1, len(text)), "")
     if not before.strip() and not after:  # last piece of a continued line: join it back
         backslash = text.rfind("\\", 0, line_start)
         while backslash > 0 and text[backslash - 1] in " \t":
             backslash -= 1
-        return Edit(backslash, end, "")
+        return TextEdit(backslash, end, "")
     cut = start
     while cut > line_start and text[cut - 1] in " \t":
         cut -= 1
@@ -166,8 +57,8 @@ def delete_span(text: str, start: int, end: int) -> Edit:
         tail = end
         while tail < line_end and text[tail] in " \t":
             tail += 1
-        return Edit(start, tail, "")
-    return Edit(cut, end, "")
+        return TextEdit(start, tail, "")
+    return TextEdit(cut, end, "")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -871,8 +762,8 @@ def _make_arch_assignment(ctx: _WordContext, words: list[Word]) -> bool:
             "build-arch",
             ChangeStatus.NEEDS_REVIEW,
             (
-                Edit(name.start, name.end, new_name),
-                Edit(values[0].start, values[-1].end, targets),
+                TextEdit(name.start, name.end, new_name),
+                TextEdit(values[0].start, values[-1].end, targets),
             ),
             note=_arch_note(ctx.offload_archs),
             fix=f"Use {new_name} with gfx targets.",
@@ -896,7 +787,7 @@ def _nvcc_hit(ctx: _WordContext, word: Word) -> None:
             "nvcc compiles for NVIDIA GPUs only; hipcc compiles the same sources for AMD GPUs",
             "build-compiler",
             ChangeStatus.CONVERTED,
-            (Edit(start, word.start + match.end(), "hipcc"),),
+            (TextEdit(start, word.start + match.end(), "hipcc"),),
             fix="Use hipcc.",
         )
     )
@@ -947,7 +838,7 @@ def _arch_variable_hit(ctx: _WordContext, word: Word, name: str, dash: str | Non
             message,
             "build-arch",
             ChangeStatus.NEEDS_REVIEW,
-            (Edit(word.start, word.end, replacement),),
+            (TextEdit(word.start, word.end, replacement),),
             note=_arch_note(ctx.offload_archs),
             fix=f"Use {new_name} with gfx targets.",
         )
@@ -990,7 +881,7 @@ def _arch_flag_hit(ctx: _WordContext, start: int, end: int, value: str, replace:
     archs = sorted(set(_ARCH_VALUE_RE.findall(value)))
     message = f"nvcc architecture flag targets NVIDIA GPUs ({', '.join(archs)})"
     edit = (
-        Edit(start, end, _offload_flags(ctx.offload_archs))
+        TextEdit(start, end, _offload_flags(ctx.offload_archs))
         if replace
         else delete_span(ctx.text, start, end)
     )
@@ -1032,7 +923,7 @@ def _link_hit(ctx: _WordContext, word: Word, name: str) -> None:
 
 def _library_replacement(
     text: str, library: kb.CudaLibrary, start: int, end: int, form: str
-) -> tuple[ChangeStatus, tuple[Edit, ...], str]:
+) -> tuple[ChangeStatus, tuple[TextEdit, ...], str]:
     """How the port replaces a CUDA library reference (``form``: 'link' or 'cmake')."""
     status_of = {
         kb.LibraryStatus.EQUIVALENT: ChangeStatus.CONVERTED,
@@ -1055,11 +946,11 @@ def _library_replacement(
         status = status_of[library.status]
         return (
             status,
-            (Edit(start, end, replacement),),
+            (TextEdit(start, end, replacement),),
             notes if status is not ChangeStatus.CONVERTED else "",
         )
     if library.status is kb.LibraryStatus.NOT_NEEDED and names:
-        return ChangeStatus.CONVERTED, (Edit(start, end, replacement),), ""
+        return ChangeStatus.CONVERTED, (TextEdit(start, end, replacement),), ""
     reason = {
         kb.LibraryStatus.DIFFERENT_API: f"{library.amd_counterpart} has a different API: the code needs porting first",
         kb.LibraryStatus.NONE: f"ROCm has no counterpart to {library.name}",
@@ -1145,13 +1036,13 @@ def _nvcc_flag_hit(ctx: _WordContext, words: list[Word], i: int, nvcc_context: b
         replacement, status, note = None, ChangeStatus.UNCONVERTED, _NO_COUNTERPART[flag]
     raw = ctx.text[word.start : end]
     if replacement is None:
-        edits: tuple[Edit, ...] = ()
+        edits: tuple[TextEdit, ...] = ()
         fix = f"Remove `{raw}`: {note}."
     elif replacement == "":
         edits = (delete_span(ctx.text, word.start, end),)
         fix = f"Remove `{raw}`."
     else:
-        edits = (Edit(word.start, end, replacement),)
+        edits = (TextEdit(word.start, end, replacement),)
         fix = f"Use `{replacement}`."
     ctx.hits.append(
         Hit(
@@ -1174,16 +1065,16 @@ def cuda_path_hits(text: str, start: int, end: int) -> list[Hit]:
     """GP511 hits for CUDA toolkit paths and variables in ``text[start:end]``."""
     hits: list[Hit] = []
     for match in CUDA_PATH_RE.finditer(text, start, end):
-        edits: list[Edit] = []
+        edits: list[TextEdit] = []
         if match.group("lit"):
-            edits.append(Edit(match.start("lit"), match.end("lit"), "/opt/rocm"))
+            edits.append(TextEdit(match.start("lit"), match.end("lit"), "/opt/rocm"))
             what = f"{match.group('lit')} is the CUDA toolkit's install folder"
         else:
-            edits.append(Edit(match.start("name"), match.end("name"), "ROCM_PATH"))
+            edits.append(TextEdit(match.start("name"), match.end("name"), "ROCM_PATH"))
             what = f"{match.group('name')} points at the CUDA toolkit"
         for lib in ("lib1", "lib2"):
             if match.group(lib):
-                edits.append(Edit(match.start(lib), match.end(lib), "/lib"))
+                edits.append(TextEdit(match.start(lib), match.end(lib), "/lib"))
         hits.append(
             Hit(
                 CUDA_TOOLKIT_PATH,
@@ -1241,8 +1132,8 @@ def env_assignment_hits(
                     "build-arch",
                     ChangeStatus.NEEDS_REVIEW,
                     (
-                        Edit(name_span[0], name_span[1], new_name),
-                        Edit(value_span[0], value_span[1], f"{quote}{targets}{quote}"),
+                        TextEdit(name_span[0], name_span[1], new_name),
+                        TextEdit(value_span[0], value_span[1], f"{quote}{targets}{quote}"),
                     ),
                     note=_arch_note(offload_archs),
                     fix=f"Use {new_name} with gfx targets.",
@@ -1568,7 +1459,7 @@ def _cmake_command_hits(ctx: _CMakeContext, command: CMakeCommand, covered: set[
                     "find_package(CUDAToolkit) looks for nvcc and the CUDA libraries",
                     "cmake-package",
                     ChangeStatus.CONVERTED,
-                    (Edit(command.start, command.end, new),),
+                    (TextEdit(command.start, command.end, new),),
                     fix=f"Use {new}.",
                 )
             )
@@ -1667,7 +1558,7 @@ def _language_hit(ctx: _CMakeContext, arg: CMakeArg, message: str) -> None:
             message,
             "cmake-language",
             ChangeStatus.CONVERTED,
-            (Edit(arg.start, arg.end, "HIP"),),
+            (TextEdit(arg.start, arg.end, "HIP"),),
             fix="Use HIP.",
         )
     )
@@ -1698,7 +1589,7 @@ def _minimum_version_hit(ctx: _CMakeContext, commands: Sequence[CMakeCommand]) -
                 f"the HIP language needs CMake 3.21; the project asks for {low}",
                 "cmake-language",
                 ChangeStatus.NEEDS_REVIEW,
-                (Edit(arg.start, arg.end, new),),
+                (TextEdit(arg.start, arg.end, new),),
                 note="raised the minimum CMake version to 3.21 for the HIP language",
                 fix="Require CMake 3.21 or later.",
             )
@@ -1732,13 +1623,13 @@ def _cmake_arch_hits(ctx: _CMakeContext, command: CMakeCommand) -> None:
             new_name = (
                 "CMAKE_HIP_ARCHITECTURES" if name.startswith("CMAKE_") else "HIP_ARCHITECTURES"
             )
-            edits = [Edit(start, end, new_name)]
+            edits = [TextEdit(start, end, new_name)]
             status = ChangeStatus.CONVERTED
             note = ""
             is_name_arg = arg.value == name
             values = _arch_values(command, position) if is_name_arg else []
             if values:
-                edits.append(Edit(values[0].start, values[-1].end, f'"{targets}"'))
+                edits.append(TextEdit(values[0].start, values[-1].end, f'"{targets}"'))
                 status = ChangeStatus.NEEDS_REVIEW
                 note = _arch_note(ctx.offload_archs)
             shown = ", ".join(v.value for v in values)
@@ -1878,7 +1769,7 @@ def _setting_hit(
     if match.group("genex"):
         genex = match.group("genex")
         if genex == "$<COMPILE_LANGUAGE:CUDA>":
-            edits: tuple[Edit, ...] = (Edit(start, end, "$<COMPILE_LANGUAGE:HIP>"),)
+            edits: tuple[TextEdit, ...] = (TextEdit(start, end, "$<COMPILE_LANGUAGE:HIP>"),)
             status, note = ChangeStatus.CONVERTED, ""
         else:
             edits, status, note = (
@@ -1916,7 +1807,7 @@ def _setting_hit(
     new = name.replace("CUDA", "HIP", 1)
     status = ChangeStatus.CONVERTED
     note = ""
-    edits = (Edit(start, end, new),)
+    edits = (TextEdit(start, end, new),)
     if (
         name == "CMAKE_CUDA_COMPILER"
         and command.name == "set"
@@ -1998,7 +1889,7 @@ def _cuda_source_hit(ctx: _CMakeContext, command: CMakeCommand, covered: set[str
             f"{command.name}() {what}, which CMake compiles as CUDA by their extension",
             "cmake-sources",
             ChangeStatus.CONVERTED,
-            (Edit(line_end, line_end, f"\n{indent}{marking}"),),
+            (TextEdit(line_end, line_end, f"\n{indent}{marking}"),),
             fix=f"Add {marking}.",
             after=marking,
         )
@@ -2015,13 +1906,15 @@ def _package_insertions(ctx: _CMakeContext) -> None:
         if ctx.toolkit_command is not None:
             anchor = ctx.toolkit_command
             at = ctx.index.line_end(anchor.end)
-            edit = Edit(
+            edit = TextEdit(
                 at, at, f"\n{ctx.index.indentation(anchor.start)}find_package({package} REQUIRED)"
             )
         else:
             use = ctx.first_use[package]
             at = ctx.index.line_start(use)
-            edit = Edit(at, at, f"{ctx.index.indentation(use)}find_package({package} REQUIRED)\n")
+            edit = TextEdit(
+                at, at, f"{ctx.index.indentation(use)}find_package({package} REQUIRED)\n"
+            )
         hit = ctx.hits[hit_index]
         ctx.hits[hit_index] = replace(
             hit,
@@ -2047,7 +1940,7 @@ def _problem_skip(source: SourceText, index: LineIndex, problem: CMakeProblem) -
 
 
 @scanner(FileKind.CMAKE, name="cmake")
-def scan_cmake(source: SourceText) -> ScanOutput:
+def scan_cmake(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
     hits, problem = analyze_cmake(source.text)
     yield from hits_to_findings(source.file.rel, source.text, hits)
     if problem is not None:
@@ -2055,10 +1948,10 @@ def scan_cmake(source: SourceText) -> ScanOutput:
 
 
 @scanner(FileKind.MAKEFILE, name="makefile")
-def scan_makefile(source: SourceText) -> ScanOutput:
+def scan_makefile(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
     yield from hits_to_findings(source.file.rel, source.text, analyze_makefile(source.text))
 
 
 @scanner(FileKind.SHELL, name="shell-build")
-def scan_shell_build(source: SourceText) -> ScanOutput:
+def scan_shell_build(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
     yield from hits_to_findings(source.file.rel, source.text, analyze_shell_build(source.text))

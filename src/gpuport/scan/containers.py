@@ -18,24 +18,21 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from gpuport import kb
+from gpuport.edits import ChangeStatus, Hit, TextEdit, hits_to_findings
 from gpuport.files import FileKind, SourceText
 from gpuport.findings import Category, Confidence, Severity, SkipKind, Skipped
-from gpuport.port.model import ChangeStatus
 from gpuport.rules import rule
 from gpuport.scan.base import ScanOutput, scanner
 from gpuport.scan.build import (
     DEFAULT_OFFLOAD_ARCHS,
-    Edit,
-    Hit,
-    LineIndex,
     Word,
     build_word_hits,
     delete_span,
     env_assignment_hits,
-    hits_to_findings,
     program_index,
     shell_commands,
 )
+from gpuport.syntax.text import LineIndex
 
 _ROCM_DOCKER_DOC = (
     "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html"
@@ -491,7 +488,7 @@ def image_hit(
         f"{ref} is a CUDA image; ROCm's counterpart is {verdict.replacement}{suffix}",
         "docker-base",
         status,
-        (Edit(span[0], span[1], verdict.replacement),),
+        (TextEdit(span[0], span[1], verdict.replacement),),
         note=verdict.notes,
         fix=f"Use {verdict.replacement}.",
         before=ref,
@@ -601,7 +598,7 @@ def _pip_hits(
                         f"{word.text} pins a CUDA build ({local.group(0)})",
                         "pip-index",
                         ChangeStatus.NEEDS_REVIEW,
-                        (Edit(start, word.start + raw_local.end(), ""),),
+                        (TextEdit(start, word.start + raw_local.end(), ""),),
                         note="the ROCm index must carry this version (its builds are +rocmX.Y)",
                         fix="Drop the +cuXXX suffix and install from the ROCm index.",
                     )
@@ -643,7 +640,7 @@ def _pip_hits(
                     "pip-package",
                     ChangeStatus.NEEDS_REVIEW,
                     (
-                        Edit(
+                        TextEdit(
                             name_start, name_start + len(match.group("name")), package.rocm_package
                         ),
                     ),
@@ -674,7 +671,7 @@ def _pip_hits(
                 f"{needs_index.text} from PyPI is a CUDA build on Linux; use the ROCm index",
                 "pip-index",
                 ChangeStatus.NEEDS_REVIEW,
-                (Edit(install.end, install.end, f" --index-url {index_url}"),),
+                (TextEdit(install.end, install.end, f" --index-url {index_url}"),),
                 note="all packages of this command now come from the ROCm index; "
                 "split the command if some are not there",
                 fix=f"Add --index-url {index_url}.",
@@ -707,7 +704,7 @@ def _index_hit(url_word: Word, rocm_version: str) -> Hit | None:
         f"{message}; ROCm's index is {replacement}",
         "pip-index",
         ChangeStatus.CONVERTED,
-        (Edit(url_word.start, url_word.end, replacement),),
+        (TextEdit(url_word.start, url_word.end, replacement),),
         note=entry.notes,
         fix=f"Use {replacement}.",
     )
@@ -790,9 +787,9 @@ def _docker_hits(
         i += 2 if value_word else 1
     flags = rocm_docker_flags()
     if program == "nvidia-docker":
-        edits = [Edit(program_word.start, program_word.end, "docker")]
+        edits = [TextEdit(program_word.start, program_word.end, "docker")]
         if not gpu_words:
-            edits.append(Edit(args[0].end, args[0].end, f" {flags}"))
+            edits.append(TextEdit(args[0].end, args[0].end, f" {flags}"))
         hits.append(
             Hit(
                 DOCKER_GPU_FLAGS,
@@ -806,7 +803,7 @@ def _docker_hits(
             )
         )
     for position, (start, end, written) in enumerate(gpu_words):
-        edit = Edit(start, end, flags) if position == 0 else delete_span(text, start, end)
+        edit = TextEdit(start, end, flags) if position == 0 else delete_span(text, start, end)
         hits.append(
             Hit(
                 DOCKER_GPU_FLAGS,
@@ -835,7 +832,7 @@ def _apptainer_hits(args: Sequence[Word]) -> list[Hit]:
             "`--nv` gives an Apptainer container NVIDIA GPUs",
             "docker-run",
             ChangeStatus.CONVERTED,
-            (Edit(word.start, word.end, "--rocm"),),
+            (TextEdit(word.start, word.end, "--rocm"),),
             fix="Use --rocm.",
         )
         for word in args
@@ -859,7 +856,7 @@ def _nvidia_env_hit(
             f"{name} is read by the NVIDIA container runtime only",
             "container-env",
             ChangeStatus.NEEDS_REVIEW,
-            (Edit(name_span[0], name_span[1], _AMD_VISIBLE_DEVICES),),
+            (TextEdit(name_span[0], name_span[1], _AMD_VISIBLE_DEVICES),),
             note="AMD_VISIBLE_DEVICES is read by the AMD Container Toolkit; with plain "
             "--device passthrough the devices given decide (pass only the wanted "
             "/dev/dri/renderD* nodes, or set HIP_VISIBLE_DEVICES inside)",
@@ -1164,10 +1161,10 @@ def _env_instruction_hits(
     return hits
 
 
-def _instruction_deletion(text: str, instruction: Instruction) -> Edit:
+def _instruction_deletion(text: str, instruction: Instruction) -> TextEdit:
     start = text.rfind("\n", 0, instruction.start) + 1
     end = text.find("\n", instruction.end)
-    return Edit(start, len(text) if end < 0 else end + 1, "")
+    return TextEdit(start, len(text) if end < 0 else end + 1, "")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1226,11 +1223,11 @@ def _last_line(node: Node) -> int:
     return max([start, *lines])
 
 
-def _delete_lines(ctx: _YamlContext, first: int, last: int) -> Edit:
+def _delete_lines(ctx: _YamlContext, first: int, last: int) -> TextEdit:
     starts = ctx.index.starts
     start = starts[first]
     end = starts[last + 1] if last + 1 < len(starts) else len(ctx.text)
-    return Edit(start, end, "")
+    return TextEdit(start, end, "")
 
 
 def analyze_yaml(
@@ -1458,10 +1455,10 @@ def _image_value(ctx: _YamlContext, value: Node) -> None:
             return
         if hit.edits and ":" in hit.after:
             new_repository, new_tag = hit.after.rsplit(":", 1)
-            edits = [Edit(start, end, new_repository)]
+            edits = [TextEdit(start, end, new_repository)]
             if isinstance(tag, ScalarNode):
                 tag_start, tag_end = scalar_span(tag)
-                edits.append(Edit(tag_start, tag_end, new_tag))
+                edits.append(TextEdit(tag_start, tag_end, new_tag))
             hit = replace(hit, edits=tuple(edits))
         ctx.hits.append(hit)
 
@@ -1477,7 +1474,7 @@ def _resource_hit(ctx: _YamlContext, key: ScalarNode, name: str) -> None:
                 f"{name} is advertised by NVIDIA's device plugin only",
                 "k8s-resource",
                 ChangeStatus.CONVERTED if name == "nvidia.com/gpu" else ChangeStatus.NEEDS_REVIEW,
-                (Edit(start, end, "amd.com/gpu"),),
+                (TextEdit(start, end, "amd.com/gpu"),),
                 note=""
                 if name == "nvidia.com/gpu"
                 else "time-sliced NVIDIA GPUs became whole AMD GPUs",
@@ -1510,7 +1507,7 @@ def _node_label_hit(ctx: _YamlContext, key: ScalarNode, value: Node | None, labe
                 f"{label} is set on NVIDIA GPU nodes only",
                 "k8s-node-selector",
                 ChangeStatus.NEEDS_REVIEW,
-                (Edit(start, end, "feature.node.kubernetes.io/amd-gpu"),),
+                (TextEdit(start, end, "feature.node.kubernetes.io/amd-gpu"),),
                 note="feature.node.kubernetes.io/amd-gpu is set by the AMD GPU Operator's "
                 "node feature rule; check that your nodes carry it",
                 fix="Select feature.node.kubernetes.io/amd-gpu.",
@@ -1543,7 +1540,7 @@ def _toleration_hit(ctx: _YamlContext, value: ScalarNode, label: str) -> None:
             f"tolerates the {label} taint of NVIDIA GPU nodes",
             "k8s-toleration",
             ChangeStatus.NEEDS_REVIEW if convertible else ChangeStatus.UNCONVERTED,
-            (Edit(start, end, "amd.com/gpu"),) if convertible else (),
+            (TextEdit(start, end, "amd.com/gpu"),) if convertible else (),
             note="check the taint your AMD nodes carry (kubectl describe node)",
             fix="Tolerate the AMD nodes' taint (often amd.com/gpu).",
         )
@@ -1729,7 +1726,7 @@ def _compose_service(ctx: _YamlContext, service: MappingNode) -> None:
     additions, notes = _device_access(ctx, service, indent)
     if additions:
         at = ctx.index.starts[anchor_line]
-        edits.append(Edit(at, at, "".join(additions)))
+        edits.append(TextEdit(at, at, "".join(additions)))
     first_hit = gpu_hits[0]
     gpu_hits[0] = replace(
         first_hit,
@@ -1810,10 +1807,10 @@ def _missing_items(node: Node, wanted: Sequence[str]) -> list[str]:
     return [item for item in wanted if item not in present]
 
 
-def _device_appends(ctx: _YamlContext, service: MappingNode) -> tuple[Edit, ...]:
+def _device_appends(ctx: _YamlContext, service: MappingNode) -> tuple[TextEdit, ...]:
     """Items appended to block-style devices/group_add/security_opt lists the service has."""
     wanted = rocm_compose_access()
-    edits: list[Edit] = []
+    edits: list[TextEdit] = []
     for name, items in wanted.items():
         existing = _mapping_get(service, name)
         if existing is None or not isinstance(existing[1], SequenceNode) or existing[1].flow_style:
@@ -1826,7 +1823,7 @@ def _device_appends(ctx: _YamlContext, service: MappingNode) -> tuple[Edit, ...]
         dash_indent = " " * max(last.start_mark.column - 2, 0)
         at_line = _last_line(sequence) + 1
         at = ctx.index.starts[at_line] if at_line < len(ctx.index.starts) else len(ctx.text)
-        edits.append(Edit(at, at, "".join(f"{dash_indent}- {item}\n" for item in missing)))
+        edits.append(TextEdit(at, at, "".join(f"{dash_indent}- {item}\n" for item in missing)))
     return tuple(edits)
 
 
@@ -1852,7 +1849,7 @@ def _fallback_lines(ctx: _YamlContext) -> None:
                     "nvidia.com/gpu is advertised by NVIDIA's device plugin only",
                     "k8s-resource",
                     ChangeStatus.NEEDS_REVIEW,
-                    (Edit(a, b, "amd.com/gpu"),),
+                    (TextEdit(a, b, "amd.com/gpu"),),
                     note="changed in a file that does not parse as YAML; check the template",
                     fix="Request amd.com/gpu.",
                 )
@@ -1887,12 +1884,12 @@ def _fallback_lines(ctx: _YamlContext) -> None:
 
 
 @scanner(FileKind.DOCKERFILE, name="dockerfile")
-def scan_dockerfile(source: SourceText) -> ScanOutput:
+def scan_dockerfile(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
     yield from hits_to_findings(source.file.rel, source.text, analyze_dockerfile(source.text))
 
 
 @scanner(FileKind.COMPOSE, FileKind.YAML, name="container-yaml")
-def scan_yaml(source: SourceText) -> ScanOutput:
+def scan_yaml(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
     hits, problem = analyze_yaml(source.text)
     yield from hits_to_findings(source.file.rel, source.text, hits)
     if problem is not None:
@@ -1907,7 +1904,7 @@ def scan_yaml(source: SourceText) -> ScanOutput:
 
 
 @scanner(FileKind.SHELL, name="shell-containers")
-def scan_shell_containers(source: SourceText) -> ScanOutput:
+def scan_shell_containers(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
     commands = shell_commands(source.text)
     hits = container_shell_hits(source.text, commands, kb.DEFAULT_ROCM_VERSION)
     yield from hits_to_findings(source.file.rel, source.text, hits)

@@ -1404,7 +1404,7 @@ DEPENDENCY_KINDS = (
 
 
 @scanner(*DEPENDENCY_KINDS, name="dependencies")
-def scan_dependencies(source: SourceText) -> Iterator[Finding | Skipped]:
+def scan_dependencies(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding | Skipped]:
     """Findings GP101-GP112 for one dependency file, and the input problems met reading it."""
     texts: dict[str, str] = {}
     dep = parse_source(source, texts)

@@ -18,8 +18,9 @@ from pathlib import Path, PurePosixPath
 
 from gpuport.files import ProjectFile, WalkOptions, read_text, walk
 from gpuport.findings import Excerpt, Finding, ScanStats, Severity, SkipKind, Skipped
-from gpuport.rules import Rule, all_rules
+from gpuport.rules import Rule
 from gpuport.scan.base import scanners_for
+from gpuport.scan.catalog import all_rules
 
 EXCERPT_CONTEXT = 2  # lines shown before and after a finding
 _BATCH = 64
@@ -201,7 +202,7 @@ def _scan_file(file: ProjectFile, max_bytes: int, enabled: frozenset[str]) -> _F
     raw: list[Finding] = []
     for sc in scanners_for(file.kind):
         try:
-            for item in sc.function(source):
+            for item in sc.function(source, enabled):
                 if isinstance(item, Skipped):
                     skipped.append(item)
                 elif item.rule_id in enabled:

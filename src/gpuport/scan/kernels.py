@@ -2022,7 +2022,7 @@ def _scan(src: _Source, renames: bool = True) -> list[Finding]:
 
 
 @scanner(FileKind.CUDA, FileKind.CXX, name="kernels")
-def scan_kernels(source: SourceText) -> Iterable[Finding | Skipped]:
+def scan_kernels(source: SourceText, enabled: frozenset[str]) -> Iterable[Finding | Skipped]:
     """CUDA files always; C/C++ files only when their code uses CUDA."""
     text = source.text
     if source.file.kind is FileKind.CXX:

@@ -140,7 +140,7 @@ def _parsable(source: SourceText) -> str:
 
 
 @scanner(FileKind.PYTHON, FileKind.SETUP_PY, name="python")
-def scan_python(source: SourceText) -> Iterator[Finding | Skipped]:
+def scan_python(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding | Skipped]:
     """GP2xx findings for one Python file (setup.py included)."""
     if not _relevant(source.text):
         return
@@ -378,7 +378,7 @@ def _notebook_language(notebook: dict[str, Any]) -> str:
 
 
 @scanner(FileKind.NOTEBOOK, name="notebook")
-def scan_notebook(source: SourceText) -> Iterator[Finding | Skipped]:
+def scan_notebook(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding | Skipped]:
     """GP2xx findings for a Jupyter notebook's code cells, at lines of the .ipynb file."""
     rel = source.file.rel
     text = source.text
