@@ -7,6 +7,10 @@ from typing import Any
 
 import pytest
 
+from gpuport.kb.loader import KbError
+from gpuport.plan import catalog as plan_catalog
+from gpuport.plan import model_spec
+from gpuport.plan import prices as plan_prices
 from gpuport.plan.catalog import (
     FIGURE_GROUPS,
     GIB,
@@ -143,3 +147,60 @@ def test_default_prices_load() -> None:
     assert prices["mi300x"].usd_per_hour == 1.99
     assert prices["mi300x"].date == datetime.date(2026, 5, 18)
     assert "mi355x" not in prices  # no citable price: the plan asks the user for one
+
+
+# --- Malformed data is a KbError naming the file and entry ------------------------------------
+
+
+def test_a_malformed_gpu_is_refused_with_its_entry_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    document = catalog_document()
+    h100 = document["gpu"][3]
+    document["gpu"][3] = {**h100, "mem_bw_gbs": "3350 GB/s"}
+    monkeypatch.setattr(plan_catalog, "load_toml", lambda filename: document)
+    catalog.cache_clear()
+    try:
+        with pytest.raises(
+            KbError, match=r"^kb/gpus.toml \[\[gpu\]\] h100-sxm: 'mem_bw_gbs' has the wrong type"
+        ):
+            catalog()
+        document["gpu"][3] = {**h100, "sources": {**h100["sources"], "memory": "nowhere"}}
+        with pytest.raises(KbError, match=r"h100-sxm: the memory source 'nowhere' is not in"):
+            catalog()
+    finally:
+        catalog.cache_clear()
+
+
+def test_a_malformed_price_is_refused_with_its_entry_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    document = prices_document()
+    document["price"][0] = {**document["price"][0], "kind": "bargain"}
+    monkeypatch.setattr(plan_prices, "load_toml", lambda filename: document)
+    with pytest.raises(
+        KbError, match=r"^kb/prices.toml \[\[price\]\] h100-sxm: kind 'bargain' is not one of"
+    ):
+        default_prices()
+    document["price"][0] = {**document["price"][0], "kind": "spot", "gpu": "h100-sxm9"}
+    with pytest.raises(KbError, match=r"h100-sxm9: not a GPU of kb/gpus.toml"):
+        default_prices()
+
+
+def test_a_malformed_preset_is_refused_with_its_file_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = model_spec.load_json
+
+    def without_source(filename: str, package: str) -> Any:
+        document = real(filename, package)
+        del document["gpuport"]["published_source"]
+        return document
+
+    monkeypatch.setattr(model_spec, "load_json", without_source)
+    model_spec.presets.cache_clear()
+    try:
+        with pytest.raises(
+            KbError, match=r"^plan/presets/deepseek-r1.json gpuport: missing 'published_source'"
+        ):
+            model_spec.presets()
+    finally:
+        model_spec.presets.cache_clear()
