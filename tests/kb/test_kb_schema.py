@@ -383,7 +383,7 @@ def test_required_gpu_targets_are_covered() -> None:
 def test_loader_rejects_an_unknown_status() -> None:
     entry = Entry({"status": "fine"}, "test")
     with pytest.raises(kb.KbError, match="not one of"):
-        kb._enum(kb.PackageStatus, entry, "status")
+        entry.member("status", kb.PackageStatus)
 
 
 def test_loader_rejects_wrong_types_and_missing_fields() -> None:
