@@ -142,6 +142,60 @@ def test_price_file_schema() -> None:
     assert {"h100-sxm", "mi300x", "h200-sxm", "mi325x"} <= seen
 
 
+# --- The same bar as every other KB file: known keys, sources, a past `checked` date --------
+
+GPU_KEYS = {
+    *TEXTS,
+    *NUMBERS,
+    "aliases",
+    "vendor",
+    "interconnect",
+    "usable_gib",
+    "fp8_tflops",
+    "int8_tops",
+    "links",
+    "pair_gbs",
+    "devices_per_package",
+    "compute_efficiency",
+    "sources",
+    "status",
+    "checked",
+}
+PRICE_KEYS = {"gpu", "usd_per_hour", "kind", "provider", "source", "date", "checked", "note"}
+TODAY = datetime.date.today()
+OLDEST_CHECK = datetime.date(2025, 1, 1)  # as tests/kb/test_kb_schema.py
+
+
+def test_gpu_and_price_files_use_only_known_keys_and_tables() -> None:
+    assert set(DOCUMENT) == {"meta", "sources", "gpu"}
+    for row in ROWS:
+        assert not set(row) - GPU_KEYS, f"{row['id']}: unknown keys {set(row) - GPU_KEYS}"
+    assert set(PRICES) == {"meta", "price"}
+    for row in PRICES["price"]:
+        assert not set(row) - PRICE_KEYS, f"{row['gpu']}: unknown keys {set(row) - PRICE_KEYS}"
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r["id"] for r in ROWS])
+def test_every_gpu_was_checked_on_a_real_past_date(row: dict[str, Any]) -> None:
+    assert type(row["checked"]) is datetime.date
+    assert OLDEST_CHECK <= row["checked"] <= TODAY
+
+
+@pytest.mark.parametrize("row", PRICES["price"], ids=[r["gpu"] for r in PRICES["price"]])
+def test_every_price_was_checked_on_a_real_past_date(row: dict[str, Any]) -> None:
+    assert type(row["checked"]) is datetime.date and type(row["date"]) is datetime.date
+    assert OLDEST_CHECK <= row["checked"] <= TODAY
+    assert row["date"] <= row["checked"], "the page cannot be newer than the day it was read"
+
+
+def test_text_fields_have_no_stray_whitespace() -> None:
+    for row in [*ROWS, *PRICES["price"]]:
+        for key, value in row.items():
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, str):
+                    assert item == item.strip(), f"{key}: {item!r}"
+
+
 def test_default_prices_load() -> None:
     prices = default_prices()
     assert prices["mi300x"].usd_per_hour == 1.99

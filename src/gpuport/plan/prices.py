@@ -56,12 +56,16 @@ def default_prices() -> dict[str, Price]:
             raise KbError(f"{entry.where}: not a GPU of kb/gpus.toml")
         if gpu.id in table:
             raise KbError(f"{entry.where}: a second price for {gpu.id}")
+        checked = entry.date()
+        seen = entry.date("date")
+        if seen > checked:
+            raise KbError(f"{entry.where}: the page's date {seen} is after `checked` {checked}")
         table[gpu.id] = Price(
             usd_per_hour=_per_device(gpu, entry.number("usd_per_hour")),
             kind=entry.choice("kind", PRICE_KINDS),
             provider=entry.text("provider"),
             source=entry.text("source"),
-            date=entry.date("date"),
+            date=seen,
         )
     return table
 
