@@ -4,6 +4,12 @@ The spec holds the shapes that memory and speed depend on (layers, heads, KV lay
 sliding windows) and a parameter count computed from them, part by part, so that it can be
 checked against the totals the model's authors publish. Nothing here imports or runs model
 code: config.json is read as JSON data.
+
+This is one cohesive module: the spec, and the one reading of config.json that fills it. The
+other two ways in are that same reading: a preset is a published config.json shipped as data
+(plan/presets/, read through gpuport.kb.loader), and a bare count scales the shape of the
+nearest preset. Splitting the spec from its reading would put each family's layout (norms,
+gated MLPs, MLA, experts, sliding windows) in one module and the fields it fills in another.
 """
 
 from __future__ import annotations
