@@ -29,7 +29,7 @@ KNOWN_CYCLES: frozenset[tuple[str, str]] = frozenset(
 )
 
 # `type: ignore` comments in src/: the count may only go down.
-TYPE_IGNORE_ALLOWANCE = 25
+TYPE_IGNORE_ALLOWANCE = 24
 
 # Modules over ~800 lines that are not yet split; the docstring of a module that stays long on
 # purpose says why with the words "one cohesive".

@@ -22,6 +22,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from gpuport.port.apimap import API_COLUMNS
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SOURCE = ROOT.parent / "shared" / "data" / "cuda_hip_api_map.tsv"
 DEFAULT_OUT = ROOT / "src" / "gpuport" / "kb" / "cuda_hip_api.tsv"
@@ -56,16 +58,8 @@ SECOND_TARGET_TABLES = {
     "CUSOLVER_API_supported_by_HIP_and_ROC": "rocSOLVER",
     "CUDNN_API_supported_by_HIP_and_MIOPEN": "MIOpen",
 }
-COLUMNS = (
-    "cuda",
-    "hip",
-    "family",
-    "hip_added",
-    "hip_deprecated",
-    "hip_removed",
-    "cuda_removed",
-    "note",
-)
+# The columns, in the order gpuport.port.apimap reads them (it refuses any other header).
+COLUMNS = API_COLUMNS
 
 
 def _clean(text: str) -> str:

@@ -96,6 +96,50 @@ def test_text_fields_have_no_stray_whitespace(entry: Any) -> None:
                 assert item == item.strip(), f"{field.name}: {item!r}"
 
 
+# --- Every TOML file of the KB, whatever reads it: each entry has sources and a checked date ----
+
+# Top-level tables that describe the file or hold shared values rather than being an entry.
+FILE_TABLES = {"meta", "sources"}
+
+
+def toml_entries() -> list[tuple[str, dict[str, Any]]]:
+    """(label, table) for every entry of every kb/*.toml: each table of an array of tables,
+    and each top-level table other than [meta] and [sources]."""
+    found: list[tuple[str, dict[str, Any]]] = []
+    for path in sorted(resources.files("gpuport.kb").iterdir(), key=lambda p: p.name):
+        if not path.name.endswith(".toml"):
+            continue
+        for key, value in raw(path.name).items():
+            if isinstance(value, list) and all(isinstance(item, dict) for item in value):
+                found += [(f"{path.name} [[{key}]] #{i + 1}", item) for i, item in enumerate(value)]
+            elif isinstance(value, dict) and key not in FILE_TABLES:
+                found.append((f"{path.name} [{key}]", value))
+    return found
+
+
+TOML_ENTRIES = toml_entries()
+
+
+@pytest.mark.parametrize("item", [e for _, e in TOML_ENTRIES], ids=[k for k, _ in TOML_ENTRIES])
+def test_every_toml_entry_names_a_source_and_a_checked_date(item: dict[str, Any]) -> None:
+    sources = item.get("sources", item.get("source"))
+    if isinstance(sources, dict):  # gpus.toml: figure group -> key of its [sources] table
+        sources = list(sources.values())
+    if isinstance(sources, str):
+        sources = [sources]
+    assert isinstance(sources, list) and sources, "no source"
+    assert all(isinstance(s, str) and s.strip() for s in sources), sources
+    assert type(item.get("checked")) is datetime.date, "no `checked = YYYY-MM-DD` date"
+    assert OLDEST_CHECK <= item["checked"] <= TODAY
+
+
+def test_the_toml_entry_walk_sees_every_kind_of_entry() -> None:
+    labels = " ".join(label for label, _ in TOML_ENTRIES)
+    for expected in ("gpus.toml [[gpu]]", "prices.toml [[price]]", "platform.toml [defaults]"):
+        assert expected in labels
+    assert "[meta]" not in labels and "[sources]" not in labels
+
+
 # --- Raw files: no unknown keys (a typo would otherwise be silently ignored) ----------------
 
 TABLE_TYPES = [
@@ -383,7 +427,7 @@ def test_required_gpu_targets_are_covered() -> None:
 def test_loader_rejects_an_unknown_status() -> None:
     entry = Entry({"status": "fine"}, "test")
     with pytest.raises(kb.KbError, match="not one of"):
-        kb._enum(kb.PackageStatus, entry, "status")
+        entry.member("status", kb.PackageStatus)
 
 
 def test_loader_rejects_wrong_types_and_missing_fields() -> None:

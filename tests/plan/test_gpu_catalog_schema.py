@@ -7,6 +7,10 @@ from typing import Any
 
 import pytest
 
+from gpuport.kb.loader import KbError
+from gpuport.plan import catalog as plan_catalog
+from gpuport.plan import model_spec
+from gpuport.plan import prices as plan_prices
 from gpuport.plan.catalog import (
     FIGURE_GROUPS,
     GIB,
@@ -138,8 +142,119 @@ def test_price_file_schema() -> None:
     assert {"h100-sxm", "mi300x", "h200-sxm", "mi325x"} <= seen
 
 
+# --- The same bar as every other KB file: known keys, sources, a past `checked` date --------
+
+GPU_KEYS = {
+    *TEXTS,
+    *NUMBERS,
+    "aliases",
+    "vendor",
+    "interconnect",
+    "usable_gib",
+    "fp8_tflops",
+    "int8_tops",
+    "links",
+    "pair_gbs",
+    "devices_per_package",
+    "compute_efficiency",
+    "sources",
+    "status",
+    "checked",
+}
+PRICE_KEYS = {"gpu", "usd_per_hour", "kind", "provider", "source", "date", "checked", "note"}
+TODAY = datetime.date.today()
+OLDEST_CHECK = datetime.date(2025, 1, 1)  # as tests/kb/test_kb_schema.py
+
+
+def test_gpu_and_price_files_use_only_known_keys_and_tables() -> None:
+    assert set(DOCUMENT) == {"meta", "sources", "gpu"}
+    for row in ROWS:
+        assert not set(row) - GPU_KEYS, f"{row['id']}: unknown keys {set(row) - GPU_KEYS}"
+    assert set(PRICES) == {"meta", "price"}
+    for row in PRICES["price"]:
+        assert not set(row) - PRICE_KEYS, f"{row['gpu']}: unknown keys {set(row) - PRICE_KEYS}"
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r["id"] for r in ROWS])
+def test_every_gpu_was_checked_on_a_real_past_date(row: dict[str, Any]) -> None:
+    assert type(row["checked"]) is datetime.date
+    assert OLDEST_CHECK <= row["checked"] <= TODAY
+
+
+@pytest.mark.parametrize("row", PRICES["price"], ids=[r["gpu"] for r in PRICES["price"]])
+def test_every_price_was_checked_on_a_real_past_date(row: dict[str, Any]) -> None:
+    assert type(row["checked"]) is datetime.date and type(row["date"]) is datetime.date
+    assert OLDEST_CHECK <= row["checked"] <= TODAY
+    assert row["date"] <= row["checked"], "the page cannot be newer than the day it was read"
+
+
+def test_text_fields_have_no_stray_whitespace() -> None:
+    for row in [*ROWS, *PRICES["price"]]:
+        for key, value in row.items():
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, str):
+                    assert item == item.strip(), f"{key}: {item!r}"
+
+
 def test_default_prices_load() -> None:
     prices = default_prices()
     assert prices["mi300x"].usd_per_hour == 1.99
     assert prices["mi300x"].date == datetime.date(2026, 5, 18)
     assert "mi355x" not in prices  # no citable price: the plan asks the user for one
+
+
+# --- Malformed data is a KbError naming the file and entry ------------------------------------
+
+
+def test_a_malformed_gpu_is_refused_with_its_entry_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    document = catalog_document()
+    h100 = document["gpu"][3]
+    document["gpu"][3] = {**h100, "mem_bw_gbs": "3350 GB/s"}
+    monkeypatch.setattr(plan_catalog, "load_toml", lambda filename: document)
+    catalog.cache_clear()
+    try:
+        with pytest.raises(
+            KbError, match=r"^kb/gpus.toml \[\[gpu\]\] h100-sxm: 'mem_bw_gbs' has the wrong type"
+        ):
+            catalog()
+        document["gpu"][3] = {**h100, "sources": {**h100["sources"], "memory": "nowhere"}}
+        with pytest.raises(KbError, match=r"h100-sxm: the memory source 'nowhere' is not in"):
+            catalog()
+    finally:
+        catalog.cache_clear()
+
+
+def test_a_malformed_price_is_refused_with_its_entry_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    document = prices_document()
+    document["price"][0] = {**document["price"][0], "kind": "bargain"}
+    monkeypatch.setattr(plan_prices, "load_toml", lambda filename: document)
+    with pytest.raises(
+        KbError, match=r"^kb/prices.toml \[\[price\]\] h100-sxm: kind 'bargain' is not one of"
+    ):
+        default_prices()
+    document["price"][0] = {**document["price"][0], "kind": "spot", "gpu": "h100-sxm9"}
+    with pytest.raises(KbError, match=r"h100-sxm9: not a GPU of kb/gpus.toml"):
+        default_prices()
+
+
+def test_a_malformed_preset_is_refused_with_its_file_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = model_spec.load_json
+
+    def without_source(filename: str, package: str) -> Any:
+        document = real(filename, package)
+        del document["gpuport"]["published_source"]
+        return document
+
+    monkeypatch.setattr(model_spec, "load_json", without_source)
+    model_spec.presets.cache_clear()
+    try:
+        with pytest.raises(
+            KbError, match=r"^plan/presets/deepseek-r1.json gpuport: missing 'published_source'"
+        ):
+            model_spec.presets()
+    finally:
+        model_spec.presets.cache_clear()

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import datetime
 import json
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from difflib import get_close_matches
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from gpuport.kb.loader import Entry, KbError, keyed, load_toml, table_entry
 from gpuport.plan.errors import PlanInputError
 from gpuport.plan.precision import ComputeKind
 
@@ -110,60 +109,79 @@ class Gpu:
         return self.fp16_tflops, ""
 
 
-def _gpu_from_table(row: Mapping[str, Any], sources: Mapping[str, str]) -> Gpu:
-    per = int(row.get("devices_per_package", 1))
-    memory = float(row["memory_gib"])
-    usable = float(row.get("usable_gib", memory))
+GPUS_TOML = "gpus.toml"
 
-    def share(value: Any) -> float | None:
-        return float(value) / per if value is not None else None
 
-    fp8 = share(row.get("fp8_tflops"))
-    int8 = share(row.get("int8_tops"))
+def _gpu_from_entry(entry: Entry, gpu_id: str, sources: Mapping[str, str]) -> Gpu:
+    per = entry.integer("devices_per_package", 1)
+    memory = entry.number("memory_gib")
+    usable = entry.number("usable_gib", memory)
+
+    def share(value: float | None) -> float | None:
+        return value / per if value is not None else None
+
+    def cited(group: str, key: str) -> str:
+        if key not in sources:
+            raise KbError(f"{entry.where}: the {group} source {key!r} is not in [sources]")
+        return sources[key]
+
+    statuses = entry.text_table("status")
+    for group, status in statuses.items():
+        if status not in STATUSES:
+            raise KbError(f"{entry.where}: status of {group} {status!r} is not one of {STATUSES}")
     return Gpu(
-        id=str(row["id"]),
-        aliases=tuple(str(a) for a in row.get("aliases", ())),
-        name=str(row["name"]),
-        short=str(row["short"]),
-        vendor=str(row["vendor"]),
-        architecture=str(row["architecture"]),
-        arch_id=str(row["arch_id"]),
+        id=gpu_id,
+        aliases=entry.texts("aliases"),
+        name=entry.text("name"),
+        short=entry.text("short"),
+        vendor=entry.choice("vendor", VENDORS),
+        architecture=entry.text("architecture"),
+        arch_id=entry.text("arch_id"),
         memory_gib=memory / per,
         usable_gib=usable / per,
-        mem_bw_gbs=float(row["mem_bw_gbs"]) / per,
-        fp16_tflops=float(row["fp16_tflops"]) / per,
-        fp8_tflops=fp8,
-        int8_tops=int8,
-        tdp_w=float(row["tdp_w"]) / per,
+        mem_bw_gbs=entry.number("mem_bw_gbs") / per,
+        fp16_tflops=entry.number("fp16_tflops") / per,
+        fp8_tflops=share(entry.optional_number("fp8_tflops")),
+        int8_tops=share(entry.optional_number("int8_tops")),
+        tdp_w=entry.number("tdp_w") / per,
         interconnect=Interconnect(
-            kind=str(row["interconnect"]),
-            link_gbs=float(row["link_gbs"]),
-            links=int(row.get("links", 0)),
-            pair_gbs=float(row.get("pair_gbs", 0.0)),
+            kind=entry.choice("interconnect", INTERCONNECTS),
+            link_gbs=entry.number("link_gbs"),
+            links=entry.integer("links", 0),
+            pair_gbs=entry.number("pair_gbs", 0.0),
         ),
         devices_per_package=per,
-        compute_efficiency=float(row["compute_efficiency"])
-        if "compute_efficiency" in row
-        else None,
-        sources={k: sources.get(v, v) for k, v in row["sources"].items()},
-        status=dict(row["status"]),
-        seen_in=str(row.get("seen_in", "")),
-        checked=row["checked"],
+        compute_efficiency=entry.optional_number("compute_efficiency"),
+        sources={group: cited(group, key) for group, key in entry.text_table("sources").items()},
+        status=statuses,
+        seen_in=entry.text("seen_in", ""),
+        checked=entry.date(),
     )
 
 
 def catalog_document() -> dict[str, Any]:
     """kb/gpus.toml as parsed TOML (for the schema test and the loader)."""
-    text = (resources.files("gpuport.kb") / "gpus.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    return load_toml(GPUS_TOML)
 
 
 @cache
 def catalog() -> dict[str, Gpu]:
     """Every GPU of the catalog by id, in catalog order."""
     document = catalog_document()
-    sources = document["sources"]
-    return {str(row["id"]): _gpu_from_table(row, sources) for row in document["gpu"]}
+    sources = table_entry(document, "sources", GPUS_TOML).raw
+    for key, url in sources.items():
+        if not isinstance(url, str):
+            raise KbError(f"kb/{GPUS_TOML} [sources]: {key!r} must be a URL")
+    return dict(
+        keyed(
+            document,
+            "gpu",
+            GPUS_TOML,
+            "id",
+            "duplicate GPU id",
+            lambda entry, gpu_id: _gpu_from_entry(entry, gpu_id, sources),
+        )
+    )
 
 
 def _key(text: str) -> str:

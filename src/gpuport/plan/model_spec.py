@@ -4,6 +4,12 @@ The spec holds the shapes that memory and speed depend on (layers, heads, KV lay
 sliding windows) and a parameter count computed from them, part by part, so that it can be
 checked against the totals the model's authors publish. Nothing here imports or runs model
 code: config.json is read as JSON data.
+
+This is one cohesive module: the spec, and the one reading of config.json that fills it. The
+other two ways in are that same reading: a preset is a published config.json shipped as data
+(plan/presets/, read through gpuport.kb.loader), and a bare count scales the shape of the
+nearest preset. Splitting the spec from its reading would put each family's layout (norms,
+gated MLPs, MLA, experts, sliding windows) in one module and the fields it fills in another.
 """
 
 from __future__ import annotations
@@ -13,10 +19,10 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from gpuport.kb.loader import Entry, KbError, data_label, json_files, load_json
 from gpuport.plan.errors import PlanInputError
 
 # The largest config.json we read: real ones are a few KB; anything this big is not a config.
@@ -598,29 +604,26 @@ def spec_from_config(
 # --- presets ---------------------------------------------------------------------------------
 
 
+PRESETS_PACKAGE = "gpuport.plan"
+
+
 def _preset_from_document(document: Any, filename: str) -> Preset:
-    if not isinstance(document, Mapping):
-        raise PlanInputError(f"preset {filename}: not a JSON object")
-    meta = document.get("gpuport")
-    config = document.get("config")
-    if not isinstance(meta, Mapping) or not isinstance(config, Mapping):
-        raise PlanInputError(f"preset {filename}: needs a 'gpuport' and a 'config' object")
-    total = meta.get("published_params")
-    active = meta.get("published_active")
-    if not isinstance(total, int | float):
-        raise PlanInputError(f"preset {filename}: published_params must be a number")
+    """One preset file: ``{"gpuport": {name, sources, published counts}, "config": {...}}``."""
+    label = data_label(filename, PRESETS_PACKAGE)
+    preset = Entry(document, label)
+    meta = preset.table("gpuport")
     return Preset(
-        name=str(meta["name"]),
-        aliases=tuple(str(a) for a in meta.get("aliases", ())),
-        hf_repo=str(meta["hf_repo"]),
-        source=str(meta["source"]),
-        checked=str(meta["checked"]),
-        config=config,
+        name=meta.text("name"),
+        aliases=meta.texts("aliases"),
+        hf_repo=meta.text("hf_repo"),
+        source=meta.text("source"),
+        checked=meta.iso_date("checked").isoformat(),
+        config=preset.table("config").raw,
         published=Published(
-            total=float(total),
-            active=float(active) if active is not None else None,
-            source=str(meta["published_source"]),
-            active_includes_embedding=bool(meta.get("published_active_includes_embedding", False)),
+            total=meta.number("published_params"),
+            active=meta.optional_number("published_active"),
+            source=meta.text("published_source"),
+            active_includes_embedding=meta.flag("published_active_includes_embedding"),
         ),
     )
 
@@ -628,12 +631,11 @@ def _preset_from_document(document: Any, filename: str) -> Preset:
 @cache
 def presets() -> dict[str, Preset]:
     """Every built-in preset by name (plan/presets/*.json), read once."""
-    folder = resources.files("gpuport.plan") / "presets"
     found: dict[str, Preset] = {}
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if not entry.name.endswith(".json"):
-            continue
-        preset = _preset_from_document(json.loads(entry.read_text(encoding="utf-8")), entry.name)
+    for filename in json_files("presets", PRESETS_PACKAGE):
+        preset = _preset_from_document(load_json(filename, PRESETS_PACKAGE), filename)
+        if preset.name in found:
+            raise KbError(f"{data_label(filename, PRESETS_PACKAGE)}: a second preset {preset.name}")
         found[preset.name] = preset
     return found
 

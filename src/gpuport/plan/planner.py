@@ -71,15 +71,23 @@ def request_for(
     *,
     precision: str | None = None,
     kv_dtype: KvDtype | None = None,
-    **limits: int | float,
+    context: int = DEFAULT_CONTEXT,
+    batch: int = DEFAULT_BATCH,
+    tp_max: int = DEFAULT_TP_MAX,
+    pp_max: int = DEFAULT_PP_MAX,
+    utilization: float = DEFAULT_UTILIZATION,
 ) -> PlanRequest:
     """A request whose precision defaults to the checkpoint's own weight format."""
     chosen = parse_precision(precision or model.native_precision)
     return PlanRequest(
         precision=chosen,
         kv_dtype=kv_dtype or default_kv_dtype(chosen),
+        context=context,
+        batch=batch,
+        tp_max=tp_max,
+        pp_max=pp_max,
+        utilization=utilization,
         precision_from_checkpoint=precision is None,
-        **limits,  # type: ignore[arg-type]
     )
 
 

@@ -12,13 +12,14 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from gpuport.kb.loader import KbError, entries, load_toml
 from gpuport.plan.catalog import Gpu, find_gpu
 from gpuport.plan.errors import PlanInputError
 
+PRICES_TOML = "prices.toml"
 PRICE_KINDS = ("market median", "list price", "spot", "user")
 _TOML_LINE_RE = re.compile(r"at line (\d+)")
 
@@ -38,8 +39,8 @@ class Price:
 
 
 def prices_document() -> dict[str, Any]:
-    text = (resources.files("gpuport.kb") / "prices.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    """kb/prices.toml as parsed TOML (for the schema test and the loader)."""
+    return load_toml(PRICES_TOML)
 
 
 def _per_device(gpu: Gpu, usd: float) -> float:
@@ -49,16 +50,22 @@ def _per_device(gpu: Gpu, usd: float) -> float:
 def default_prices() -> dict[str, Price]:
     """The shipped prices by GPU id."""
     table: dict[str, Price] = {}
-    for row in prices_document()["price"]:
-        gpu = find_gpu(str(row["gpu"]))
-        if gpu is None:  # the schema test keeps this from happening
-            continue
+    for entry in entries(prices_document(), "price", PRICES_TOML, "gpu"):
+        gpu = find_gpu(entry.text("gpu"))
+        if gpu is None:
+            raise KbError(f"{entry.where}: not a GPU of kb/gpus.toml")
+        if gpu.id in table:
+            raise KbError(f"{entry.where}: a second price for {gpu.id}")
+        checked = entry.date()
+        seen = entry.date("date")
+        if seen > checked:
+            raise KbError(f"{entry.where}: the page's date {seen} is after `checked` {checked}")
         table[gpu.id] = Price(
-            usd_per_hour=_per_device(gpu, float(row["usd_per_hour"])),
-            kind=str(row["kind"]),
-            provider=str(row["provider"]),
-            source=str(row["source"]),
-            date=row["date"],
+            usd_per_hour=_per_device(gpu, entry.number("usd_per_hour")),
+            kind=entry.choice("kind", PRICE_KINDS),
+            provider=entry.text("provider"),
+            source=entry.text("source"),
+            date=seen,
         )
     return table
 

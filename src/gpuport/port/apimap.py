@@ -10,15 +10,26 @@ from __future__ import annotations
 import datetime
 import functools
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 from gpuport import kb
+from gpuport.kb import loader
+from gpuport.kb.loader import Entry, KbError, TsvRow, TsvTable
 
 API_TSV = "cuda_hip_api.tsv"
+# The TSV's columns, in the order tools/build_api_map.py writes them.
+API_COLUMNS = (
+    "cuda",
+    "hip",
+    "family",
+    "hip_added",
+    "hip_deprecated",
+    "hip_removed",
+    "cuda_removed",
+    "note",
+)
 EXTRA_TOML = "cuda_hip_extra.toml"
 FAMILIES = frozenset(
     {
@@ -45,10 +56,6 @@ FAMILIES = frozenset(
 _VERSION_RE = re.compile(r"^\d+(?:\.\d+){0,3}$")
 
 Version = tuple[int, int, int]
-
-
-class ApiMapError(ValueError):
-    """The shipped map is malformed (a bug in gpuport's data, caught by the tests)."""
 
 
 def parse_version(text: str) -> Version:
@@ -141,142 +148,128 @@ class ApiMap:
         return None
 
 
-def _version_or_none(text: str, where: str) -> Version | None:
-    text = text.strip()
+def _version_or_none(entry: Entry, key: str) -> Version | None:
+    """The ROCm version in ``key``, or None when the key is absent or empty."""
+    text = entry.text(key, "").strip()
     if not text:
         return None
     try:
         return parse_version(text)
     except ValueError as exc:
-        raise ApiMapError(f"{where}: {exc}") from None
+        raise KbError(f"{entry.where}: {exc}") from None
 
 
-def _read_tsv(text: str) -> tuple[dict[str, ApiEntry], dict[str, str]]:
-    meta: dict[str, str] = {}
+def _row_version(table: TsvTable, row: TsvRow, column: str) -> Version | None:
+    text = row.cells[column].strip()
+    if not text:
+        return None
+    try:
+        return parse_version(text)
+    except ValueError as exc:
+        raise KbError(f"{table.where(row)}: {exc}") from None
+
+
+def _api_entries(table: TsvTable) -> dict[str, ApiEntry]:
     entries: dict[str, ApiEntry] = {}
-    header: list[str] | None = None
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.startswith("#"):
-            key, _, value = line[1:].partition(":")
-            if value:
-                meta.setdefault(key.strip(), value.strip())
-            continue
-        if not line.strip():
-            continue
-        cells = line.split("\t")
-        if header is None:
-            header = cells
-            continue
-        if len(cells) != len(header):
-            raise ApiMapError(f"{API_TSV}:{number}: {len(cells)} cells, expected {len(header)}")
-        row = dict(zip(header, cells, strict=True))
-        where = f"{API_TSV}:{number}"
-        if row["family"] not in FAMILIES:
-            raise ApiMapError(f"{where}: unknown family {row['family']!r}")
-        entries[row["cuda"]] = ApiEntry(
-            cuda=row["cuda"],
-            hip=row["hip"],
-            family=row["family"],
-            hip_added=_version_or_none(row["hip_added"], where),
-            hip_deprecated=_version_or_none(row["hip_deprecated"], where),
-            hip_removed=_version_or_none(row["hip_removed"], where),
-            cuda_removed=row["cuda_removed"],
-            note=row["note"],
+    for row in table.rows:
+        cells = row.cells
+        if cells["family"] not in FAMILIES:
+            raise KbError(f"{table.where(row)}: unknown family {cells['family']!r}")
+        entries[cells["cuda"]] = ApiEntry(
+            cuda=cells["cuda"],
+            hip=cells["hip"],
+            family=cells["family"],
+            hip_added=_row_version(table, row, "hip_added"),
+            hip_deprecated=_row_version(table, row, "hip_deprecated"),
+            hip_removed=_row_version(table, row, "hip_removed"),
+            cuda_removed=cells["cuda_removed"],
+            note=cells["note"],
         )
-    return entries, meta
+    return entries
 
 
-def _require_sources(item: Mapping[str, Any], where: str) -> tuple[str, ...]:
-    sources = item.get("sources")
-    if not isinstance(sources, list) or not sources or not all(isinstance(s, str) for s in sources):
-        raise ApiMapError(f"{where}: needs a non-empty list of sources")
-    if not isinstance(item.get("checked"), datetime.date):
-        raise ApiMapError(f"{where}: needs a `checked` date")
-    return tuple(sources)
+def _sourced(entry: Entry) -> tuple[str, ...]:
+    """The entry's sources; every entry of the extras also names the date it was checked."""
+    sources = entry.sources()
+    entry.date()
+    return sources
 
 
-def _family(item: Mapping[str, Any], where: str) -> str:
-    family = str(item.get("family", ""))
+def _family(entry: Entry) -> str:
+    family = entry.text("family", "")
     if family not in FAMILIES:
-        raise ApiMapError(f"{where}: unknown family {family!r}")
+        raise KbError(f"{entry.where}: unknown family {family!r}")
     return family
 
 
-def _header_entry(item: Mapping[str, Any], where: str) -> HeaderEntry:
-    sources = _require_sources(item, where)
-    entry = HeaderEntry(
-        cuda=str(item["cuda"]),
-        hip=str(item.get("hip", "")),
-        family=_family(item, where),
-        since=_version_or_none(str(item.get("since", "")), where),
-        flat=str(item.get("flat", "")),
-        moved=_version_or_none(str(item.get("moved", "")), where),
-        drop=bool(item.get("drop", False)),
-        keep=bool(item.get("keep", False)),
-        needs_runtime=bool(item.get("needs_runtime", False)),
-        note=str(item.get("note", "")),
-        sources=sources,
+def _header_entry(entry: Entry) -> HeaderEntry:
+    header = HeaderEntry(
+        cuda=entry.text("cuda"),
+        hip=entry.text("hip", ""),
+        family=_family(entry),
+        since=_version_or_none(entry, "since"),
+        flat=entry.text("flat", ""),
+        moved=_version_or_none(entry, "moved"),
+        drop=entry.flag("drop"),
+        keep=entry.flag("keep"),
+        needs_runtime=entry.flag("needs_runtime"),
+        note=entry.text("note", ""),
+        sources=_sourced(entry),
     )
-    if (entry.hip or entry.drop or entry.keep) and entry.since is None:
-        raise ApiMapError(f"{where}: a header with a counterpart needs `since`")
-    if not (entry.hip or entry.drop or entry.keep) and not entry.note:
-        raise ApiMapError(f"{where}: a header without counterpart needs a note saying what to do")
-    return entry
+    if (header.hip or header.drop or header.keep) and header.since is None:
+        raise KbError(f"{entry.where}: a header with a counterpart needs `since`")
+    if not (header.hip or header.drop or header.keep) and not header.note:
+        raise KbError(f"{entry.where}: a header without counterpart needs a note saying what to do")
+    return header
 
 
 def _merge_extras(
-    entries: dict[str, ApiEntry], extra: Mapping[str, Any]
+    entries: dict[str, ApiEntry], extra: dict[str, Any]
 ) -> tuple[dict[str, HeaderEntry], tuple[HeaderEntry, ...], WarpVersions]:
     headers: dict[str, HeaderEntry] = {}
-    for i, item in enumerate(extra.get("header", [])):
-        entry = _header_entry(item, f"{EXTRA_TOML} header #{i + 1} ({item.get('cuda')})")
-        headers[entry.cuda] = entry
+    for item in loader.entries(extra, "header", EXTRA_TOML, "cuda"):
+        header = _header_entry(item)
+        headers[header.cuda] = header
     prefixes = tuple(
-        _header_entry(item, f"{EXTRA_TOML} header_prefix #{i + 1} ({item.get('cuda')})")
-        for i, item in enumerate(extra.get("header_prefix", []))
+        _header_entry(item) for item in loader.entries(extra, "header_prefix", EXTRA_TOML, "cuda")
     )
-    for i, rule in enumerate(extra.get("dropped_suffix", [])):
-        _drop_suffix(entries, rule, f"{EXTRA_TOML} dropped_suffix #{i + 1}")
-    for i, item in enumerate(extra.get("name", [])):
-        where = f"{EXTRA_TOML} name #{i + 1} ({item.get('cuda')})"
-        _require_sources(item, where)
-        since = _version_or_none(str(item.get("since", "")), where)
-        if since is None or not item.get("hip"):
-            raise ApiMapError(f"{where}: a rename needs `hip` and `since`")
-        before = str(item.get("before", ""))
-        before_since = _version_or_none(str(item.get("before_since", "")), where)
+    for item in loader.entries(extra, "dropped_suffix", EXTRA_TOML, "suffix"):
+        _drop_suffix(entries, item)
+    for item in loader.entries(extra, "name", EXTRA_TOML, "cuda"):
+        _sourced(item)
+        since = _version_or_none(item, "since")
+        hip = item.text("hip", "")
+        if since is None or not hip:
+            raise KbError(f"{item.where}: a rename needs `hip` and `since`")
+        before = item.text("before", "")
+        before_since = _version_or_none(item, "before_since")
         if bool(before) != (before_since is not None) or (
             before_since is not None and before_since >= since
         ):
-            raise ApiMapError(f"{where}: `before` needs a `before_since` earlier than `since`")
-        entries[str(item["cuda"])] = ApiEntry(
-            cuda=str(item["cuda"]),
-            hip=str(item["hip"]),
-            family=_family(item, where),
+            raise KbError(f"{item.where}: `before` needs a `before_since` earlier than `since`")
+        cuda = item.text("cuda")
+        entries[cuda] = ApiEntry(
+            cuda=cuda,
+            hip=hip,
+            family=_family(item),
             hip_added=since,
-            note=str(item.get("note", "")),
+            note=item.text("note", ""),
             source="extra",
             hip_before=before,
             hip_before_added=before_since,
         )
-    for i, item in enumerate(extra.get("unsupported", [])):
-        where = f"{EXTRA_TOML} unsupported #{i + 1} ({item.get('cuda')})"
-        _require_sources(item, where)
-        if not item.get("note"):
-            raise ApiMapError(f"{where}: say what to do instead in `note`")
-        entries[str(item["cuda"])] = ApiEntry(
-            cuda=str(item["cuda"]),
-            hip="",
-            family=_family(item, where),
-            note=str(item["note"]),
-            source="extra",
-        )
-    for i, group in enumerate(extra.get("same_name", [])):
-        where = f"{EXTRA_TOML} same_name #{i + 1}"
-        _require_sources(group, where)
-        since = _version_or_none(str(group.get("since", "")), where)
-        family = _family(group, where)
-        for name in group.get("names", []):
+    for item in loader.entries(extra, "unsupported", EXTRA_TOML, "cuda"):
+        _sourced(item)
+        note = item.text("note", "")
+        if not note:
+            raise KbError(f"{item.where}: say what to do instead in `note`")
+        cuda = item.text("cuda")
+        entries[cuda] = ApiEntry(cuda=cuda, hip="", family=_family(item), note=note, source="extra")
+    for group in loader.entries(extra, "same_name", EXTRA_TOML, "family"):
+        _sourced(group)
+        since = _version_or_none(group, "since")
+        family = _family(group)
+        for name in group.texts("names"):
             held = entries.get(name)
             if held is not None and held.hip:
                 continue  # the table already knows a counterpart (and its version)
@@ -285,31 +278,37 @@ def _merge_extras(
                 hip=name,
                 family=family,
                 hip_added=since,
-                note=str(group.get("note", "")),
+                note=group.text("note", ""),
                 source="extra",
             )
-    warp = extra.get("warp")
-    if not isinstance(warp, dict):
-        raise ApiMapError(f"{EXTRA_TOML}: missing [warp]")
-    _require_sources(warp, f"{EXTRA_TOML} [warp]")
+    warp = loader.table_entry(extra, "warp", EXTRA_TOML)
+    _sourced(warp)
+
+    def required_version(key: str) -> Version:
+        version = _version_or_none(warp, key)
+        if version is None:
+            raise KbError(f"{warp.where}: missing {key!r}")
+        return version
+
     versions = WarpVersions(
-        sync_preview_since=parse_version(str(warp["sync_preview_since"])),
-        sync_default_since=parse_version(str(warp["sync_default_since"])),
-        syncwarp_since=parse_version(str(warp["syncwarp_since"])),
-        tile_vote_since=parse_version(str(warp["tile_vote_since"])),
+        sync_preview_since=required_version("sync_preview_since"),
+        sync_default_since=required_version("sync_default_since"),
+        syncwarp_since=required_version("syncwarp_since"),
+        tile_vote_since=required_version("tile_vote_since"),
     )
     return headers, prefixes, versions
 
 
-def _drop_suffix(entries: dict[str, ApiEntry], rule: Mapping[str, Any], where: str) -> None:
+def _drop_suffix(entries: dict[str, ApiEntry], rule: Entry) -> None:
     """From ``since`` on, the table's HIP names of ``family`` ending in ``suffix`` lose it
     (hipBLAS 3.0 gave the plain names the signatures of the ``_v2`` ones and dropped those)."""
-    _require_sources(rule, where)
-    family = _family(rule, where)
-    suffix = str(rule.get("suffix", ""))
-    since = _version_or_none(str(rule.get("since", "")), where)
+    _sourced(rule)
+    family = _family(rule)
+    suffix = rule.text("suffix", "")
+    since = _version_or_none(rule, "since")
     if not suffix or since is None:
-        raise ApiMapError(f"{where}: needs `suffix` and `since`")
+        raise KbError(f"{rule.where}: needs `suffix` and `since`")
+    note = rule.text("note", "")
     for name, entry in list(entries.items()):
         if entry.family != family or not entry.hip.endswith(suffix) or entry.hip_removed:
             continue
@@ -319,7 +318,7 @@ def _drop_suffix(entries: dict[str, ApiEntry], rule: Mapping[str, Any], where: s
             family=entry.family,
             hip_added=since,
             cuda_removed=entry.cuda_removed,
-            note=str(rule.get("note", "")) or entry.note,
+            note=note or entry.note,
             source="extra",
             hip_before=entry.hip,
             hip_before_added=entry.hip_added,
@@ -329,22 +328,19 @@ def _drop_suffix(entries: dict[str, ApiEntry], rule: Mapping[str, Any], where: s
 @functools.cache
 def load_api_map() -> ApiMap:
     """The map shipped with gpuport (read once per process)."""
-    package = resources.files("gpuport.kb")
-    tsv_text = (package / API_TSV).read_text(encoding="utf-8")
-    extra = tomllib.loads((package / EXTRA_TOML).read_text(encoding="utf-8"))
-    entries, meta = _read_tsv(tsv_text)
+    table = loader.load_tsv(API_TSV, API_COLUMNS)
+    extra = loader.load_toml(EXTRA_TOML)
+    entries = _api_entries(table)
     headers, prefixes, warp = _merge_extras(entries, extra)
-    extra_meta = extra.get("meta", {})
-    checked = extra_meta.get("checked") if isinstance(extra_meta, dict) else None
     return ApiMap(
         entries=entries,
         headers=headers,
         header_prefixes=prefixes,
         warp=warp,
-        source=meta.get("source", ""),
-        generated=meta.get("generated", ""),
-        extra_checked=checked if isinstance(checked, datetime.date) else None,
-        meta=dict(meta),
+        source=table.meta.get("source", ""),
+        generated=table.meta.get("generated", ""),
+        extra_checked=loader.table_entry(extra, "meta", EXTRA_TOML).date(),
+        meta=dict(table.meta),
     )
 
 
