@@ -1,15 +1,12 @@
-"""``gpuport kb``: look up what a package, library, variable, tool, image or GPU becomes on ROCm."""
+"""``gpuport kb show NAME`` and ``gpuport kb list [TABLE]``: what a CUDA name becomes on ROCm."""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
-import difflib
 import enum
 import json
-import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -18,105 +15,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 from gpuport import kb as knowledge
-
-EXIT_USAGE = 2
-
-# The tables `gpuport kb list` knows, in the order `gpuport kb list` prints its summary.
-TABLES = ("packages", "libraries", "env", "commands", "docker", "indexes", "gpus")
-
-
-@dataclass(frozen=True, slots=True)
-class KbMatch:
-    """One knowledge-base entry that a looked-up name matched, and how it matched."""
-
-    kind: str  # package, library, env, command, docker-image, docker-flag, pip-index, gpu
-    matched_by: str  # e.g. "name", "import", "header", "link name", "pattern"
-    entry: Any  # one of the gpuport.kb dataclasses
-
-
-def lookup(name: str) -> list[KbMatch]:
-    """Every entry that ``name`` designates, across all tables, without duplicates."""
-    found: list[KbMatch] = []
-    seen: set[int] = set()
-
-    def add(kind: str, matched_by: str, entry: object | None) -> None:
-        if entry is None:
-            return
-        identity = id(_original(entry))
-        if identity not in seen:
-            seen.add(identity)
-            found.append(KbMatch(kind, matched_by, entry))
-
-    text = name.strip()
-    if not text:
-        return found
-    package = knowledge.find_package(text)
-    if package is not None:
-        exact = knowledge.normalize_name(text) in knowledge.packages()
-        add("package", "name" if exact else "pattern", package)
-    if _looks_like_module(text):
-        add("package", "import", knowledge.package_for_import(text))
-    for library in knowledge.cuda_libraries().values():
-        if library.name.lower() == text.lower():
-            add("library", "name", library)
-    add("library", "header", knowledge.library_for_header(text))
-    add("library", "link name", knowledge.library_for_link_name(text))
-    add("library", "CMake target", knowledge.library_for_cmake_target(text))
-    add("env", "name", knowledge.find_env_var(text))
-    add("command", "name", knowledge.find_command(text))
-    add("gpu", "gfx id or product", knowledge.find_gpu_arch(text))
-    add("docker-flag", "flag", knowledge.find_docker_flag(text))
-    if "/" in text or ":" in text:
-        add("docker-image", "pattern", knowledge.find_docker_image(text))
-    if "://" in text:
-        add("pip-index", "pattern", knowledge.find_pip_index(text))
-    return found
-
-
-def _original(entry: object) -> object:
-    """The table's own object for an entry (family matches come back renamed copies)."""
-    if isinstance(entry, knowledge.Package):
-        for package in knowledge.packages().values():
-            if package.sources == entry.sources and package.instead == entry.instead:
-                return package
-    return entry
-
-
-def _looks_like_module(text: str) -> bool:
-    return all(part.isidentifier() for part in text.split("."))
-
-
-def known_names() -> list[str]:
-    """Every name `gpuport kb show` can find, for suggestions."""
-    names: list[str] = []
-    for package in knowledge.packages().values():
-        names.append(package.name)
-        names.extend(package.import_names)
-    for library in knowledge.cuda_libraries().values():
-        names.append(library.name)
-        names.extend(h for h in library.headers if not h.endswith("/"))
-        names.extend(library.link_names)
-        names.extend(library.cmake_targets)
-    names.extend(v for v in knowledge.env_vars() if not v.endswith("*"))
-    for command in knowledge.commands().values():
-        names.append(command.name)
-        names.extend(command.aliases)
-    for arch in knowledge.gpu_architectures().values():
-        names.append(arch.gfx)
-        names.extend(arch.products)
-    names.extend(flag.flag for flag in knowledge.docker_flags())
-    return sorted(set(names))
-
-
-def suggestions(name: str, limit: int = 5) -> list[str]:
-    """Close matches for a name that matched nothing (case-insensitive)."""
-    names = known_names()
-    by_folded: dict[str, str] = {}
-    for candidate in names:
-        by_folded.setdefault(candidate.lower(), candidate)
-    close = difflib.get_close_matches(name.strip().lower(), list(by_folded), n=limit, cutoff=0.6)
-    return [by_folded[c] for c in close]
-
+from gpuport.cli.common import fail, format_option, handle_errors
+from gpuport.kb.query import TABLES, KbMatch, kb_counts, lookup, suggestions, table_entries
 
 # ---------------------------------------------------------------------------------------------
 # Plain data for JSON
@@ -256,28 +156,6 @@ def render_matches(matches: Iterable[KbMatch], rocm_version: str) -> None:
         console.print()
 
 
-def _summary_rows() -> list[tuple[str, int]]:
-    return [(table, len(_table_entries(table))) for table in TABLES]
-
-
-def _table_entries(table: str) -> list[Any]:
-    if table == "packages":
-        return list(knowledge.packages().values())
-    if table == "libraries":
-        return list(knowledge.cuda_libraries().values())
-    if table == "env":
-        return list(knowledge.env_vars().values())
-    if table == "commands":
-        return list(knowledge.commands().values())
-    if table == "docker":
-        return [*knowledge.docker_images(), *knowledge.docker_flags()]
-    if table == "indexes":
-        return list(knowledge.pip_indexes())
-    if table == "gpus":
-        return list(knowledge.gpu_architectures().values())
-    raise ValueError(f"unknown table {table!r}")
-
-
 def _list_row(entry: Any, rocm_version: str) -> tuple[str, str, str]:
     """(key, status or kind, what to do) for one line of `gpuport kb list`."""
     if isinstance(entry, knowledge.Package):
@@ -332,17 +210,6 @@ def _rocm_option(function: Any) -> Any:
     )(function)
 
 
-def _format_option(function: Any) -> Any:
-    return click.option(
-        "--format",
-        "fmt",
-        type=click.Choice(["terminal", "json"]),
-        default="terminal",
-        show_default=True,
-        help="Output format.",
-    )(function)
-
-
 @click.group("kb")
 def kb() -> None:
     """The knowledge base: what CUDA packages, libraries, variables, tools and images become on ROCm."""
@@ -350,10 +217,10 @@ def kb() -> None:
 
 @kb.command("show")
 @click.argument("name")
-@_format_option
+@format_option(("terminal", "json"))
 @_rocm_option
-@click.pass_context
-def show(ctx: click.Context, name: str, fmt: str, rocm_version: str) -> None:
+@handle_errors
+def show(name: str, fmt: str, rocm_version: str) -> None:
     """Show every entry NAME designates: a package, import, library, header, variable, command,
     image, flag, pip index or gfx id. Put `--` before a NAME that starts with a dash
     (gpuport kb show -- --gpus)."""
@@ -361,8 +228,7 @@ def show(ctx: click.Context, name: str, fmt: str, rocm_version: str) -> None:
     if not matches:
         close = suggestions(name)
         hint = f" (did you mean: {', '.join(close)}?)" if close else ""
-        click.echo(f"error: nothing in the knowledge base for {name!r}{hint}", err=True)
-        ctx.exit(EXIT_USAGE)
+        fail(f"nothing in the knowledge base for {name!r}{hint}")
     if fmt == "json":
         payload = [match_dict(match, rocm_version) for match in matches]
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
@@ -372,19 +238,20 @@ def show(ctx: click.Context, name: str, fmt: str, rocm_version: str) -> None:
 
 @kb.command("list")
 @click.argument("table", required=False, type=click.Choice(TABLES))
-@_format_option
+@format_option(("terminal", "json"))
 @_rocm_option
+@handle_errors
 def list_table(table: str | None, fmt: str, rocm_version: str) -> None:
     """List one TABLE of the knowledge base; without TABLE, count the entries of each."""
     if table is None:
-        rows = _summary_rows()
+        rows = list(kb_counts().counts)
         if fmt == "json":
             click.echo(json.dumps(dict(rows), indent=2))
             return
         for name, count in rows:
             click.echo(f"{name:<10} {count:>4}")
         return
-    entries = _table_entries(table)
+    entries = table_entries(table)
     if fmt == "json":
         payload = [entry_dict(entry, rocm_version) for entry in entries]
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
@@ -398,11 +265,3 @@ def list_table(table: str | None, fmt: str, rocm_version: str) -> None:
     for entry in entries:
         view.add_row(*_list_row(entry, rocm_version))
     _console().print(view)
-
-
-def main() -> None:  # pragma: no cover - `python -m gpuport.kb.command`
-    kb(sys.argv[1:])
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
