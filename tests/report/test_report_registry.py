@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
 from collections.abc import Callable
 
 import pytest
@@ -17,7 +15,7 @@ from report_samples import (
 )
 
 from gpuport.assess.verdict import Assessment
-from gpuport.report import Format, RenderOptions, registered, render
+from gpuport.report import Format, RenderOptions, plan_formats, registered, render
 from gpuport.scan.engine import ScanResult
 
 OPTIONS = RenderOptions(tool_version=TOOL_VERSION)
@@ -57,9 +55,8 @@ def test_empty_results_say_nothing_was_found(fmt: Format) -> None:
 
 
 def _fake_plan_module(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """Stand in for gpuport.report.plan_formats (owned by the plan stage) and record calls."""
+    """Stand in for the sections of gpuport.report.plan_formats and record their calls."""
     seen: list[object] = []
-    module = types.ModuleType("gpuport.report.plan_formats")
 
     def plan_terminal_section(plan: object, options: RenderOptions) -> str:
         seen.append(plan)
@@ -77,11 +74,10 @@ def _fake_plan_module(monkeypatch: pytest.MonkeyPatch) -> list[object]:
         seen.append(plan)
         return {"model": "PLAN-JSON"}
 
-    module.plan_terminal_section = plan_terminal_section  # type: ignore[attr-defined]
-    module.plan_markdown_section = plan_markdown_section  # type: ignore[attr-defined]
-    module.plan_html_section = plan_html_section  # type: ignore[attr-defined]
-    module.plan_json = plan_json  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "gpuport.report.plan_formats", module)
+    monkeypatch.setattr(plan_formats, "plan_terminal_section", plan_terminal_section)
+    monkeypatch.setattr(plan_formats, "plan_markdown_section", plan_markdown_section)
+    monkeypatch.setattr(plan_formats, "plan_html_section", plan_html_section)
+    monkeypatch.setattr(plan_formats, "plan_json", plan_json)
     return seen
 
 

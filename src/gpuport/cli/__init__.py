@@ -11,6 +11,7 @@ from __future__ import annotations
 import click
 
 from gpuport import __version__
+
 # The modules, not their commands: `gpuport.cli.port` must stay the module of that name.
 from gpuport.cli import assess, explain, kb, plan, port, scan
 

@@ -18,6 +18,7 @@ from gpuport.cli.common import format_options, handle_errors, render_options, sc
 from gpuport.cli.scan import run_scan, scan_exit_code, settings_from_flags, write_baseline
 from gpuport.cli.ui import emit, say
 from gpuport.report import Format, RenderOptions, render
+from gpuport.report.summary import assessment_summary_line
 
 
 @click.command("assess")
@@ -84,9 +85,5 @@ def assess(
         say(f"HTML report: {html_path}")
     if flags.get("write_baseline"):
         write_baseline(result, flags["write_baseline"])
-    say(
-        f"verdict: {assessment.verdict.value} · {len(result.findings)} finding(s) · "
-        f"{assessment.mechanical} fixable by gpuport port · "
-        f"{len(result.skipped)} input problem(s)"
-    )
+    say(assessment_summary_line(assessment))
     sys.exit(scan_exit_code(result, settings))

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from difflib import get_close_matches
-from typing import Any
 
 import click
 
-from gpuport.cli.common import CommandError, format_option, handle_errors
-from gpuport.rules import Rule
+from gpuport.cli.common import CommandError, console_render_options, format_option, handle_errors
+from gpuport.cli.ui import emit
+from gpuport.report import Format, render
+from gpuport.rules import Rule, RuleIndex
 from gpuport.scan.catalog import all_rules, get_rule
 
 
@@ -31,39 +31,10 @@ def find_rule(key: str) -> Rule:
 @handle_errors
 def explain(rule_id: str | None, fmt: str) -> None:
     """Explain RULE_ID (an id like GP301 or a slug); without one, list every rule."""
+    chosen = Format(fmt)
     if rule_id is None:
-        rules = all_rules()
-        if fmt == "json":
-            click.echo(json.dumps([_rule_dict(r) for r in rules], indent=2))
-            return
-        for r in rules:
-            click.echo(f"{r.id}  {r.slug:<34} {r.severity.label:<8} {r.summary}")
+        emit(render(RuleIndex(tuple(all_rules())), chosen), None)
         return
-    r = find_rule(rule_id)
-    if fmt == "json":
-        click.echo(json.dumps(_rule_dict(r), indent=2))
-    elif fmt == "markdown" or not sys.stdout.isatty():
-        click.echo(r.markdown())
-    else:
-        from rich.console import Console
-        from rich.markdown import Markdown
-
-        Console().print(Markdown(r.markdown()))
-
-
-def _rule_dict(r: Any) -> dict[str, Any]:
-    return {
-        "id": r.id,
-        "slug": r.slug,
-        "category": r.category.value,
-        "severity": r.severity.label,
-        "confidence": r.confidence.label,
-        "summary": r.summary,
-        "what": r.what,
-        "why": r.why,
-        "example": r.example,
-        "instead": r.instead,
-        "fix": r.fix,
-        "mechanical": r.mechanical,
-        "references": list(r.references),
-    }
+    if chosen is Format.TERMINAL and not sys.stdout.isatty():
+        chosen = Format.MARKDOWN  # off a terminal, the page is more use as its Markdown
+    emit(render(find_rule(rule_id), chosen, console_render_options()), None)

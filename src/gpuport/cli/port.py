@@ -38,6 +38,7 @@ from gpuport.port.model import CheckStatus, PortResult
 from gpuport.port.project import port_project
 from gpuport.port.write import write_in_place, write_tree_copy
 from gpuport.report import Format, render
+from gpuport.report.summary import port_summary_line
 
 
 def _rocm_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -179,7 +180,7 @@ def port(
     else:
         write_stderr(text)
     if chosen is not Format.TERMINAL:
-        say(one_line_summary(result))
+        say(port_summary_line(result))
     sys.exit(port_exit_code(result))
 
 
@@ -235,13 +236,3 @@ def port_exit_code(result: PortResult) -> ExitCode:
     unconverted = any(f.count(ChangeStatus.UNCONVERTED) for f in result.files)
     broken = any(c.status is CheckStatus.TRANSLATION_FAILS for c in result.checks)
     return ExitCode.FINDINGS if unconverted or broken else ExitCode.CLEAN
-
-
-def one_line_summary(result: PortResult) -> str:
-    changed = sum(1 for f in result.files if f.changed)
-    counts = {s: sum(f.count(s) for f in result.files) for s in ChangeStatus}
-    return (
-        f"{changed} file(s) changed · {counts[ChangeStatus.CONVERTED]} converted · "
-        f"{counts[ChangeStatus.NEEDS_REVIEW]} need review · "
-        f"{counts[ChangeStatus.UNCONVERTED]} unconverted · {len(result.problems)} problem(s)"
-    )

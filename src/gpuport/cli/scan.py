@@ -24,6 +24,8 @@ from gpuport.cli.ui import Progress, emit, say
 from gpuport.config import ConfigError, Settings, load_settings
 from gpuport.files import WalkOptions
 from gpuport.report import Format, render
+from gpuport.report.common import fingerprint
+from gpuport.report.summary import scan_summary_line
 from gpuport.scan.engine import ScanOptions, ScanResult, scan_path
 
 
@@ -74,16 +76,7 @@ def write_baseline(result: ScanResult, path: Path) -> None:
     """Record the fingerprints of ``result``'s findings as the baseline in ``path``."""
     from gpuport.io import write_atomic
 
-    prints = sorted(
-        {
-            f.fingerprint(
-                f.excerpt.lines[f.location.line - f.excerpt.start_line]
-                if f.excerpt and 0 <= f.location.line - f.excerpt.start_line < len(f.excerpt.lines)
-                else ""
-            )
-            for f in result.findings
-        }
-    )
+    prints = sorted({fingerprint(f) for f in result.findings})
     write_atomic(
         path,
         json.dumps({"tool": "gpuport", "version": 1, "fingerprints": prints}, indent=2) + "\n",
@@ -115,8 +108,5 @@ def scan(path: Path, fmt: str, output: Path | None, **flags: Any) -> None:
     if flags.get("write_baseline"):
         write_baseline(result, flags["write_baseline"])
     if chosen is not Format.TERMINAL or output is not None:
-        say(
-            f"{len(result.findings)} finding(s) in {result.stats.files_scanned} file(s); "
-            f"{len(result.skipped)} input problem(s)"
-        )
+        say(scan_summary_line(result))
     sys.exit(scan_exit_code(result, settings))

@@ -7,7 +7,6 @@ checks that the table is complete, so no command ever lacks a format.
 from __future__ import annotations
 
 import enum
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -32,16 +31,6 @@ T = TypeVar("T")
 Renderer = Callable[[Any, RenderOptions], str]
 _RENDERERS: dict[tuple[type, Format], Renderer] = {}
 
-_FORMAT_MODULES = (
-    "gpuport.report.terminal",
-    "gpuport.report.json_format",
-    "gpuport.report.sarif",
-    "gpuport.report.markdown",
-    "gpuport.report.html",
-    "gpuport.report.port_formats",
-    "gpuport.report.plan_formats",
-)
-
 
 def renderer(result_type: type, fmt: Format) -> Callable[[Renderer], Renderer]:
     """Register the renderer of ``result_type`` objects in ``fmt``."""
@@ -54,8 +43,18 @@ def renderer(result_type: type, fmt: Format) -> Callable[[Renderer], Renderer]:
 
 
 def _load() -> None:
-    for name in _FORMAT_MODULES:
-        importlib.import_module(name)
+    """Import the renderer modules (they register themselves), only when something renders."""
+    from gpuport.report import (  # noqa: F401
+        html,
+        json_format,
+        kb_formats,
+        markdown,
+        plan_formats,
+        port_formats,
+        rule_formats,
+        sarif,
+        terminal,
+    )
 
 
 def render(result: object, fmt: Format, options: RenderOptions = RenderOptions()) -> str:
