@@ -5,11 +5,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
 from gpuport import __version__
+from gpuport.assess import Assessment
 from gpuport.cli import main
+from gpuport.kb.query import KbCounts, KbLookup, KbTable
+from gpuport.plan.planner import PlanResult
+from gpuport.port.model import PortResult
+from gpuport.report import formats_for
+from gpuport.rules import Rule, RuleIndex
+from gpuport.scan.engine import ScanResult
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -167,3 +175,42 @@ def test_interrupted_is_exit_130(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(scan_command, "run_scan", interrupted)
     code, out, err = run("scan", str(project(tmp_path)))
     assert code == 130 and out == "" and "interrupted" in err
+
+
+def _format_choices(*path: str) -> list[str]:
+    command: click.Command = main
+    for name in path:
+        assert isinstance(command, click.Group)
+        command = command.commands[name]
+    [option] = [p for p in command.params if p.name == "fmt"]
+    assert isinstance(option.type, click.Choice)
+    return list(option.type.choices)
+
+
+@pytest.mark.parametrize(
+    ("path", "result_types"),
+    [
+        (("scan",), (ScanResult,)),
+        (("assess",), (Assessment,)),
+        (("port",), (PortResult,)),
+        (("plan",), (PlanResult,)),
+        (("kb", "show"), (KbLookup,)),
+        (("kb", "list"), (KbTable, KbCounts)),
+        (("explain",), (Rule, RuleIndex)),
+    ],
+)
+def test_format_choices_are_the_formats_the_result_types_declare(
+    path: tuple[str, ...], result_types: tuple[type, ...]
+) -> None:
+    declared = [
+        f.value
+        for f in formats_for(result_types[0])
+        if all(f in formats_for(t) for t in result_types)
+    ]
+    assert _format_choices(*path) == declared
+
+
+def test_format_choices_keep_their_order() -> None:
+    assert _format_choices("scan") == ["terminal", "json", "sarif", "markdown", "html"]
+    assert _format_choices("explain") == ["terminal", "markdown", "json"]
+    assert _format_choices("kb", "list") == ["terminal", "json"]

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from gpuport import __version__
+from gpuport.assess import Assessment
 from gpuport.assess import assess as make_assessment
 from gpuport.cli.common import format_options, handle_errors, render_options, scan_options
 from gpuport.cli.scan import run_scan, scan_exit_code, settings_from_flags, write_baseline
@@ -23,7 +24,7 @@ from gpuport.report.summary import assessment_summary_line
 
 @click.command("assess")
 @scan_options
-@format_options()
+@format_options(Assessment)
 @click.option(
     "--html",
     "html_path",

@@ -11,7 +11,7 @@ import enum
 import functools
 import shutil
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn, ParamSpec, TextIO, TypeVar
 
@@ -22,7 +22,7 @@ from rich.text import Text
 from gpuport import __version__
 from gpuport.cli.ui import no_color, say, stderr_console
 from gpuport.config import ConfigError
-from gpuport.report import Format, RenderOptions
+from gpuport.report import Format, RenderOptions, formats_for
 
 F = TypeVar("F", bound=Callable[..., Any])
 P = ParamSpec("P")
@@ -101,17 +101,17 @@ def path_argument(function: F) -> F:
     return click.argument("path", type=ProjectPath(), default=Path("."), required=False)(function)
 
 
-EVERY_FORMAT = tuple(fmt.value for fmt in Format)
-
-
-def format_option(
-    choices: Sequence[str] = EVERY_FORMAT, help: str = "Output format."
-) -> Callable[[F], F]:
-    """``--format`` (as ``fmt``), the terminal format by default."""
+def format_option(*result_types: type, help: str = "Output format.") -> Callable[[F], F]:
+    """``--format`` (as ``fmt``): the formats all of ``result_types`` declare, in their order."""
+    choices = [
+        fmt.value
+        for fmt in formats_for(result_types[0])
+        if all(fmt in formats_for(other) for other in result_types[1:])
+    ]
     return click.option(
         "--format",
         "fmt",
-        type=click.Choice(list(choices)),
+        type=click.Choice(choices),
         default=Format.TERMINAL.value,
         show_default=True,
         help=help,
@@ -128,15 +128,15 @@ def output_option(
 
 
 def format_options(
-    *,
+    *result_types: type,
     format_help: str = "Output format.",
     output_help: str = "Write the report to FILE (atomically) instead of stdout.",
 ) -> Callable[[F], F]:
-    """``--format {terminal,json,sarif,markdown,html}`` (as ``fmt``) and ``-o/--output``."""
+    """``--format`` (the formats ``result_types`` declare) and ``-o/--output``."""
 
     def decorate(function: F) -> F:
         function = output_option(output_help)(function)
-        return format_option(help=format_help)(function)
+        return format_option(*result_types, help=format_help)(function)
 
     return decorate
 

@@ -27,7 +27,7 @@ def find_rule(key: str) -> Rule:
 
 @click.command("explain")
 @click.argument("rule_id", required=False)
-@format_option(("terminal", "markdown", "json"))
+@format_option(Rule, RuleIndex)
 @handle_errors
 def explain(rule_id: str | None, fmt: str) -> None:
     """Explain RULE_ID (an id like GP301 or a slug); without one, list every rule."""

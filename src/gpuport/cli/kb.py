@@ -7,7 +7,16 @@ import click
 from gpuport import kb as knowledge
 from gpuport.cli.common import console_render_options, fail, format_option, handle_errors
 from gpuport.cli.ui import emit
-from gpuport.kb.query import TABLES, kb_counts, kb_lookup, kb_table, suggestions
+from gpuport.kb.query import (
+    TABLES,
+    KbCounts,
+    KbLookup,
+    KbTable,
+    kb_counts,
+    kb_lookup,
+    kb_table,
+    suggestions,
+)
 from gpuport.report import Format, render
 
 rocm_option = click.option(
@@ -27,7 +36,7 @@ def kb() -> None:
 
 @kb.command("show")
 @click.argument("name")
-@format_option(("terminal", "json"))
+@format_option(KbLookup)
 @rocm_option
 @handle_errors
 def show(name: str, fmt: str, rocm_version: str) -> None:
@@ -44,7 +53,7 @@ def show(name: str, fmt: str, rocm_version: str) -> None:
 
 @kb.command("list")
 @click.argument("table", required=False, type=click.Choice(TABLES))
-@format_option(("terminal", "json"))
+@format_option(KbTable, KbCounts)
 @rocm_option
 @handle_errors
 def list_table(table: str | None, fmt: str, rocm_version: str) -> None:

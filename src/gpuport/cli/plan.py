@@ -9,7 +9,13 @@ import click
 from gpuport.cli.common import format_options, handle_errors, render_options
 from gpuport.cli.ui import emit
 from gpuport.plan.inputs import build_plan, parse_count
-from gpuport.plan.planner import DEFAULT_BATCH, DEFAULT_CONTEXT, DEFAULT_PP_MAX, DEFAULT_TP_MAX
+from gpuport.plan.planner import (
+    DEFAULT_BATCH,
+    DEFAULT_CONTEXT,
+    DEFAULT_PP_MAX,
+    DEFAULT_TP_MAX,
+    PlanResult,
+)
 from gpuport.report import Format, render
 
 
@@ -81,7 +87,7 @@ from gpuport.report import Format, render
     show_default=True,
     help="Share of GPU memory the serving engine may use.",
 )
-@format_options()
+@format_options(PlanResult)
 @handle_errors
 def plan(
     model: str | None,

@@ -115,6 +115,7 @@ def _target_version(requested: str | None, run_check: bool) -> str:
 )
 @click.option("--exclude", multiple=True, help="Glob of paths to leave out (repeatable).")
 @format_options(
+    PortResult,
     format_help="Format of the summary. Without -o, a non-terminal summary goes to stdout in "
     "place of the diff.",
     output_help="Write the summary to FILE (atomically).",

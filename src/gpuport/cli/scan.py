@@ -97,7 +97,7 @@ def scan_exit_code(result: ScanResult, settings: Settings) -> ExitCode:
 
 @click.command("scan")
 @scan_options
-@format_options()
+@format_options(ScanResult)
 @handle_errors
 def scan(path: Path, fmt: str, output: Path | None, **flags: Any) -> None:
     """Findings with rule ids, locations and fixes, in a format for people or for CI."""

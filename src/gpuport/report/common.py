@@ -185,11 +185,6 @@ def memory_console(options: RenderOptions) -> Console:
 
 def console_text(console: Console) -> str:
     """What was printed, without the trailing blanks rich pads lines and tables with."""
-    return "".join(line.rstrip() + "\n" for line in printed(console).splitlines())
-
-
-def printed(console: Console) -> str:
-    """What was printed into a :func:`memory_console`, exactly."""
     file = console.file
     assert isinstance(file, StringIO)
-    return file.getvalue()
+    return "".join(line.rstrip() + "\n" for line in file.getvalue().splitlines())

@@ -15,13 +15,12 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from gpuport import kb as knowledge
 from gpuport.kb.query import KbCounts, KbEntry, KbLookup, KbMatch, KbTable
 from gpuport.report import Format, RenderOptions, renderer
-from gpuport.report.common import memory_console, printed
+from gpuport.report.common import console_text, memory_console
 
 # --- JSON ------------------------------------------------------------------------------------
 
@@ -185,12 +184,6 @@ def _match_table(match: KbMatch, rocm_version: str) -> Table:
     return table
 
 
-def _kb_text(console: Console) -> str:
-    # Exactly what rich printed, padding included: `gpuport kb` has always printed its tables
-    # padded to their width.
-    return printed(console)
-
-
 @renderer(KbLookup, Format.TERMINAL)
 def render_kb_lookup_terminal(found: KbLookup, options: RenderOptions) -> str:
     """Each match as a two-column table: its title, its fields, how the name matched."""
@@ -198,7 +191,7 @@ def render_kb_lookup_terminal(found: KbLookup, options: RenderOptions) -> str:
     for match in found.matches:
         console.print(_match_table(match, found.rocm_version))
         console.print()
-    return _kb_text(console)
+    return console_text(console)
 
 
 @renderer(KbTable, Format.TERMINAL)
@@ -212,7 +205,7 @@ def render_kb_table_terminal(listing: KbTable, options: RenderOptions) -> str:
         view.add_row(*_list_row(entry, listing.rocm_version))
     console = memory_console(options)
     console.print(view)
-    return _kb_text(console)
+    return console_text(console)
 
 
 @renderer(KbCounts, Format.TERMINAL)

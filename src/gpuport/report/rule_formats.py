@@ -13,7 +13,7 @@ from typing import Any
 from rich.markdown import Markdown
 
 from gpuport.report import Format, RenderOptions, renderer
-from gpuport.report.common import memory_console, printed
+from gpuport.report.common import console_text, memory_console
 from gpuport.rules import Rule, RuleIndex
 
 
@@ -41,7 +41,7 @@ def render_rule_terminal(rule: Rule, options: RenderOptions) -> str:
     """The rule's page drawn by rich: headings, code blocks and lists as a terminal shows them."""
     console = memory_console(options)
     console.print(Markdown(rule.markdown()))
-    return printed(console)
+    return console_text(console)
 
 
 @renderer(Rule, Format.MARKDOWN)
