@@ -18,6 +18,8 @@ from gpuport.assess import assess as make_assessment
 from gpuport.cli.common import format_options, handle_errors, render_options, scan_options
 from gpuport.cli.scan import run_scan, scan_exit_code, settings_from_flags, write_baseline
 from gpuport.cli.ui import emit, say
+from gpuport.io import write_atomic
+from gpuport.plan.inputs import plan_for_assess
 from gpuport.report import Format, RenderOptions, render
 from gpuport.report.summary import assessment_summary_line
 
@@ -70,16 +72,11 @@ def assess(
     result = run_scan(path, settings, flags["jobs"], flags["no_progress"])
     plan = None
     if model:
-        # Imported only when asked for: the planner and its catalog are not needed otherwise.
-        from gpuport.plan.inputs import plan_for_assess
-
         plan = plan_for_assess(model, gpus, context=context, batch=batch, precision=precision)
     assessment = make_assessment(result, plan=plan)
     chosen = Format(fmt)
     emit(render(assessment, chosen, render_options(chosen, output, fit_terminal=True)), output)
     if not no_html and not (chosen is Format.HTML and output == html_path):
-        from gpuport.io import write_atomic
-
         write_atomic(
             html_path, render(assessment, Format.HTML, RenderOptions(tool_version=__version__))
         )

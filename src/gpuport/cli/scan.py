@@ -23,6 +23,7 @@ from gpuport.cli.common import (
 from gpuport.cli.ui import Progress, emit, say
 from gpuport.config import ConfigError, Settings, load_settings
 from gpuport.files import WalkOptions
+from gpuport.io import write_atomic
 from gpuport.report import Format, render
 from gpuport.report.common import fingerprint
 from gpuport.report.summary import scan_summary_line
@@ -74,8 +75,6 @@ def run_scan(path: Path, settings: Settings, jobs: int, no_progress: bool) -> Sc
 
 def write_baseline(result: ScanResult, path: Path) -> None:
     """Record the fingerprints of ``result``'s findings as the baseline in ``path``."""
-    from gpuport.io import write_atomic
-
     prints = sorted({fingerprint(f) for f in result.findings})
     write_atomic(
         path,

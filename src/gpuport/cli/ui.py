@@ -13,6 +13,8 @@ from rich.progress import BarColumn, SpinnerColumn, TaskID, TextColumn, TimeElap
 from rich.progress import Progress as RichProgress
 from rich.text import Text
 
+from gpuport.io import write_atomic
+
 # A progress bar appears only once a job is clearly long: this many items, or this long.
 PROGRESS_AFTER_ITEMS = 300
 PROGRESS_AFTER_SECONDS = 1.0
@@ -87,8 +89,6 @@ def emit(text: str, output: Path | None) -> None:
         sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
         sys.stdout.flush()
         return
-    from gpuport.io import write_atomic
-
     write_atomic(output, text)
     say(f"wrote {output}")
 
