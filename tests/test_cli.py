@@ -5,10 +5,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import click
+import pytest
 from click.testing import CliRunner
 
 from gpuport import __version__
+from gpuport.assess import Assessment
 from gpuport.cli import main
+from gpuport.kb.query import KbCounts, KbLookup, KbTable
+from gpuport.plan.planner import PlanResult
+from gpuport.port.model import PortResult
+from gpuport.report import formats_for
+from gpuport.rules import Rule, RuleIndex
+from gpuport.scan.engine import ScanResult
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -128,3 +137,80 @@ def test_an_empty_path_is_a_usage_error_not_the_current_folder() -> None:
         code, out, err = run(command, "")
         assert code == 2 and "the path is empty" in err, command
         assert out == ""
+
+
+def test_every_command_shares_one_set_of_exit_codes() -> None:
+    from gpuport.cli.common import ExitCode
+
+    assert [int(code) for code in ExitCode] == [0, 1, 2, 130]
+
+
+def test_error_messages_keep_bracketed_text(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "pyproject.toml").write_text("[tool.gpuport]\nfoo = 1\n")
+    for command in ("scan", "assess", "port"):
+        code, out, err = run(command, str(root), "--no-progress")
+        assert code == 2 and out == ""
+        assert err.startswith("error: ") and "unknown key 'foo' in [tool.gpuport]" in err, command
+
+
+def test_a_file_that_cannot_be_written_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = CliRunner().invoke(
+        main, ["scan", str(root), "--format", "json", "-o", str(blocker / "report.json")]
+    )
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: cannot use {blocker}")
+    assert "Traceback" not in result.stderr
+
+
+def test_interrupted_is_exit_130(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gpuport.cli.scan as scan_command
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(scan_command, "run_scan", interrupted)
+    code, out, err = run("scan", str(project(tmp_path)))
+    assert code == 130 and out == "" and "interrupted" in err
+
+
+def _format_choices(*path: str) -> list[str]:
+    command: click.Command = main
+    for name in path:
+        assert isinstance(command, click.Group)
+        command = command.commands[name]
+    [option] = [p for p in command.params if p.name == "fmt"]
+    assert isinstance(option.type, click.Choice)
+    return list(option.type.choices)
+
+
+@pytest.mark.parametrize(
+    ("path", "result_types"),
+    [
+        (("scan",), (ScanResult,)),
+        (("assess",), (Assessment,)),
+        (("port",), (PortResult,)),
+        (("plan",), (PlanResult,)),
+        (("kb", "show"), (KbLookup,)),
+        (("kb", "list"), (KbTable, KbCounts)),
+        (("explain",), (Rule, RuleIndex)),
+    ],
+)
+def test_format_choices_are_the_formats_the_result_types_declare(
+    path: tuple[str, ...], result_types: tuple[type, ...]
+) -> None:
+    declared = [
+        f.value
+        for f in formats_for(result_types[0])
+        if all(f in formats_for(t) for t in result_types)
+    ]
+    assert _format_choices(*path) == declared
+
+
+def test_format_choices_keep_their_order() -> None:
+    assert _format_choices("scan") == ["terminal", "json", "sarif", "markdown", "html"]
+    assert _format_choices("explain") == ["terminal", "markdown", "json"]
+    assert _format_choices("kb", "list") == ["terminal", "json"]

@@ -163,3 +163,10 @@ def prefilter(rules: Iterable[Rule]) -> tuple[str, ...] | None:
             return None
         words.update(r.needles)
     return tuple(sorted(words))
+
+
+@dataclass(frozen=True, slots=True)
+class RuleIndex:
+    """Rules listed together, one line each: what ``gpuport explain`` shows without an id."""
+
+    rules: tuple[Rule, ...]

@@ -7,8 +7,8 @@ import json
 from click.testing import CliRunner
 
 from gpuport import kb
-from gpuport.kb.command import kb as kb_command
-from gpuport.kb.command import lookup, suggestions
+from gpuport.cli.kb import kb as kb_command
+from gpuport.kb.query import lookup, suggestions
 
 
 def run(*args: str) -> tuple[int, str, str]:

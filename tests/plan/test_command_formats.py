@@ -13,7 +13,7 @@ from plan_samples import LLAMA_LIKE
 
 from gpuport.cli import main
 from gpuport.config import ConfigError
-from gpuport.plan.command import build_plan, plan_for_assess
+from gpuport.plan.inputs import build_plan, plan_for_assess
 from gpuport.plan.planner import PlanResult
 from gpuport.report import Format, RenderOptions, registered, render
 from gpuport.report.plan_formats import (

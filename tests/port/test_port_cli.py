@@ -251,7 +251,7 @@ def test_a_single_file_can_be_ported(tmp_path: Path) -> None:
 def test_check_without_a_version_translates_for_the_older_hipcc_it_will_use(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import gpuport.port.command as command
+    import gpuport.cli.port as command
 
     (tmp_path / "requirements.txt").write_text("numpy==1.26.4\n")
     monkeypatch.setattr(command, "hipcc_version", lambda hipcc="hipcc": (5, 2))

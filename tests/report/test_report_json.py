@@ -113,7 +113,7 @@ def test_undecodable_path_stays_an_escape() -> None:
 
 
 def test_display_text_makes_hidden_characters_visible() -> None:
-    from gpuport.report.json_format import display_text
+    from gpuport.report.common import display_text
 
     assert display_text("a\x1b[31mb\x07") == "a\\x1b[31mb\\x07"
     assert display_text("x\u202ey\u2066z") == "x\\u202ey\\u2066z"

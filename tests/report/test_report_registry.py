@@ -1,9 +1,8 @@
-"""Every result type that the scan and assess stages return has a renderer in every format."""
+"""The table of formats: every declared (result type, format) pair has a renderer, and only those;
+the scan and the assessment are declared in every format."""
 
 from __future__ import annotations
 
-import sys
-import types
 from collections.abc import Callable
 
 import pytest
@@ -17,7 +16,16 @@ from report_samples import (
 )
 
 from gpuport.assess.verdict import Assessment
-from gpuport.report import Format, RenderOptions, registered, render
+from gpuport.kb.query import KbCounts
+from gpuport.report import (
+    DECLARED_FORMATS,
+    Format,
+    RenderOptions,
+    plan_formats,
+    registered,
+    render,
+    renderer,
+)
 from gpuport.scan.engine import ScanResult
 
 OPTIONS = RenderOptions(tool_version=TOOL_VERSION)
@@ -34,6 +42,33 @@ def test_every_format_is_registered(result_type: type) -> None:
     table = registered()
     missing = [f.value for f in Format if (result_type, f) not in table]
     assert missing == [], f"{result_type.__name__} lacks renderers for {missing}"
+
+
+def test_every_declared_format_has_a_renderer() -> None:
+    table = registered()
+    missing = [
+        f"{result_type.__name__} {fmt.value}"
+        for result_type, formats in DECLARED_FORMATS.items()
+        for fmt in formats
+        if (result_type, fmt) not in table
+    ]
+    assert missing == []
+
+
+def test_every_renderer_is_declared() -> None:
+    undeclared = [
+        f"{result_type.__name__} {fmt.value}"
+        for result_type, fmt in registered()
+        if fmt not in DECLARED_FORMATS.get(result_type, ())
+    ]
+    assert undeclared == []
+
+
+def test_a_renderer_for_an_undeclared_format_is_refused() -> None:
+    with pytest.raises(LookupError, match="does not declare the sarif format"):
+        renderer(KbCounts, Format.SARIF)
+    with pytest.raises(LookupError, match="no sarif renderer for KbCounts"):
+        render(KbCounts(()), Format.SARIF, OPTIONS)
 
 
 @pytest.mark.parametrize("fmt", list(Format), ids=[f.value for f in Format])
@@ -57,9 +92,8 @@ def test_empty_results_say_nothing_was_found(fmt: Format) -> None:
 
 
 def _fake_plan_module(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """Stand in for gpuport.report.plan_formats (owned by the plan stage) and record calls."""
+    """Stand in for the sections of gpuport.report.plan_formats and record their calls."""
     seen: list[object] = []
-    module = types.ModuleType("gpuport.report.plan_formats")
 
     def plan_terminal_section(plan: object, options: RenderOptions) -> str:
         seen.append(plan)
@@ -77,11 +111,10 @@ def _fake_plan_module(monkeypatch: pytest.MonkeyPatch) -> list[object]:
         seen.append(plan)
         return {"model": "PLAN-JSON"}
 
-    module.plan_terminal_section = plan_terminal_section  # type: ignore[attr-defined]
-    module.plan_markdown_section = plan_markdown_section  # type: ignore[attr-defined]
-    module.plan_html_section = plan_html_section  # type: ignore[attr-defined]
-    module.plan_json = plan_json  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "gpuport.report.plan_formats", module)
+    monkeypatch.setattr(plan_formats, "plan_terminal_section", plan_terminal_section)
+    monkeypatch.setattr(plan_formats, "plan_markdown_section", plan_markdown_section)
+    monkeypatch.setattr(plan_formats, "plan_html_section", plan_html_section)
+    monkeypatch.setattr(plan_formats, "plan_json", plan_json)
     return seen
 
 

@@ -10,9 +10,13 @@ import enum
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gpuport.findings import Category, Finding, Severity
 from gpuport.scan.engine import ScanResult
+
+if TYPE_CHECKING:
+    from gpuport.plan.planner import PlanResult
 
 
 class Verdict(enum.StrEnum):
@@ -88,7 +92,7 @@ class Assessment:
     actionable: int  # findings at low severity or above
     effort: list[EffortLine]
     assumptions: tuple[str, ...] = EFFORT_ASSUMPTIONS
-    plan: object | None = None  # a gpuport.plan result when --model was given
+    plan: PlanResult | None = None  # the GPU plan, when --model was given
     extras: dict[str, object] = field(default_factory=dict)
 
     @property
@@ -106,7 +110,7 @@ class Assessment:
         }
 
 
-def assess(scan: ScanResult, plan: object | None = None) -> Assessment:
+def assess(scan: ScanResult, plan: PlanResult | None = None) -> Assessment:
     findings = scan.findings
     blockers = [f for f in findings if f.severity is Severity.BLOCKER]
     actionable = [f for f in findings if f.severity >= Severity.LOW]

@@ -1,16 +1,26 @@
-"""The ``report`` stage: pure functions from result objects to text, one module per format.
+"""The ``report`` stage: pure functions from result objects to text, and the table of formats.
 
-Every result type (scan, assessment, port, plan) registers one renderer per format; a test
-checks that the table is complete, so no command ever lacks a format.
+Each result type declares the formats it can be shown in (:data:`DECLARED_FORMATS`); each
+command offers exactly those as its ``--format`` choices. A renderer is registered for one
+declared (type, format) pair, in a module per format or per result type; a test checks
+that every declared pair has its renderer and its golden file. A new result type is one line
+here plus its renderers.
 """
 
 from __future__ import annotations
 
 import enum
-import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from types import MappingProxyType
+from typing import Any
+
+from gpuport.assess.verdict import Assessment
+from gpuport.kb.query import KbCounts, KbLookup, KbTable
+from gpuport.plan.planner import PlanResult
+from gpuport.port.model import PortResult
+from gpuport.rules import Rule, RuleIndex
+from gpuport.scan.engine import ScanResult
 
 
 class Format(enum.StrEnum):
@@ -28,23 +38,42 @@ class RenderOptions:
     tool_version: str = ""
 
 
-T = TypeVar("T")
+EVERY_FORMAT: tuple[Format, ...] = tuple(Format)
+
+# The formats of each result type, in the order its command lists them.
+DECLARED_FORMATS: Mapping[type, tuple[Format, ...]] = MappingProxyType(
+    {
+        ScanResult: EVERY_FORMAT,
+        Assessment: EVERY_FORMAT,
+        PortResult: EVERY_FORMAT,  # SARIF: what still needs a person, at its place
+        # A plan makes no findings; its SARIF is a valid log without results that carries the
+        # plan in a note and the run's properties, so a CI job that uploads the SARIF of every
+        # command keeps working (`gpuport plan --format sarif` has always given one).
+        PlanResult: EVERY_FORMAT,
+        KbLookup: (Format.TERMINAL, Format.JSON),
+        KbTable: (Format.TERMINAL, Format.JSON),
+        KbCounts: (Format.TERMINAL, Format.JSON),
+        Rule: (Format.TERMINAL, Format.MARKDOWN, Format.JSON),
+        RuleIndex: (Format.TERMINAL, Format.MARKDOWN, Format.JSON),
+    }
+)
+
 Renderer = Callable[[Any, RenderOptions], str]
 _RENDERERS: dict[tuple[type, Format], Renderer] = {}
 
-_FORMAT_MODULES = (
-    "gpuport.report.terminal",
-    "gpuport.report.json_format",
-    "gpuport.report.sarif",
-    "gpuport.report.markdown",
-    "gpuport.report.html",
-    "gpuport.report.port_formats",
-    "gpuport.report.plan_formats",
-)
+
+def formats_for(result_type: type) -> tuple[Format, ...]:
+    """The formats ``result_type`` declares; ``LookupError`` for a type that declares none."""
+    try:
+        return DECLARED_FORMATS[result_type]
+    except KeyError:
+        raise LookupError(f"{result_type.__name__} declares no output formats") from None
 
 
 def renderer(result_type: type, fmt: Format) -> Callable[[Renderer], Renderer]:
-    """Register the renderer of ``result_type`` objects in ``fmt``."""
+    """Register the renderer of ``result_type`` objects in ``fmt``, a format the type declares."""
+    if fmt not in formats_for(result_type):
+        raise LookupError(f"{result_type.__name__} does not declare the {fmt.value} format")
 
     def register(function: Renderer) -> Renderer:
         _RENDERERS[(result_type, fmt)] = function
@@ -54,8 +83,18 @@ def renderer(result_type: type, fmt: Format) -> Callable[[Renderer], Renderer]:
 
 
 def _load() -> None:
-    for name in _FORMAT_MODULES:
-        importlib.import_module(name)
+    """Import the renderer modules (they register themselves), only when something renders."""
+    from gpuport.report import (  # noqa: F401
+        html,
+        json_format,
+        kb_formats,
+        markdown,
+        plan_formats,
+        port_formats,
+        rule_formats,
+        sarif,
+        terminal,
+    )
 
 
 def render(result: object, fmt: Format, options: RenderOptions = RenderOptions()) -> str:
@@ -69,5 +108,6 @@ def render(result: object, fmt: Format, options: RenderOptions = RenderOptions()
 
 
 def registered() -> dict[tuple[type, Format], Renderer]:
+    """Every (result type, format) pair with a renderer."""
     _load()
     return dict(_RENDERERS)

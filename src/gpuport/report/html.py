@@ -19,15 +19,15 @@ from markupsafe import Markup
 
 from gpuport.assess.verdict import Assessment, Verdict, count_by_category
 from gpuport.findings import Category, Finding, Severity, SkipKind, Skipped
-from gpuport.report import Format, RenderOptions, renderer
-from gpuport.report.json_format import (
+from gpuport.report import Format, RenderOptions, plan_formats, renderer
+from gpuport.report.common import (
     SEVERITIES_DESC,
     by_severity,
     days_text,
     display_text,
     fixable_counts,
     hours_text,
-    plan_formats,
+    skipped_where,
     tool_version,
 )
 from gpuport.rules import Rule
@@ -222,7 +222,7 @@ def _groups(findings: list[Finding], rules: dict[str, Rule]) -> tuple[SeverityGr
 
 
 def _skipped_view(skipped: Skipped) -> SkippedView:
-    where = f"{skipped.path}:{skipped.line}" if skipped.line else skipped.path
+    where = skipped_where(skipped)
     if skipped.kind is SkipKind.RULE_CRASH:
         status, css = "rule crash", "crash"
     elif skipped.partial:
@@ -444,7 +444,7 @@ def render_assessment_html(assessment: Assessment, options: RenderOptions) -> st
     plan_html = None
     if assessment.plan is not None:
         # The plan helper returns an already-escaped fragment (its own contract).
-        plan_html = Markup(plan_formats().plan_html_section(assessment.plan))
+        plan_html = Markup(plan_formats.plan_html_section(assessment.plan))
     return _render(
         kind="assess",
         scan=scan,

@@ -14,8 +14,8 @@ from urllib.parse import quote
 
 from gpuport.assess.verdict import Assessment
 from gpuport.findings import Finding, Severity, SkipKind, Skipped
-from gpuport.report import Format, RenderOptions, renderer
-from gpuport.report.json_format import (
+from gpuport.report import Format, RenderOptions, plan_formats, renderer
+from gpuport.report.common import (
     SEVERITIES_DESC,
     by_severity,
     category_severity_table,
@@ -25,8 +25,9 @@ from gpuport.report.json_format import (
     hours_text,
     is_mechanical,
     path_bytes,
-    plan_formats,
+    plural,
     severity_counts,
+    skipped_where,
     tool_version,
 )
 from gpuport.rules import Rule
@@ -86,10 +87,6 @@ def _language(path: str) -> str:
         if name.endswith(suffix):
             return language
     return "text"
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _details(summary: str, body: list[str]) -> list[str]:
@@ -159,7 +156,7 @@ def _findings_section(findings: list[Finding], rules: dict[str, Rule], level: st
         out.append(f"{level}# {title}")
         out.append("")
         if len(group) > COLLAPSE_AFTER or severity in ALWAYS_COLLAPSED:
-            out.extend(_details(f"Show {_plural(len(group), severity.label + ' finding')}", body))
+            out.extend(_details(f"Show {plural(len(group), severity.label + ' finding')}", body))
         else:
             out.extend(body)
         out.append("")
@@ -173,7 +170,7 @@ def _findings_section(findings: list[Finding], rules: dict[str, Rule], level: st
 
 
 def _skipped_line(skipped: Skipped) -> str:
-    where = f"{skipped.path}:{skipped.line}" if skipped.line else skipped.path
+    where = skipped_where(skipped)
     if skipped.kind is SkipKind.RULE_CRASH:
         verb = "**rule crash**"
     elif skipped.partial:
@@ -195,7 +192,7 @@ def _skipped_section(skipped: list[Skipped], level: str) -> list[str]:
         "",
     ]
     if len(lines) > COLLAPSE_AFTER:
-        out.extend(_details(f"Show {_plural(len(lines), 'input problem')}", lines))
+        out.extend(_details(f"Show {plural(len(lines), 'input problem')}", lines))
     else:
         out.extend(lines)
     out.append("")
@@ -215,7 +212,7 @@ def _severity_table(findings: list[Finding]) -> list[str]:
 
 
 def _problems(result: ScanResult, noun: bool = True) -> str:
-    text = _plural(len(result.skipped), "input problem") if noun else str(len(result.skipped))
+    text = plural(len(result.skipped), "input problem") if noun else str(len(result.skipped))
     crashes = len(result.crashed)
     if crashes:
         text += f" ({crashes} rule crash{'es' if crashes > 1 else ''})"
@@ -234,10 +231,10 @@ def render_scan_markdown(result: ScanResult, options: RenderOptions) -> str:
     mechanical, actionable = fixable_counts(findings)
     stats = result.stats
     out = [
-        f"## gpuport scan: {_plural(len(findings), 'finding')}",
+        f"## gpuport scan: {plural(len(findings), 'finding')}",
         "",
         f"**{md_text(result.root)}** · {stats.files_scanned} of"
-        f" {_plural(stats.files_seen, 'file')} scanned · gpuport can fix {mechanical} of"
+        f" {plural(stats.files_seen, 'file')} scanned · gpuport can fix {mechanical} of"
         f" {actionable} · {_problems(result)}",
         "",
     ]
@@ -318,7 +315,7 @@ def render_assessment_markdown(assessment: Assessment, options: RenderOptions) -
     out.extend(_findings_section(scan.findings, rules, "###"))
     out.extend(_skipped_section(scan.skipped, "###"))
     if assessment.plan is not None:
-        section: str = plan_formats().plan_markdown_section(assessment.plan)
+        section = plan_formats.plan_markdown_section(assessment.plan)
         out.extend([section.rstrip("\n"), ""])
     out.extend(_footer(options))
     return "\n".join(out) + "\n"

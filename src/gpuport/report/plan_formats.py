@@ -8,8 +8,6 @@ is escaped for the format it lands in.
 
 from __future__ import annotations
 
-import html
-import json
 from typing import Any
 
 from rich import box
@@ -19,8 +17,14 @@ from rich.text import Text
 
 from gpuport.plan.planner import PlanEntry, PlanResult
 from gpuport.report import Format, RenderOptions, renderer
-from gpuport.report.json_format import display_text
-from gpuport.report.terminal import console_text, memory_console
+from gpuport.report.common import (
+    TOOL_NAME,
+    console_text,
+    display_text,
+    dumps,
+    html_text,
+    memory_console,
+)
 
 GB = 1e9
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -190,9 +194,9 @@ def plan_json(plan: PlanResult) -> dict[str, Any]:
 
 @renderer(PlanResult, Format.JSON)
 def render_plan_json(plan: PlanResult, options: RenderOptions) -> str:
-    document = {"tool": "gpuport", "version": options.tool_version, "kind": "plan"}
+    document = {"tool": TOOL_NAME, "version": options.tool_version, "kind": "plan"}
     document.update(plan_json(plan))
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return dumps(document)
 
 
 # --- SARIF -----------------------------------------------------------------------------------
@@ -203,7 +207,7 @@ def render_plan_sarif(plan: PlanResult, options: RenderOptions) -> str:
     """A valid SARIF log with no results: a plan makes no findings; it rides in a note."""
     run = {
         "tool": {
-            "driver": {"name": "gpuport", "version": options.tool_version or "0", "rules": []}
+            "driver": {"name": TOOL_NAME, "version": options.tool_version or "0", "rules": []}
         },
         "invocations": [
             {
@@ -223,7 +227,7 @@ def render_plan_sarif(plan: PlanResult, options: RenderOptions) -> str:
         "properties": {"plan": plan_json(plan)},
     }
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return dumps(log)
 
 
 # --- terminal --------------------------------------------------------------------------------
@@ -438,10 +442,6 @@ _SEGMENTS = (
 _VENDOR_COLORS = {"amd": "#d62728", "nvidia": "#2ca02c"}
 
 
-def _e(text: object) -> str:
-    return html.escape(display_text(str(text)), quote=True)
-
-
 def _memory_svg(entries: list[PlanEntry]) -> str:
     """Stacked bars of one device's memory per GPU type: weights, KV, the rest, free."""
     label_w, bar_w, row_h = 190, 420, 22
@@ -455,7 +455,7 @@ def _memory_svg(entries: list[PlanEntry]) -> str:
     x = label_w
     for name, color in _SEGMENTS:
         parts.append(f'<rect x="{x}" y="4" width="10" height="10" fill="{color}"/>')
-        parts.append(f'<text x="{x + 14}" y="13" font-size="11">{_e(name)}</text>')
+        parts.append(f'<text x="{x + 14}" y="13" font-size="11">{html_text(name)}</text>')
         x += 14 + 7 * len(name) + 16
     for i, e in enumerate(entries):
         y = 26 + i * row_h
@@ -464,7 +464,7 @@ def _memory_svg(entries: list[PlanEntry]) -> str:
         values = (m.weights, m.kv_cache, m.activations + m.overhead, max(m.capacity - m.used, 0.0))
         parts.append(
             f'<text x="{label_w - 6}" y="{y + 14}" font-size="12" text-anchor="end">'
-            f"{_e(e.gpu.short)} x{e.devices}</text>"
+            f"{html_text(e.gpu.short)} x{e.devices}</text>"
         )
         left = float(label_w)
         for (name, color), value in zip(_SEGMENTS, values, strict=True):
@@ -473,7 +473,7 @@ def _memory_svg(entries: list[PlanEntry]) -> str:
                 continue
             parts.append(
                 f'<rect x="{left:.1f}" y="{y}" width="{width:.1f}" height="{row_h - 6}" '
-                f'fill="{color}"><title>{_e(name)}: {_gb(value)} GB</title></rect>'
+                f'fill="{color}"><title>{html_text(name)}: {_gb(value)} GB</title></rect>'
             )
             left += width
         parts.append(
@@ -501,7 +501,7 @@ def _cost_svg(entries: list[PlanEntry]) -> str:
     x = label_w
     for vendor, color in _VENDOR_COLORS.items():
         parts.append(f'<rect x="{x}" y="4" width="10" height="10" fill="{color}"/>')
-        parts.append(f'<text x="{x + 14}" y="13" font-size="11">{_e(vendor.upper())}</text>')
+        parts.append(f'<text x="{x + 14}" y="13" font-size="11">{html_text(vendor.upper())}</text>')
         x += 90
     for i, e in enumerate(priced):
         cost = e.cost_per_million_output or 0.0
@@ -510,11 +510,11 @@ def _cost_svg(entries: list[PlanEntry]) -> str:
         color = _VENDOR_COLORS.get(e.gpu.vendor, "#888888")
         parts.append(
             f'<text x="{label_w - 6}" y="{y + 14}" font-size="12" text-anchor="end">'
-            f"{_e(e.gpu.short)} x{e.devices}</text>"
+            f"{html_text(e.gpu.short)} x{e.devices}</text>"
             f'<rect x="{label_w}" y="{y}" width="{width:.1f}" height="{row_h - 6}" '
-            f'fill="{color}"><title>{_e(_money(cost))}</title></rect>'
+            f'fill="{color}"><title>{html_text(_money(cost))}</title></rect>'
             f'<text x="{label_w + width + 6:.1f}" y="{y + 14}" font-size="11">'
-            f"{_e(_money(cost))}</text>"
+            f"{html_text(_money(cost))}</text>"
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -529,31 +529,31 @@ def plan_html_section(plan: PlanResult) -> str:
         prefill = e.prefill
         rows.append(
             "<tr>"
-            f"<td>{e.rank}</td><td>{_e(e.gpu.name)}</td>"
-            f"<td>{_e(_layout(e)) if e.fits else 'does not fit in ' + _e(_layout(e))}</td>"
+            f"<td>{e.rank}</td><td>{html_text(e.gpu.name)}</td>"
+            f"<td>{html_text(_layout(e)) if e.fits else 'does not fit in ' + html_text(_layout(e))}</td>"
             f"<td>{_gb(e.memory.weights)}</td><td>{_gb(e.memory.kv_cache)}</td>"
             f"<td>{_gb(e.memory.budget)}</td>"
             f"<td>{e.max_sequences if e.fits else '—'}</td>"
             f"<td>{_tokens(decode.tokens_per_s if decode else None)}</td>"
-            f"<td>{_e(decode.bound) if decode else '—'}</td>"
+            f"<td>{html_text(decode.bound) if decode else '—'}</td>"
             f"<td>{_tokens(prefill.tokens_per_s if prefill else None)}</td>"
-            f"<td>{_e(_money(e.cost_per_million_output))}</td>"
-            f"<td>{_e(_money(e.cost_per_million_input))}</td>"
-            f"<td><ul>{''.join(f'<li>{_e(r)}</li>' for r in e.reasons)}</ul></td>"
+            f"<td>{html_text(_money(e.cost_per_million_output))}</td>"
+            f"<td>{html_text(_money(e.cost_per_million_input))}</td>"
+            f"<td><ul>{''.join(f'<li>{html_text(r)}</li>' for r in e.reasons)}</ul></td>"
             "</tr>"
         )
-    summary = "".join(f"<li>{_e(s)}</li>" for s in plan.summary)
-    warnings = "".join(f"<li>{_e(w)}</li>" for w in plan.warnings)
-    assumptions = "".join(f"<li>{_e(a)}</li>" for a in plan.assumptions)
+    summary = "".join(f"<li>{html_text(s)}</li>" for s in plan.summary)
+    warnings = "".join(f"<li>{html_text(w)}</li>" for w in plan.warnings)
+    assumptions = "".join(f"<li>{html_text(a)}</li>" for a in plan.assumptions)
     prices = "".join(
-        f"<li>{_e(e.gpu.short)}: {_e(_money(e.price.usd_per_hour, 2))} per GPU-hour, "
-        f'{_e(e.price.label)} (<a href="{_e(e.price.source)}">source</a>)</li>'
+        f"<li>{html_text(e.gpu.short)}: {html_text(_money(e.price.usd_per_hour, 2))} per GPU-hour, "
+        f'{html_text(e.price.label)} (<a href="{html_text(e.price.source)}">source</a>)</li>'
         for e in plan.entries
         if e.price is not None
     )
     return (
         '<section class="gpuport-plan">'
-        f"<h2>GPU plan: {_e(_title(plan))}</h2>"
+        f"<h2>GPU plan: {html_text(_title(plan))}</h2>"
         f"<ul>{summary}</ul>"
         "<h3>Memory per GPU</h3>"
         f"<figure>{_memory_svg(fitting)}</figure>"
@@ -581,7 +581,7 @@ def render_plan_html(plan: PlanResult, options: RenderOptions) -> str:
     )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>gpuport plan: {_e(plan.model.name)}</title><style>{style}</style></head>"
+        f"<title>gpuport plan: {html_text(plan.model.name)}</title><style>{style}</style></head>"
         f"<body><h1>gpuport plan</h1>{plan_html_section(plan)}"
-        f"<footer><p>gpuport {_e(options.tool_version)}</p></footer></body></html>\n"
+        f"<footer><p>gpuport {html_text(options.tool_version)}</p></footer></body></html>\n"
     )

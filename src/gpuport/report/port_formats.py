@@ -7,7 +7,6 @@ location and advice. The diff itself is not a report; ``gpuport.port.diff`` make
 
 from __future__ import annotations
 
-import html
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -16,7 +15,7 @@ from typing import Any
 from gpuport.edits import ChangeStatus
 from gpuport.port.model import Change, CheckStatus, CompileCheck, PortResult
 from gpuport.report import Format, RenderOptions, renderer
-from gpuport.report.json_format import TOOL_NAME, display_text, dumps, tool_version
+from gpuport.report.common import TOOL_NAME, display_text, dumps, html_text, tool_version
 from gpuport.report.sarif import SARIF_SCHEMA, SARIF_VERSION, SRCROOT, artifact_uri, region
 
 SCHEMA_VERSION = "1"
@@ -318,10 +317,6 @@ def render_port_markdown(result: PortResult, options: RenderOptions) -> str:
 # ---------------------------------------------------------------------------------- html
 
 
-def _h(text: str) -> str:
-    return html.escape(display_text(text))
-
-
 _CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.25em .6em}
@@ -348,7 +343,7 @@ def _counts_table(first_column: str, rows: list[str]) -> str:
 def render_port_html(result: PortResult, options: RenderOptions) -> str:
     total = summary(result)
     body = [
-        f"<h1>gpuport port: {_h(result.root)} → ROCm {_h(result.rocm_version)}</h1>",
+        f"<h1>gpuport port: {html_text(result.root)} → ROCm {html_text(result.rocm_version)}</h1>",
         f"<p>{total['changed']} of {total['files']} files changed · {total['converted']} converted"
         f" · {total['needs_review']} need review · {total['unconverted']} unconverted · "
         f"{total['problems']} problem(s)</p>",
@@ -357,20 +352,20 @@ def render_port_html(result: PortResult, options: RenderOptions) -> str:
         rows = []
         for f in result.files:
             n = _counts(f.changes)
-            skipped = f" (skipped: {_h(f.skipped)})" if f.skipped else ""
-            rows.append(_counts_row(f"<code>{_h(f.path)}</code>{skipped}", n))
+            skipped = f" (skipped: {html_text(f.skipped)})" if f.skipped else ""
+            rows.append(_counts_row(f"<code>{html_text(f.path)}</code>{skipped}", n))
         body.append(_counts_table("file", rows))
     families = family_table(result)
     if families:
-        rows = [_counts_row(_h(k), n) for k, n in families.items()]
+        rows = [_counts_row(html_text(k), n) for k, n in families.items()]
         body.append("<h2>By family</h2>" + _counts_table("family", rows))
     items = attention(result)
     if items:
         rows = [
-            f"<tr><td><code>{_h(_where(p, c))}</code></td>"
-            f"<td class='{c.status.value}'>{c.status.value}</td><td>{_h(c.family)}"
-            f"{' ' + _h(c.rule_id) if c.rule_id else ''}</td><td><code>{_h(_what(c))}</code></td>"
-            f"<td>{_h(c.note)}</td></tr>"
+            f"<tr><td><code>{html_text(_where(p, c))}</code></td>"
+            f"<td class='{c.status.value}'>{c.status.value}</td><td>{html_text(c.family)}"
+            f"{' ' + html_text(c.rule_id) if c.rule_id else ''}</td><td><code>{html_text(_what(c))}</code></td>"
+            f"<td>{html_text(c.note)}</td></tr>"
             for p, c in items
         ]
         body.append(
@@ -379,8 +374,8 @@ def render_port_html(result: PortResult, options: RenderOptions) -> str:
         )
     if result.checks:
         rows = [
-            f"<tr><td><code>{_h(c.path)}</code></td>"
-            f"<td class='{c.status.value}'>{_h(_check_line(c))}</td></tr>"
+            f"<tr><td><code>{html_text(c.path)}</code></td>"
+            f"<td class='{c.status.value}'>{html_text(_check_line(c))}</td></tr>"
             for c in result.checks
         ]
         body.append(
@@ -391,14 +386,14 @@ def render_port_html(result: PortResult, options: RenderOptions) -> str:
     if result.problems:
         body.append(
             "<h2>Problems</h2><ul>"
-            + "".join(f"<li>{_h(p)}</li>" for p in result.problems)
+            + "".join(f"<li>{html_text(p)}</li>" for p in result.problems)
             + "</ul>"
         )
     return (
         "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
-        f"<title>gpuport port: {_h(result.root)}</title><style>{_CSS}</style></head><body>\n"
+        f"<title>gpuport port: {html_text(result.root)}</title><style>{_CSS}</style></head><body>\n"
         + "\n".join(body)
-        + f"\n<footer><p>{TOOL_NAME} {_h(tool_version(options))}</p></footer></body></html>\n"
+        + f"\n<footer><p>{TOOL_NAME} {html_text(tool_version(options))}</p></footer></body></html>\n"
     )
 
 

@@ -11,14 +11,13 @@ from urllib.parse import quote
 
 from gpuport.assess.verdict import Assessment
 from gpuport.findings import Confidence, Finding, Severity, SkipKind, Skipped
-from gpuport.report import Format, RenderOptions, renderer
-from gpuport.report.json_format import (
+from gpuport.report import Format, RenderOptions, plan_formats, renderer
+from gpuport.report.common import (
     TOOL_NAME,
     category_severity_table,
     dumps,
     fingerprint,
     path_bytes,
-    plan_formats,
     sorted_findings,
     tool_version,
 )
@@ -240,5 +239,5 @@ def render_assessment_sarif(assessment: Assessment, options: RenderOptions) -> s
         "byCategoryAndSeverity": category_severity_table(assessment),
     }
     if assessment.plan is not None:
-        verdict["plan"] = plan_formats().plan_json(assessment.plan)
+        verdict["plan"] = plan_formats.plan_json(assessment.plan)
     return dumps(sarif_log(assessment.scan, options, {"gpuport": verdict}))

@@ -8,7 +8,6 @@ to the user's terminal.
 from __future__ import annotations
 
 from collections import defaultdict
-from io import StringIO
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -19,24 +18,27 @@ from rich.text import Text
 
 from gpuport.assess.verdict import Assessment, Verdict
 from gpuport.findings import Finding, Severity, SkipKind, Skipped
-from gpuport.report import Format, RenderOptions, renderer
-from gpuport.report.json_format import (
+from gpuport.report import Format, RenderOptions, plan_formats, renderer
+from gpuport.report.common import (
     SEVERITIES_DESC,
+    TAB_SIZE,
     by_severity,
     category_severity_table,
+    console_text,
     days_text,
     display_text,
     fixable_counts,
     hours_text,
-    plan_formats,
+    memory_console,
+    plural,
     severity_counts,
+    skipped_where,
     sorted_findings,
 )
 from gpuport.rules import Rule
 from gpuport.scan.engine import ScanResult
 
 TOP_FINDINGS = 10  # how many findings `assess` shows in the terminal; `scan` shows them all
-TAB_SIZE = 4
 GUTTER = 8  # indent of a finding's message, excerpt and fix
 
 SEVERITY_STYLE = {
@@ -53,39 +55,9 @@ VERDICT_STYLE = {
 }
 
 
-def memory_console(options: RenderOptions) -> Console:
-    """A console that writes into memory, deaf to the environment (stable goldens)."""
-    return Console(
-        file=StringIO(),
-        width=options.width,
-        force_terminal=options.color,
-        force_jupyter=False,
-        force_interactive=False,
-        color_system="standard" if options.color else None,
-        no_color=not options.color,
-        highlight=False,
-        markup=False,
-        emoji=False,
-        legacy_windows=False,
-        tab_size=TAB_SIZE,
-        _environ={},
-    )
-
-
-def console_text(console: Console) -> str:
-    """What was printed, without the trailing blanks rich pads lines and tables with."""
-    file = console.file
-    assert isinstance(file, StringIO)
-    return "".join(line.rstrip() + "\n" for line in file.getvalue().splitlines())
-
-
 def _indented(text: RenderableType, indent: int = GUTTER) -> Padding:
     """``text`` indented, wrapped lines included."""
     return Padding(text, (0, 0, 0, indent), expand=False)
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _severity(severity: Severity) -> Text:
@@ -166,7 +138,7 @@ def _finding(finding: Finding, rules: dict[str, Rule], width: int, with_path: bo
 
 
 def _skipped_cells(skipped: Skipped) -> tuple[Text, Text]:
-    where = f"{skipped.path}:{skipped.line}" if skipped.line else skipped.path
+    where = skipped_where(skipped)
     if skipped.kind is SkipKind.RULE_CRASH:
         verb, style = "rule crash", "bold red"
     elif skipped.partial:
@@ -198,17 +170,17 @@ def _summary(result: ScanResult) -> Text:
     counts = severity_counts(findings)
     mechanical, actionable = fixable_counts(findings)
     files = len({f.location.path for f in findings})
-    text = Text(_plural(len(findings), "finding"), style="bold")
+    text = Text(plural(len(findings), "finding"), style="bold")
     if counts:
         text.append(" (" + ", ".join(f"{n} {label}" for label, n in counts.items()) + ")")
-        text.append(f" in {_plural(files, 'file')}")
+        text.append(f" in {plural(files, 'file')}")
     parts = [f"gpuport can fix {mechanical} of {actionable}"] if actionable else []
     if result.skipped:
         crashes = len(result.crashed)
         extra = f" ({crashes} rule crash{'es' if crashes > 1 else ''})" if crashes else ""
-        parts.append(_plural(len(result.skipped), "input problem") + extra)
+        parts.append(plural(len(result.skipped), "input problem") + extra)
     stats = result.stats
-    parts.append(f"{stats.files_scanned} of {_plural(stats.files_seen, 'file')} scanned")
+    parts.append(f"{stats.files_scanned} of {plural(stats.files_seen, 'file')} scanned")
     if result.suppressed:
         parts.append(f"{result.suppressed} suppressed")
     if result.baselined:
@@ -375,7 +347,7 @@ def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -
     if assessment.plan is not None:
         console.print()
         # Rendered by the plan's own formatter (honouring options.color): written verbatim.
-        section: str = plan_formats().plan_terminal_section(assessment.plan, options)
+        section = plan_formats.plan_terminal_section(assessment.plan, options)
         console.file.write(section if section.endswith("\n") else section + "\n")
     console.print()
     console.print(_summary(scan))

@@ -11,15 +11,31 @@ from types import TracebackType
 from rich.console import Console
 from rich.progress import BarColumn, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as RichProgress
+from rich.text import Text
+
+from gpuport.io import write_atomic
 
 # A progress bar appears only once a job is clearly long: this many items, or this long.
 PROGRESS_AFTER_ITEMS = 300
 PROGRESS_AFTER_SECONDS = 1.0
 
 
+def no_color() -> bool:
+    """Whether the user asked for no colour (https://no-color.org/)."""
+    return bool(os.environ.get("NO_COLOR"))
+
+
 def stderr_console() -> Console:
-    no_color = bool(os.environ.get("NO_COLOR"))
-    return Console(stderr=True, no_color=no_color, highlight=False, soft_wrap=True)
+    return Console(stderr=True, no_color=no_color(), highlight=False, soft_wrap=True)
+
+
+def say(message: str | Text) -> None:
+    """One line for the person on stderr: a note, a summary, where a file went.
+
+    A plain ``str`` is printed as the text it is (no rich markup, no emoji codes), so a path
+    with brackets in it, such as ``app/[id]/page.py``, is shown whole.
+    """
+    stderr_console().print(Text(message) if isinstance(message, str) else message)
 
 
 class Progress:
@@ -73,7 +89,25 @@ def emit(text: str, output: Path | None) -> None:
         sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
         sys.stdout.flush()
         return
-    from gpuport.io import write_atomic
-
     write_atomic(output, text)
-    stderr_console().print(f"wrote {output}", highlight=False)
+    say(f"wrote {output}")
+
+
+def write_stdout_bytes(text: str) -> None:
+    """Write ``text`` to stdout as the bytes it came from (a diff of files that were not UTF-8)."""
+    if not text:
+        return
+    data = text.encode("utf-8", "surrogateescape")  # bytes that were not UTF-8 come back as is
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (some embedders): show the bytes escaped
+        sys.stdout.write(data.decode("utf-8", "backslashreplace"))
+    else:
+        buffer.write(data)
+        buffer.flush()
+
+
+def write_stderr(text: str) -> None:
+    """Write a rendered report to stderr (where ``port`` puts its summary beside the diff)."""
+    sys.stderr.write(text if text.endswith("\n") else text + "\n")
+    sys.stderr.flush()

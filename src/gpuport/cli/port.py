@@ -8,20 +8,24 @@ compile, 2 a usage or input error (or an internal error, which is reported).
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
-from gpuport import __version__
-from gpuport.config import ConfigError, load_settings
+from gpuport.cli.common import (
+    CommandError,
+    ExitCode,
+    format_options,
+    handle_errors,
+    no_progress_option,
+    path_argument,
+    render_options,
+)
+from gpuport.cli.ui import Progress, emit, say, write_stderr, write_stdout_bytes
+from gpuport.config import load_settings
 from gpuport.edits import ChangeStatus
-from gpuport.files import DEFAULT_EXCLUDED_DIRS
-from gpuport.io import write_atomic
-from gpuport.options import ProjectPath, format_options
 from gpuport.port.apimap import default_rocm_version, parse_version
 from gpuport.port.check import (
     DEFAULT_OFFLOAD_ARCH,
@@ -30,19 +34,11 @@ from gpuport.port.check import (
     hipcc_version,
 )
 from gpuport.port.diff import unified_diff
-from gpuport.port.model import CheckStatus, FileResult, PortResult
+from gpuport.port.model import CheckStatus, PortResult
 from gpuport.port.project import port_project
-from gpuport.report import Format, RenderOptions, render
-from gpuport.ui import Progress, emit, stderr_console
-
-EXIT_CLEAN = 0
-EXIT_UNCONVERTED = 1
-EXIT_ERROR = 2
-UTF8_BOM = b"\xef\xbb\xbf"
-
-
-class PortUsageError(click.UsageError):
-    """A flag combination or target that the command refuses (exit code 2)."""
+from gpuport.port.write import write_in_place, write_tree_copy
+from gpuport.report import Format, render
+from gpuport.report.summary import port_summary_line
 
 
 def _rocm_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -55,7 +51,7 @@ def _rocm_version(ctx: click.Context, param: click.Parameter, value: str | None)
     return value.strip()
 
 
-def _target_version(requested: str | None, run_check: bool, console: Any) -> str:
+def _target_version(requested: str | None, run_check: bool) -> str:
     """The ROCm release to translate for: as asked; else, when --check will compile with an
     older hipcc, that hipcc's release (so the check means something); else the default."""
     if requested is not None:
@@ -67,16 +63,15 @@ def _target_version(requested: str | None, run_check: bool, console: Any) -> str
     if hip is None or hip >= parse_version(default)[:2]:
         return default
     found = f"{hip[0]}.{hip[1]}"
-    console.print(
+    say(
         f"note: translating for ROCm {found}, the release of the hipcc that --check uses "
-        f"(pass --rocm-version {default} or another to choose)",
-        highlight=False,
+        f"(pass --rocm-version {default} or another to choose)"
     )
     return found
 
 
 @click.command("port")
-@click.argument("path", type=ProjectPath(), default=Path("."), required=False)
+@path_argument
 @click.option(
     "--rocm-version",
     callback=_rocm_version,
@@ -120,11 +115,13 @@ def _target_version(requested: str | None, run_check: bool, console: Any) -> str
 )
 @click.option("--exclude", multiple=True, help="Glob of paths to leave out (repeatable).")
 @format_options(
+    PortResult,
     format_help="Format of the summary. Without -o, a non-terminal summary goes to stdout in "
     "place of the diff.",
     output_help="Write the summary to FILE (atomically).",
 )
-@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@no_progress_option
+@handle_errors
 def port(
     path: Path,
     rocm_version: str | None,
@@ -145,21 +142,15 @@ def port(
 
     Shows exactly what changed (a unified diff, by default) and what still needs a person.
     """
-    console = stderr_console()
-    try:
-        _validate(path, out_dir, in_place, backup_suffix, force)
-        settings = load_settings(path)
-    except (PortUsageError, ConfigError) as exc:
-        message = exc.message if isinstance(exc, PortUsageError) else str(exc)
-        console.print(f"[bold red]error:[/] {message}", highlight=False)
-        sys.exit(EXIT_ERROR)
+    _validate(path, out_dir, in_place, backup_suffix, force)
+    settings = load_settings(path)
     # Flags win; then [tool.gpuport] in the nearest pyproject.toml; then the defaults.
     if rocm_version is None and settings.source_of("rocm_version") != "default":
         rocm_version = settings.rocm_version
     if offload_arch is None:
         offload_arch = settings.offload_arch
     exclude = exclude or settings.exclude
-    target = _target_version(rocm_version, run_check, console)
+    target = _target_version(rocm_version, run_check)
     with Progress(enabled=not no_progress, label="porting") as progress:
         result = port_project(
             path,
@@ -171,77 +162,66 @@ def port(
             display_root=str(path),
         )
     if run_check:
-        _run_check(path, result, offload_arch, console, no_progress)
+        _run_check(path, result, offload_arch, no_progress)
     write_problems: list[str] = []
     if out_dir is not None:
         write_problems = write_tree_copy(path, result, out_dir)
-        console.print(f"wrote the translated tree to {out_dir}", highlight=False)
+        say(f"wrote the translated tree to {out_dir}")
     elif in_place:
         write_problems = write_in_place(path, result, backup_suffix, force)
     result.problems.extend(write_problems)
     chosen = Format(fmt)
     report_on_stdout = chosen is not Format.TERMINAL and output is None
     if out_dir is None and not in_place and not report_on_stdout:
-        _write_stdout_bytes(unified_diff(result))
-    color = chosen is Format.TERMINAL and output is None and sys.stderr.isatty()
-    text = render(
-        result,
-        chosen,
-        RenderOptions(color=color and not os.environ.get("NO_COLOR"), tool_version=__version__),
-    )
-    if output is not None:
+        write_stdout_bytes(unified_diff(result))
+    # The terminal summary goes to stderr, beside the diff on stdout.
+    text = render(result, chosen, render_options(chosen, output, stream=sys.stderr))
+    if output is not None or report_on_stdout:
         emit(text, output)
-    elif report_on_stdout:
-        emit(text, None)
     else:
-        sys.stderr.write(text if text.endswith("\n") else text + "\n")
-        sys.stderr.flush()
+        write_stderr(text)
     if chosen is not Format.TERMINAL:
-        console.print(one_line_summary(result), highlight=False)
-    sys.exit(exit_code(result))
+        say(port_summary_line(result))
+    sys.exit(port_exit_code(result))
 
 
 def _validate(
     path: Path, out_dir: Path | None, in_place: bool, backup_suffix: str, force: bool
 ) -> None:
     if not path.exists():
-        raise PortUsageError(f"{path}: no such file or directory")
+        raise CommandError(f"{path}: no such file or directory")
     if out_dir is not None and in_place:
-        raise PortUsageError("--out and --in-place do not go together: choose one")
+        raise CommandError("--out and --in-place do not go together: choose one")
     if in_place and not backup_suffix:
-        raise PortUsageError("--backup-suffix must not be empty (the backups keep your originals)")
+        raise CommandError("--backup-suffix must not be empty (the backups keep your originals)")
     if out_dir is None:
         return
     source = path.resolve()
     target = out_dir.resolve()
     source_dir = source if source.is_dir() else source.parent
     if target == source_dir or source_dir in target.parents:
-        raise PortUsageError(f"--out {out_dir} is inside {path}: choose a folder outside it")
+        raise CommandError(f"--out {out_dir} is inside {path}: choose a folder outside it")
     if target.exists() and not target.is_dir():
-        raise PortUsageError(f"--out {out_dir} exists and is not a folder")
+        raise CommandError(f"--out {out_dir} exists and is not a folder")
     if target.is_dir() and any(target.iterdir()) and not force:
-        raise PortUsageError(f"--out {out_dir} is not empty (use --force to write into it)")
+        raise CommandError(f"--out {out_dir} is not empty (use --force to write into it)")
 
 
-def _run_check(
-    path: Path, result: PortResult, offload_arch: str, console: Any, no_progress: bool
-) -> None:
+def _run_check(path: Path, result: PortResult, offload_arch: str, no_progress: bool) -> None:
     options = CheckOptions(offload_arch=offload_arch)
     missing = [name for name in ("nvcc", "hipcc") if shutil.which(name) is None]
     if missing:
-        console.print(
+        say(
             f"note: {' and '.join(missing)} not found on PATH: "
-            "those compilations are reported as not compiled",
-            highlight=False,
+            "those compilations are reported as not compiled"
         )
     hip = hipcc_version(options.hipcc)
     target = parse_version(result.rocm_version)
     if hip is not None and hip < target[:2]:
-        console.print(
+        say(
             f"note: hipcc here is HIP {hip[0]}.{hip[1]}, older than the target ROCm "
             f"{result.rocm_version}: names that came later do not compile with it "
-            f"(--rocm-version {hip[0]}.{hip[1]} checks against this compiler)",
-            highlight=False,
+            f"(--rocm-version {hip[0]}.{hip[1]} checks against this compiler)"
         )
     with Progress(enabled=not no_progress, label="compiling") as progress:
         result.checks = check_project(
@@ -249,96 +229,11 @@ def _run_check(
         )
 
 
-def _write_stdout_bytes(text: str) -> None:
-    if not text:
-        return
-    data = text.encode("utf-8", "surrogateescape")  # bytes that were not UTF-8 come back as is
-    sys.stdout.flush()
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:  # a text-only stream (some embedders): show the bytes escaped
-        sys.stdout.write(data.decode("utf-8", "backslashreplace"))
-    else:
-        buffer.write(data)
-        buffer.flush()
-
-
-def _bom(path: Path) -> bytes:
-    try:
-        with path.open("rb") as handle:
-            return UTF8_BOM if handle.read(3) == UTF8_BOM else b""
-    except OSError:
-        return b""
-
-
-def _payload(source: Path, file: FileResult) -> bytes:
-    assert file.translated is not None
-    return _bom(source) + file.translated.encode("utf-8", "surrogateescape")
-
-
-def _source_path(root: Path, rel: str) -> Path:
-    return root if root.is_file() else root / rel
-
-
-def write_tree_copy(root: Path, result: PortResult, out_dir: Path) -> list[str]:
-    """Copy ``root`` to ``out_dir`` with every translated file in place of its original."""
-    problems: list[str] = []
-    out_dir.mkdir(parents=True, exist_ok=True)
-    if root.is_file():
-        shutil.copy2(root, out_dir / root.name)
-    else:
-
-        def ignore(folder: str, names: list[str]) -> set[str]:
-            return {n for n in names if n in DEFAULT_EXCLUDED_DIRS and Path(folder, n).is_dir()}
-
-        shutil.copytree(root, out_dir, ignore=ignore, symlinks=True, dirs_exist_ok=True)
-    for file in result.files:
-        if not file.changed:
-            continue
-        try:
-            write_atomic(out_dir / file.new_path, _payload(_source_path(root, file.path), file))
-            if file.new_path != file.path:
-                (out_dir / file.path).unlink(missing_ok=True)
-        except OSError as exc:
-            problems.append(f"{file.path}: could not write the translation: {exc.strerror or exc}")
-    return problems
-
-
-def write_in_place(root: Path, result: PortResult, backup_suffix: str, force: bool) -> list[str]:
-    """Replace each changed file atomically, keeping the original as FILE + suffix."""
-    problems: list[str] = []
-    for file in result.files:
-        if not file.changed:
-            continue
-        target = _source_path(root, file.path)
-        backup = target.with_name(target.name + backup_suffix)
-        if backup.exists() and not force:
-            problems.append(
-                f"{file.path}: not edited: its backup {backup.name} already exists "
-                "(move it away, or use --force to replace it)"
-            )
-            continue
-        try:
-            write_atomic(target, _payload(target, file), backup_suffix=backup_suffix)
-        except OSError as exc:
-            problems.append(f"{file.path}: could not write: {exc.strerror or exc}")
-    return problems
-
-
-def exit_code(result: PortResult) -> int:
+def port_exit_code(result: PortResult) -> ExitCode:
     """0 all converted, 1 something unconverted or a translation that fails to compile,
     2 input problems or internal errors."""
     if result.problems or any(f.skipped for f in result.files):
-        return EXIT_ERROR
+        return ExitCode.ERROR
     unconverted = any(f.count(ChangeStatus.UNCONVERTED) for f in result.files)
     broken = any(c.status is CheckStatus.TRANSLATION_FAILS for c in result.checks)
-    return EXIT_UNCONVERTED if unconverted or broken else EXIT_CLEAN
-
-
-def one_line_summary(result: PortResult) -> str:
-    changed = sum(1 for f in result.files if f.changed)
-    counts = {s: sum(f.count(s) for f in result.files) for s in ChangeStatus}
-    return (
-        f"{changed} file(s) changed · {counts[ChangeStatus.CONVERTED]} converted · "
-        f"{counts[ChangeStatus.NEEDS_REVIEW]} need review · "
-        f"{counts[ChangeStatus.UNCONVERTED]} unconverted · {len(result.problems)} problem(s)"
-    )
+    return ExitCode.FINDINGS if unconverted or broken else ExitCode.CLEAN

@@ -1,0 +1,130 @@
+"""``gpuport plan MODEL``: flags in, a plan from :mod:`gpuport.plan.inputs`, rendered by report/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from gpuport.cli.common import format_options, handle_errors, render_options
+from gpuport.cli.ui import emit
+from gpuport.plan.inputs import build_plan, parse_count
+from gpuport.plan.planner import (
+    DEFAULT_BATCH,
+    DEFAULT_CONTEXT,
+    DEFAULT_PP_MAX,
+    DEFAULT_TP_MAX,
+    PlanResult,
+)
+from gpuport.report import Format, render
+
+
+@click.command("plan")
+@click.argument("model", required=False)
+@click.option("--params", "params_text", help="A bare parameter count instead of MODEL (70e9).")
+@click.option(
+    "--context",
+    type=int,
+    default=DEFAULT_CONTEXT,
+    show_default=True,
+    help="Tokens per sequence (prompt + output).",
+)
+@click.option(
+    "--batch",
+    type=int,
+    default=DEFAULT_BATCH,
+    show_default=True,
+    help="Sequences served at once.",
+)
+@click.option(
+    "--precision",
+    help="Weights: fp32, bf16, fp16, fp8, int8, int4[-gN], gptq, awq, mxfp4, or a GGUF type "
+    "(Q4_K_M...). Default: the checkpoint's own.",
+)
+@click.option(
+    "--kv-dtype", help="KV cache: bf16, fp16, fp8, int8, fp32, q8_0, q4_0. Default: bf16."
+)
+@click.option("--gpus", help="GPUs to compare, comma-separated (default: the whole catalog).")
+@click.option(
+    "--tp",
+    "tp_max",
+    type=int,
+    default=DEFAULT_TP_MAX,
+    show_default=True,
+    help="Most tensor-parallel GPUs per replica (within one server).",
+)
+@click.option(
+    "--pp",
+    "pp_max",
+    type=int,
+    default=DEFAULT_PP_MAX,
+    show_default=True,
+    help="Most pipeline stages per replica.",
+)
+@click.option(
+    "--price",
+    "price_flags",
+    multiple=True,
+    metavar="GPU=USD",
+    help="Price per GPU-hour, e.g. --price mi300x=1.75 (repeatable).",
+)
+@click.option(
+    "--prices",
+    "price_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="TOML file of prices ([prices] gpu = dollars).",
+)
+@click.option(
+    "--measured",
+    "measured_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help='JSON of measured rates: {"mi300x": {"mem_bw_gbs": 4200, "tflops_bf16": 700}}.',
+)
+@click.option(
+    "--utilization",
+    type=float,
+    default=0.9,
+    show_default=True,
+    help="Share of GPU memory the serving engine may use.",
+)
+@format_options(PlanResult)
+@handle_errors
+def plan(
+    model: str | None,
+    params_text: str | None,
+    context: int,
+    batch: int,
+    precision: str | None,
+    kv_dtype: str | None,
+    gpus: str | None,
+    tp_max: int,
+    pp_max: int,
+    price_flags: tuple[str, ...],
+    price_file: Path | None,
+    measured_file: Path | None,
+    utilization: float,
+    fmt: str,
+    output: Path | None,
+) -> None:
+    """Which GPUs MODEL fits on, how fast it runs and what a million tokens cost.
+
+    MODEL is a preset name (gpuport plan llama-3.1-70b), a config.json, or a folder with
+    one. NVIDIA and AMD GPUs are ranked in one table, cheapest per token first.
+    """
+    result = build_plan(
+        model,
+        params=parse_count(params_text) if params_text is not None else None,
+        gpus=gpus,
+        context=context,
+        batch=batch,
+        precision=precision,
+        kv_dtype=kv_dtype,
+        tp_max=tp_max,
+        pp_max=pp_max,
+        utilization=utilization,
+        price_flags=price_flags,
+        price_file=price_file,
+        measured_file=measured_file,
+    )
+    chosen = Format(fmt)
+    emit(render(result, chosen, render_options(chosen, output)), output)

@@ -1,0 +1,111 @@
+"""``gpuport scan PATH``: findings with rule ids, locations and fixes, for people or for CI.
+
+Also what ``assess`` shares with it: settings from the flags and ``[tool.gpuport]``, the scan
+with a progress bar, the baseline file, and the exit code of a scan.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from gpuport.cli.common import (
+    ExitCode,
+    format_options,
+    handle_errors,
+    render_options,
+    scan_options,
+)
+from gpuport.cli.ui import Progress, emit, say
+from gpuport.config import ConfigError, Settings, load_settings
+from gpuport.files import WalkOptions
+from gpuport.io import write_atomic
+from gpuport.report import Format, render
+from gpuport.report.common import fingerprint
+from gpuport.report.summary import scan_summary_line
+from gpuport.scan.engine import ScanOptions, ScanResult, scan_path
+
+
+def settings_from_flags(path: Path, flags: dict[str, Any]) -> Settings:
+    """The scan settings: flags first, then ``[tool.gpuport]``, then the defaults."""
+    return load_settings(
+        path,
+        {
+            "fail_on": flags.get("fail_on"),
+            "select": tuple(flags.get("select") or ()),
+            "ignore": tuple(flags.get("ignore") or ()),
+            "exclude": tuple(flags.get("exclude") or ()),
+            "max_file_size": flags.get("max_file_size"),
+            "baseline": str(flags["baseline"]) if flags.get("baseline") else None,
+        },
+    )
+
+
+def _load_baseline(path: str | None) -> frozenset[str]:
+    if not path:
+        return frozenset()
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        prints = data["fingerprints"]
+        if not isinstance(prints, list):
+            raise TypeError("fingerprints is not a list")
+        return frozenset(str(p) for p in prints)
+    except FileNotFoundError:
+        raise ConfigError(f"baseline file {path} does not exist") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{path}: not a gpuport baseline file ({exc})") from None
+
+
+def run_scan(path: Path, settings: Settings, jobs: int, no_progress: bool) -> ScanResult:
+    """Scan with the given settings, showing progress on stderr for big projects."""
+    options = ScanOptions(
+        walk=WalkOptions(exclude=settings.exclude, max_file_bytes=settings.max_file_size),
+        select=frozenset(settings.select),
+        ignore=frozenset(settings.ignore),
+        baseline=_load_baseline(settings.baseline),
+        jobs=jobs,
+    )
+    with Progress(enabled=not no_progress, label="scanning") as progress:
+        return scan_path(path, options, progress.update, display_root=str(path))
+
+
+def write_baseline(result: ScanResult, path: Path) -> None:
+    """Record the fingerprints of ``result``'s findings as the baseline in ``path``."""
+    prints = sorted({fingerprint(f) for f in result.findings})
+    write_atomic(
+        path,
+        json.dumps({"tool": "gpuport", "version": 1, "fingerprints": prints}, indent=2) + "\n",
+    )
+    say(f"wrote baseline of {len(prints)} finding(s) to {path}")
+
+
+def scan_exit_code(result: ScanResult, settings: Settings) -> ExitCode:
+    """2 when input could not be analysed or a rule crashed; 1 at or above --fail-on; else 0."""
+    if result.crashed or (not result.stats.files_seen and result.skipped):
+        return ExitCode.ERROR
+    if any(not s.partial for s in result.skipped):
+        return ExitCode.ERROR
+    if settings.fail_on is not None and result.at_or_above(settings.fail_on):
+        return ExitCode.FINDINGS
+    return ExitCode.CLEAN
+
+
+@click.command("scan")
+@scan_options
+@format_options(ScanResult)
+@handle_errors
+def scan(path: Path, fmt: str, output: Path | None, **flags: Any) -> None:
+    """Findings with rule ids, locations and fixes, in a format for people or for CI."""
+    settings = settings_from_flags(path, flags)
+    result = run_scan(path, settings, flags["jobs"], flags["no_progress"])
+    chosen = Format(fmt)
+    emit(render(result, chosen, render_options(chosen, output, fit_terminal=True)), output)
+    if flags.get("write_baseline"):
+        write_baseline(result, flags["write_baseline"])
+    if chosen is not Format.TERMINAL or output is not None:
+        say(scan_summary_line(result))
+    sys.exit(scan_exit_code(result, settings))

@@ -1,0 +1,34 @@
+"""The one line each command says on stderr after its report: counts a person reads at a glance."""
+
+from __future__ import annotations
+
+from gpuport.assess.verdict import Assessment
+from gpuport.edits import ChangeStatus
+from gpuport.port.model import PortResult
+from gpuport.scan.engine import ScanResult
+
+
+def scan_summary_line(result: ScanResult) -> str:
+    return (
+        f"{len(result.findings)} finding(s) in {result.stats.files_scanned} file(s); "
+        f"{len(result.skipped)} input problem(s)"
+    )
+
+
+def assessment_summary_line(assessment: Assessment) -> str:
+    scan = assessment.scan
+    return (
+        f"verdict: {assessment.verdict.value} · {len(scan.findings)} finding(s) · "
+        f"{assessment.mechanical} fixable by gpuport port · "
+        f"{len(scan.skipped)} input problem(s)"
+    )
+
+
+def port_summary_line(result: PortResult) -> str:
+    changed = sum(1 for f in result.files if f.changed)
+    counts = {s: sum(f.count(s) for f in result.files) for s in ChangeStatus}
+    return (
+        f"{changed} file(s) changed · {counts[ChangeStatus.CONVERTED]} converted · "
+        f"{counts[ChangeStatus.NEEDS_REVIEW]} need review · "
+        f"{counts[ChangeStatus.UNCONVERTED]} unconverted · {len(result.problems)} problem(s)"
+    )
