@@ -18,7 +18,7 @@ PACKAGE = SRC / "gpuport"
 KNOWN_CYCLES: frozenset[tuple[str, str]] = frozenset()
 
 # `type: ignore` comments in src/: the count may only go down.
-TYPE_IGNORE_ALLOWANCE = 24
+TYPE_IGNORE_ALLOWANCE = 23
 
 # Modules over ~800 lines that are not yet split; the docstring of a module that stays long on
 # purpose says why with the words "one cohesive".
