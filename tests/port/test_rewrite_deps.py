@@ -21,12 +21,10 @@ from gpuport.port.rewrite_deps import (
     rewrite_requirements,
 )
 from gpuport.scan.deps import advise
-from gpuport.scan.deps_parse import (
-    parse_conda_env,
-    parse_pipfile,
-    parse_pyproject,
-    parse_requirements,
-)
+from gpuport.syntax.conda import parse_conda_env
+from gpuport.syntax.pipfile import parse_pipfile
+from gpuport.syntax.pyproject import parse_pyproject
+from gpuport.syntax.requirements import parse_requirements
 
 ROCM = "6.4"
 INDEX = kb.pytorch_rocm_index(ROCM)  # https://download.pytorch.org/whl/rocm6.4

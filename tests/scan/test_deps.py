@@ -23,24 +23,17 @@ from gpuport.scan.deps import (
     cuda_index,
     is_cuda_label,
     is_rocm_index,
-    poetry_specifier,
+    marker_allows_linux,
     pytorch_rocm_label,
 )
-from gpuport.scan.deps_parse import (
-    Form,
-    IndexRole,
-    logical_lines,
-    marker_allows_linux,
-    parse_conda_env,
-    parse_conda_spec,
-    parse_pipfile,
-    parse_pyproject,
-    parse_requirement_string,
-    parse_requirements,
-    parse_setup_cfg,
-    parse_setup_py,
-)
 from gpuport.scan.engine import ScanOptions, ScanResult, scan_path
+from gpuport.syntax.conda import parse_conda_env, parse_conda_spec
+from gpuport.syntax.dependencies import Form, IndexRole
+from gpuport.syntax.pep508 import parse_requirement_string
+from gpuport.syntax.pipfile import parse_pipfile
+from gpuport.syntax.pyproject import parse_pyproject, poetry_specifier
+from gpuport.syntax.requirements import logical_lines, parse_requirements
+from gpuport.syntax.setuppy import parse_setup_cfg, parse_setup_py
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "deps"
 FIXTURE_FILES = sorted(

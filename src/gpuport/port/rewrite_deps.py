@@ -31,16 +31,11 @@ from gpuport.scan.deps import (
     is_rocm_index,
     served_by,
 )
-from gpuport.scan.deps_parse import (
-    DependencyFile,
-    Form,
-    IndexRole,
-    Reader,
-    parse_conda_env,
-    parse_pipfile,
-    parse_pyproject,
-    parse_requirements,
-)
+from gpuport.syntax.conda import parse_conda_env
+from gpuport.syntax.dependencies import DependencyFile, Form, IndexRole, Reader
+from gpuport.syntax.pipfile import parse_pipfile
+from gpuport.syntax.pyproject import parse_pyproject
+from gpuport.syntax.requirements import parse_requirements
 
 NOTE_PREFIX = "gpuport:"
 

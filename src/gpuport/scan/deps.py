@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.markers import Marker
 from packaging.version import InvalidVersion, Version
 
 from gpuport import kb
@@ -23,21 +23,21 @@ from gpuport.files import FileKind, ProjectFile, SourceText, classify
 from gpuport.findings import Category, Confidence, Finding, Fix, Severity, Skipped
 from gpuport.rules import Rule, rule
 from gpuport.scan.base import scanner
-from gpuport.scan.deps_parse import (
+from gpuport.syntax.conda import parse_conda_env
+from gpuport.syntax.dependencies import (
     CondaPackage,
     DependencyFile,
+    FileFormat,
     Form,
     IndexRole,
     IndexSource,
     Requirement,
-    parse_conda_env,
-    parse_pipfile,
-    parse_pyproject,
-    parse_requirements,
-    parse_setup_cfg,
-    parse_setup_py,
 )
-from gpuport.scan.deps_parse import normalize as normalize_name
+from gpuport.syntax.pep508 import normalize as normalize_name
+from gpuport.syntax.pipfile import parse_pipfile
+from gpuport.syntax.pyproject import allowed_versions, parse_pyproject
+from gpuport.syntax.requirements import parse_requirements
+from gpuport.syntax.setuppy import parse_setup_cfg, parse_setup_py
 
 _PYTORCH_ROCM_DOCS = "https://pytorch.org/get-started/locally/"
 _PIP_REQ_FILE_DOCS = "https://pip.pypa.io/en/stable/reference/requirements-file-format/"
@@ -391,6 +391,48 @@ _CONDA_CUDA_RE = re.compile(
 _NVIDIA_CHANNEL_RE = re.compile(r"(?:^|/)nvidia(?:/|$)", re.IGNORECASE)
 _CONDA_EXACT_VERSION_RE = re.compile(r"^=?=?\s*(\d+(?:\.\d+){1,3})\s*$")
 
+# Environments in which a ROCm wheel could be installed: Linux on x86-64, any recent CPython.
+_LINUX_BASE = {
+    "os_name": "posix",
+    "sys_platform": "linux",
+    "platform_system": "Linux",
+    "platform_machine": "x86_64",
+    "platform_release": "",
+    "platform_version": "",
+    "implementation_name": "cpython",
+    "platform_python_implementation": "CPython",
+    "implementation_version": "3.12.0",
+}
+_PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
+_EXTRA_IN_MARKER_RE = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
+
+
+@functools.cache
+def marker_allows_linux(marker: str) -> bool:
+    """Whether ``marker`` can be true on Linux x86-64 (unknown or odd markers count as yes)."""
+    if not marker.strip():
+        return True
+    try:
+        parsed = Marker(marker)
+    except Exception:
+        return True
+    extras = _EXTRA_IN_MARKER_RE.findall(marker) or [""]
+    for python in _PYTHONS:
+        for extra in extras:
+            env = dict(_LINUX_BASE, python_version=python, python_full_version=python + ".0")
+            env["extra"] = extra
+            try:
+                if parsed.evaluate(env):
+                    return True
+            except Exception:
+                return True
+    return False
+
+
+def on_linux(requirement: Requirement) -> bool:
+    """False when the requirement's marker rules Linux out (ROCm wheels are Linux-only)."""
+    return marker_allows_linux(requirement.marker)
+
 
 def is_cuda_label(label: str) -> bool:
     """Whether a local version label names a CUDA build (``cu121``, ``cuda12.cudnn89``)."""
@@ -556,14 +598,14 @@ def advise(dep: DependencyFile, rocm_version: str = kb.DEFAULT_ROCM_VERSION) -> 
     context = _Context(
         file=dep,
         rocm_version=rocm_version,
-        requirements=[r for r in dep.all_requirements() if r.on_linux],
+        requirements=[r for r in dep.all_requirements() if on_linux(r)],
         indexes=dep.all_indexes(),
         label=pytorch_rocm_label(rocm_version),
         torch_index=kb.pytorch_rocm_index(rocm_version),
     )
     advice: list[Advice] = []
     for requirement in dep.requirements:
-        if requirement.on_linux:
+        if on_linux(requirement):
             advice.extend(_requirement_advice(requirement, context))
     for index in dep.indexes:
         advice.extend(_index_advice(index, context))
@@ -795,84 +837,6 @@ def _version_before_rocm_support(
         subject=requirement.key,
         confidence=_confidence(package.confidence),
     )
-
-
-def allowed_versions(requirement: Requirement) -> SpecifierSet | None:
-    """The versions a requirement's constraint allows, as PEP 440; None when unreadable.
-
-    PEP 508 strings and Pipfile tables are PEP 440 already; Poetry tables use Poetry's own
-    syntax (``^0.43``, ``~0.43.3``, a bare ``0.43.3``), translated by :func:`poetry_specifier`.
-    """
-    text = requirement.specifier.strip()
-    if requirement.form is Form.TABLE and requirement.section.startswith("tool.poetry"):
-        return poetry_specifier(text)
-    try:
-        return SpecifierSet(text)
-    except InvalidSpecifier:
-        return None
-
-
-# https://python-poetry.org/docs/dependency-specification/#version-constraints
-_POETRY_OPERATOR_RE = re.compile(r"^(===|==|!=|~=|>=|<=|>|<)\s*(.+)$")
-_POETRY_RELEASE_RE = re.compile(r"^\d+(?:\.\d+)*$")
-
-
-def poetry_specifier(text: str) -> SpecifierSet | None:
-    """Poetry's version constraint as a PEP 440 SpecifierSet; None for forms not understood.
-
-    ``0.43.3`` is an exact pin; ``^0.43`` is ``>=0.43,<0.44`` (the first non-zero part may
-    not change); ``~0.43.3`` is ``>=0.43.3,<0.44.0``; ``1.2.*`` is ``==1.2.*``; operators
-    are PEP 440's; constraints joined by commas must all hold. ``||`` (either of) is not
-    translated.
-    """
-    text = text.strip()
-    if not text or text == "*":
-        return SpecifierSet()
-    if "|" in text:
-        return None
-    parts: list[str] = []
-    for raw in text.split(","):
-        part = raw.strip()
-        translated = _poetry_part(part)
-        if translated is None:
-            return None
-        parts.extend(translated)
-    try:
-        return SpecifierSet(",".join(parts))
-    except InvalidSpecifier:
-        return None
-
-
-def _poetry_part(part: str) -> list[str] | None:
-    if not part:
-        return None
-    if part.startswith(("^", "~")) and not part.startswith("~="):
-        version = part[1:].strip()
-        if not _POETRY_RELEASE_RE.match(version):
-            return None
-        release = [int(n) for n in version.split(".")]
-        if part[0] == "^":
-            # Caret: the left-most non-zero part stays; ^0.0.3 allows only 0.0.3.x.
-            bump = next((i for i, n in enumerate(release) if n), len(release) - 1)
-        else:
-            # Tilde: the minor version stays when one is given, else the major.
-            bump = 1 if len(release) >= 2 else 0
-        upper = [*release[:bump], release[bump] + 1]
-        return [f">={version}", f"<{'.'.join(map(str, upper))}"]
-    match = _POETRY_OPERATOR_RE.match(part)
-    if match:
-        return [f"{match.group(1)}{match.group(2).strip()}"]
-    if part.endswith(".*") or _looks_like_version(part):
-        return [f"=={part}"]  # a bare version is an exact pin in Poetry
-    return None
-
-
-def _looks_like_version(text: str) -> bool:
-    try:
-        Version(text)
-    except InvalidVersion:
-        return False
-    return True
 
 
 def _replacement_advice(
@@ -1269,7 +1233,7 @@ def _torch_without_index(
                 continue
             sub = _Context(other, context.rocm_version, [], [], context.label, context.torch_index)
             signals.extend(
-                a for r in other.requirements if r.on_linux for a in _requirement_advice(r, sub)
+                a for r in other.requirements if on_linux(r) for a in _requirement_advice(r, sub)
             )
         if not signals:
             return
@@ -1278,7 +1242,7 @@ def _torch_without_index(
     for requirement in dep.requirements:
         if (
             requirement.key not in TORCH_FAMILY
-            or not requirement.on_linux
+            or not on_linux(requirement)
             or requirement.url
             or requirement.index
             or requirement.local_version
@@ -1332,7 +1296,7 @@ def parse_source(source: SourceText, texts: dict[str, str] | None = None) -> Dep
         return parse_conda_env(text, rel, read=_reader(source.file, texts))
     if kind is FileKind.PIPFILE:
         return parse_pipfile(text, rel)
-    return DependencyFile(rel)
+    return DependencyFile(rel, FileFormat.PIP, text)
 
 
 _INCLUDE_MAX_BYTES = 8 * 1024 * 1024
