@@ -12,14 +12,13 @@ from hypothesis import strategies as st
 
 from expect import check_findings, scan_fixture
 from gpuport import kb
+from gpuport.edits import ChangeStatus
 from gpuport.files import classify
 from gpuport.findings import Confidence, Finding, Severity, SkipKind, Skipped
 from gpuport.scan.catalog import get_rule, iter_rules
-from gpuport.scan.deps import (
-    DEPENDENCY_KINDS,
+from gpuport.scan.deps import DEPENDENCY_KINDS, analyze
+from gpuport.scan.deps.knowledge import (
     TORCH_FAMILY,
-    Edit,
-    advise,
     cuda_index,
     is_cuda_label,
     is_rocm_index,
@@ -543,9 +542,9 @@ def test_pdm_include_packages_ties_requirements_to_the_source() -> None:
         "torchvision": "rocm",
     }
     # PDM searches include_packages in that source only: PyPI's CUDA torch cannot win.
-    assert [a.rule.id for a in advise(parsed)] == []
+    assert [a.rule.id for a in analyze(parsed)] == []
     untied = parse_pyproject(PDM_TIED.replace('include_packages = ["torch*"]\n', ""), "p")
-    assert [(a.rule.id, a.line) for a in advise(untied)] == [("GP103", 7)]
+    assert [(a.rule.id, a.line) for a in analyze(untied)] == [("GP103", 7)]
 
 
 def test_torch_tied_to_a_supplemental_rocm_source_is_not_open_to_pypi() -> None:
@@ -555,7 +554,7 @@ def test_torch_tied_to_a_supplemental_rocm_source_is_not_open_to_pypi() -> None:
         '[[tool.poetry.source]]\nname = "rocm"\n'
         'url = "https://download.pytorch.org/whl/rocm6.2"\npriority = "supplemental"\n'
     )
-    advice = advise(parse_pyproject(text, "pyproject.toml"))
+    advice = analyze(parse_pyproject(text, "pyproject.toml"))
     assert [(a.rule.id, a.line) for a in advice] == [("GP103", 6)]
     assert "`torchaudio" in advice[0].message and "`torch " not in advice[0].message
 
@@ -614,11 +613,11 @@ def test_conda_pip_section_follows_includes_relative_to_the_env_file() -> None:
 
 
 def test_advice_for_a_torch_family_pin_carries_a_review_note() -> None:
-    parsed = parse_requirements("torchaudio==2.3.0+cu121\n", "requirements.txt")
-    (item,) = advise(parsed, "6.2")
-    assert item.edit is Edit.REPLACE
-    assert item.replacements == (("+cu121", "+rocm6.2"),)
-    assert "2.3.0" in item.review and "rocm6.2" in item.review
+    text = "torchaudio==2.3.0+cu121\n"
+    (item,) = analyze(parse_requirements(text, "requirements.txt"), "6.2")
+    assert item.status is ChangeStatus.NEEDS_REVIEW and item.mechanical
+    assert [(text[e.start : e.end], e.text) for e in item.edits] == [("+cu121", "+rocm6.2")]
+    assert "2.3.0" in item.note and "rocm6.2" in item.note
     assert "torchaudio" in TORCH_FAMILY
 
 
@@ -654,7 +653,7 @@ def test_parsers_never_raise(text: str) -> None:
         parsed = parse()
         for problem in parsed.problems:
             assert problem.reason and problem.path
-        for item in advise(parsed):
+        for item in analyze(parsed):
             assert item.message and item.line >= 1
 
 
@@ -709,9 +708,9 @@ def test_gp112_reads_poetry_and_pipfile_tables_by_their_own_syntax() -> None:
         '[tool.poetry.dependencies]\nbitsandbytes = "0.43.3"\nliger-kernel = "==0.3.1"\n', "p"
     )
     pipfile = parse_pipfile('[packages]\nbitsandbytes = "0.43.3"\n', "Pipfile")
-    assert [(a.rule.id, a.line) for a in advise(poetry)] == [("GP112", 2), ("GP112", 3)]
+    assert [(a.rule.id, a.line) for a in analyze(poetry)] == [("GP112", 2), ("GP112", 3)]
     # The same bare version is not PEP 440, so in a Pipfile it is left alone.
-    assert [a.rule.id for a in advise(pipfile)] == []
+    assert [a.rule.id for a in analyze(pipfile)] == []
 
 
 def test_an_include_the_walk_knows_through_the_roots_name_is_not_repeated(
