@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from urllib.parse import urlsplit
 
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.rules import rule
@@ -14,6 +15,7 @@ from gpuport.scan.deps.knowledge import (
     CONDA_CUDA_RE,
     CONDA_TORCH,
     NVIDIA_CHANNEL_RE,
+    PYTORCH_INDEX_HOST,
     PYTORCH_ROCM_DOCS,
     cuda_index,
     is_conda_cuda,
@@ -22,6 +24,9 @@ from gpuport.scan.deps.knowledge import (
     served_by,
 )
 from gpuport.syntax.dependencies import CondaPackage, IndexRole, IndexSource
+
+# PyTorch's own indexes' host name ("download.pytorch.org").
+_PYTORCH_HOST = urlsplit(PYTORCH_INDEX_HOST).netloc
 
 # An exact conda version: `=2.1.0`, `==2.1.0` (https://docs.conda.io/projects/conda-build/en/latest/resources/package-spec.html)
 _CONDA_EXACT_VERSION_RE = re.compile(r"^=?=?\s*(\d+(?:\.\d+){1,3})\s*$")
@@ -107,7 +112,7 @@ def _pip_index_line(context: Context) -> str:
     for index in pip_indexes:
         replaced = cuda_index(index.url, context.rocm_version)
         url = replaced.replacement if replaced and replaced.replacement else index.url
-        if is_rocm_index(url) and "download.pytorch.org" in url:
+        if is_rocm_index(url) and _PYTORCH_HOST in url:
             return ""
     served = served_by(context.torch_index)
     others = [r.key for r in dep.requirements if r.section == "conda.pip"]

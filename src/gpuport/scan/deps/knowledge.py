@@ -14,6 +14,7 @@ from packaging.markers import Marker
 
 from gpuport import kb
 from gpuport.findings import Confidence
+from gpuport.kb import dependency_rules
 from gpuport.syntax.dependencies import CondaPackage, Requirement
 from gpuport.syntax.pep508 import normalize
 
@@ -22,43 +23,22 @@ PYTORCH_ROCM_DOCS = "https://pytorch.org/get-started/locally/"
 PIP_REQ_FILE_DOCS = "https://pip.pypa.io/en/stable/reference/requirements-file-format/"
 PEP440_LOCAL = "https://peps.python.org/pep-0440/#local-version-identifiers"
 
-# PyTorch's release train: one index per ROCm version, local labels `+rocmX.Y`, matched versions.
-# https://pytorch.org/get-started/previous-versions/
-TORCH_FAMILY = frozenset({"torch", "torchvision", "torchaudio"})
+# The facts below come from kb/dependency_rules.toml, which gives each one's sources.
+TORCH_FAMILY = frozenset(dependency_rules.torch_family().pip_names)
 # Conda names of the same packages (conda's `pytorch` is pip's `torch`).
-CONDA_TORCH = {"pytorch": "torch", "torchvision": "torchvision", "torchaudio": "torchaudio"}
+CONDA_TORCH = dependency_rules.torch_family().conda_names
+PYTORCH_INDEX_HOST = dependency_rules.torch_family().index_host
+_CENTRAL_CATEGORY_WORDS = dependency_rules.central_categories().words
 
-# Knowledge-base categories of packages a project is built around: losing one blocks the move.
-_CENTRAL_CATEGORY_WORDS = ("framework", "inference engine", "serving", "attention", "compiler")
+_CUDA_LABEL_RE = dependency_rules.pattern("cuda-local-label")
+_ROCM_LABEL_RE = dependency_rules.pattern("rocm-local-label")
+# Index URLs that name a CUDA version but that the knowledge base's pip indexes do not list.
+_CUDA_URL_RE = dependency_rules.pattern("cuda-index-path")
+_ROCM_URL_SEGMENT_RE = dependency_rules.pattern("rocm-index-segment")
+CONDA_CUDA_RE = dependency_rules.pattern("conda-cuda-package")
+NVIDIA_CHANNEL_RE = dependency_rules.pattern("nvidia-channel")
 
-# Local version labels of CUDA builds: cu121, cu118, cuda12.cudnn89 (old jaxlib), pt23cu121 (PyG).
-_CUDA_LABEL_RE = re.compile(r"(?:^|[^a-z])cu(?:da)?\d", re.IGNORECASE)
-_ROCM_LABEL_RE = re.compile(r"^rocm\d", re.IGNORECASE)
-# Index URLs that name a CUDA version but that the knowledge base does not know.
-_CUDA_URL_RE = re.compile(
-    r"(?:^|[/_.+=-])cu(?:da)?-?\d{2,3}x?(?=$|[/_.+-])|cuda[_-]releases", re.IGNORECASE
-)
-_ROCM_URL_SEGMENT_RE = re.compile(r"/(?:rocm\d[\d.]*|rocm-rel-[\d.]+|rocm)(?:/|$)", re.IGNORECASE)
-# Conda packages that are CUDA itself. https://anaconda.org/nvidia/repo
-CONDA_CUDA_RE = re.compile(
-    r"^(?:pytorch-cuda|pytorch-gpu|tensorflow-gpu|cudatoolkit(?:-dev)?|cudnn|nccl|cutensor|"
-    r"cusparselt|cuda-(?!python$)[a-z0-9-]+|libcu[a-z0-9-]*|libnv[a-z0-9-]*|libnpp[a-z0-9-]*)$"
-)
-NVIDIA_CHANNEL_RE = re.compile(r"(?:^|/)nvidia(?:/|$)", re.IGNORECASE)
-
-# Environments in which a ROCm wheel could be installed: Linux on x86-64, any recent CPython.
-_LINUX_BASE = {
-    "os_name": "posix",
-    "sys_platform": "linux",
-    "platform_system": "Linux",
-    "platform_machine": "x86_64",
-    "platform_release": "",
-    "platform_version": "",
-    "implementation_name": "cpython",
-    "platform_python_implementation": "CPython",
-    "implementation_version": "3.12.0",
-}
-_PYTHONS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
+_LINUX = dependency_rules.linux_environment()
 _EXTRA_IN_MARKER_RE = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
 
 
@@ -72,9 +52,9 @@ def marker_allows_linux(marker: str) -> bool:
     except Exception:
         return True
     extras = _EXTRA_IN_MARKER_RE.findall(marker) or [""]
-    for python in _PYTHONS:
+    for python in _LINUX.python_versions:
         for extra in extras:
-            env = dict(_LINUX_BASE, python_version=python, python_full_version=python + ".0")
+            env = dict(_LINUX.markers, python_version=python, python_full_version=python + ".0")
             env["extra"] = extra
             try:
                 if parsed.evaluate(env):
@@ -127,7 +107,7 @@ def is_rocm_index(url: str) -> bool:
 
 
 def _is_pytorch_host(url: str) -> bool:
-    return normal_url(url).lower().startswith("https://download.pytorch.org/")
+    return normal_url(url).lower().startswith(PYTORCH_INDEX_HOST)
 
 
 def served_by(url: str) -> frozenset[str]:
