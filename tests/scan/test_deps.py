@@ -84,6 +84,14 @@ def test_fixture(path: Path) -> None:
         check_findings((path.parent / rel).read_text(encoding="utf-8"), findings, rel)
 
 
+def test_fixture_folders_are_named_after_their_rules() -> None:
+    """One folder per rule, ``GP101-cuda-local-version``; files about no one rule in ``_shared``."""
+    folders = {p.name for p in FIXTURES.iterdir() if p.is_dir()}
+    rules = {f"{r.id}-{r.slug}" for r in iter_rules() if r.id.startswith("GP1")}
+    assert folders == rules | {"_shared"}
+    assert not [p.name for p in FIXTURES.iterdir() if p.is_file()]
+
+
 def test_every_rule_has_a_firing_fixture() -> None:
     fired: set[str] = set()
     for path in FIXTURE_FILES:
@@ -486,7 +494,9 @@ def test_labels_and_indexes() -> None:
 
 
 def test_pyproject_lines_and_roles() -> None:
-    text = (FIXTURES / "poetry" / "pyproject.toml").read_text(encoding="utf-8")
+    text = (FIXTURES / "GP105-rocm-package-replacement" / "poetry" / "pyproject.toml").read_text(
+        encoding="utf-8"
+    )
     parsed = parse_pyproject(text, "pyproject.toml")
     by_key = {r.key: r for r in parsed.requirements}
     assert by_key["torch"].line == 9 and by_key["torch"].form is Form.TABLE
@@ -496,7 +506,7 @@ def test_pyproject_lines_and_roles() -> None:
         ("pytorch", IndexRole.NAMED, 20),
         ("pytorch-rocm", IndexRole.NAMED, 25),
     ]
-    text = (FIXTURES / "uv" / "pyproject.toml").read_text(encoding="utf-8")
+    text = (FIXTURES / "GP102-cuda-pip-index" / "uv" / "pyproject.toml").read_text(encoding="utf-8")
     parsed = parse_pyproject(text, "pyproject.toml")
     assert {r.key: r.index for r in parsed.requirements} == {
         "torch": "pytorch-cu121",
@@ -560,7 +570,9 @@ def test_torch_tied_to_a_supplemental_rocm_source_is_not_open_to_pypi() -> None:
 
 
 def test_pipfile_roles() -> None:
-    parsed = parse_pipfile((FIXTURES / "pipenv" / "Pipfile").read_text(), "Pipfile")
+    parsed = parse_pipfile(
+        (FIXTURES / "GP102-cuda-pip-index" / "pipenv" / "Pipfile").read_text(), "Pipfile"
+    )
     assert [(i.role, i.line) for i in parsed.indexes] == [
         (IndexRole.PRIMARY, 2),
         (IndexRole.NAMED, 7),
@@ -574,7 +586,7 @@ def test_pipfile_roles() -> None:
 
 
 def test_setup_py_and_cfg_records() -> None:
-    parsed = parse_setup_py((FIXTURES / "setuppy" / "setup.py").read_text(), "setup.py")
+    parsed = parse_setup_py((FIXTURES / "_shared" / "setuppy" / "setup.py").read_text(), "setup.py")
     assert [(r.key, r.line, r.section) for r in parsed.requirements] == [
         ("torch", 4, "install_requires"),
         ("numpy", 5, "install_requires"),
@@ -582,7 +594,9 @@ def test_setup_py_and_cfg_records() -> None:
         ("tensorrt", 12, "extras_require.trt"),
         ("tqdm", 13, "extras_require.plain"),
     ]
-    parsed = parse_setup_cfg((FIXTURES / "setupcfg" / "setup.cfg").read_text(), "setup.cfg")
+    parsed = parse_setup_cfg(
+        (FIXTURES / "_shared" / "setupcfg" / "setup.cfg").read_text(), "setup.cfg"
+    )
     assert [(r.key, r.line, r.section) for r in parsed.requirements] == [
         ("torch", 7, "install_requires"),
         ("numpy", 9, "install_requires"),
