@@ -10,9 +10,11 @@ nothing.
 
 from __future__ import annotations
 
+import bisect
 import re
 import tomllib
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 
 import yaml
 
@@ -101,24 +103,26 @@ def _rewrite(
                     note=problem.reason,
                 )
             )
+    lines = _Lines(text)
     applied: list[TextEdit] = []
     to_pip: list[DependencyHit] = []
     # Right to left within a line, as the changes are listed.
     for hit in sorted(analyze(dep, rocm_version), key=lambda h: (h.line, -h.column)):
-        before = _line_at(text, hit.line).strip()
+        before = lines.line(hit.line).strip()
         if hit.status is ChangeStatus.UNCONVERTED:
             result.changes.append(_change(hit, before, before, hit.status, hit.note))
             continue
-        if any(e.start < a.end and a.start < e.end for e in hit.edits for a in applied):
+        if any(e.start < a.end and a.start < e.end for e in hit.edits for a in lines.edits_near(e)):
             note = "another change overlaps this one; left as it was"
             result.changes.append(_change(hit, before, before, ChangeStatus.UNCONVERTED, note))
             continue
         applied.extend(hit.edits)
+        lines.add(hit.edits)
         if hit.pip_line:
             to_pip.append(hit)
             after = f"pip: {hit.pip_line}"
         else:
-            after = _line_after(text, hit, applied)
+            after = lines.line_after(hit)
         result.changes.append(_change(hit, before, after, hit.status, hit.note))
     first_edits: list[TextEdit] = []
     if to_pip:
@@ -182,25 +186,47 @@ def _apply(text: str, edits: Sequence[TextEdit]) -> str:
     return "".join(out)
 
 
-def _line_after(text: str, hit: DependencyHit, applied: Sequence[TextEdit]) -> str:
-    """The hit's first line once the edits applied so far are made, stripped."""
-    lines = text.splitlines(keepends=True)
-    start = sum(len(line) for line in lines[: hit.line - 1])
-    end = start + len(lines[hit.line - 1].rstrip("\r\n")) if hit.line <= len(lines) else start
-    inside = [e for e in applied if start <= e.start and e.end <= end]
-    segment = _apply(
-        text[start:end], [TextEdit(e.start - start, e.end - start, e.text) for e in inside]
-    )
-    # The edits before the hit's start move it; its own line is the one it then falls on.
-    at = (
-        hit.start
-        - start
-        + sum(len(e.text) - (e.end - e.start) for e in inside if e.end <= hit.start)
-    )
-    pieces = [m.end() for m in _LINE_BREAK_RE.finditer(segment) if m.end() <= at]
-    line_start = pieces[-1] if pieces else 0
-    found = _LINE_BREAK_RE.search(segment, line_start)
-    return segment[line_start : found.start() if found else len(segment)].strip()
+class _Lines:
+    """The original text's lines (as the readers count them) and the edits made so far on each."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.raw = text.splitlines(keepends=True)
+        self.starts = [0, *accumulate(len(line) for line in self.raw)]
+        self.edits: dict[int, list[TextEdit]] = {}  # by the 1-based line they start on
+
+    def line(self, number: int) -> str:
+        return self.raw[number - 1].rstrip("\r\n") if 0 < number <= len(self.raw) else ""
+
+    def number(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset) - 1 + 1
+
+    def add(self, edits: Sequence[TextEdit]) -> None:
+        for edit in edits:
+            self.edits.setdefault(self.number(edit.start), []).append(edit)
+
+    def edits_near(self, edit: TextEdit) -> list[TextEdit]:
+        """Edits made so far that start on the lines ``edit`` covers, or the line before."""
+        first, last = self.number(edit.start), self.number(edit.end)
+        return [e for n in range(first - 1, last + 1) for e in self.edits.get(n, ())]
+
+    def line_after(self, hit: DependencyHit) -> str:
+        """The hit's first line once the edits made so far are applied, stripped."""
+        if not 0 < hit.line <= len(self.raw):
+            return ""
+        start = self.starts[hit.line - 1]
+        end = start + len(self.line(hit.line))
+        inside = [e for e in self.edits.get(hit.line, ()) if e.end <= end]
+        segment = _apply(
+            self.text[start:end], [TextEdit(e.start - start, e.end - start, e.text) for e in inside]
+        )
+        # The edits before the hit's start move it; its own line is the one it then falls on.
+        at = hit.start - start
+        at += sum(len(e.text) - (e.end - e.start) for e in inside if e.end <= hit.start)
+        breaks = [m.end() for m in _LINE_BREAK_RE.finditer(segment) if m.end() <= at]
+        line_start = breaks[-1] if breaks else 0
+        found = _LINE_BREAK_RE.search(segment, line_start)
+        return segment[line_start : found.start() if found else len(segment)].strip()
 
 
 def _pip_section(text: str, dep: DependencyFile, items: list[DependencyHit]) -> TextEdit | str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpuport import kb
 from gpuport.scan.deps.hits import Source
 from gpuport.scan.deps.knowledge import (
     CONDA_TORCH,
@@ -13,6 +12,7 @@ from gpuport.scan.deps.knowledge import (
     is_conda_cuda,
     normal_url,
     on_linux,
+    pytorch_rocm_index,
     pytorch_rocm_label,
 )
 from gpuport.syntax.dependencies import (
@@ -46,7 +46,7 @@ class Context:
             [r for r in dep.all_requirements() if on_linux(r)],
             dep.all_indexes(),
             pytorch_rocm_label(rocm_version),
-            kb.pytorch_rocm_index(rocm_version),
+            pytorch_rocm_index(rocm_version),
             any(NVIDIA_CHANNEL_RE.search(c.url) for c in channels)
             or any(is_conda_cuda(p) for p in dep.conda_packages),
         )

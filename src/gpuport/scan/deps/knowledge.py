@@ -23,6 +23,9 @@ PYTORCH_ROCM_DOCS = "https://pytorch.org/get-started/locally/"
 PIP_REQ_FILE_DOCS = "https://pip.pypa.io/en/stable/reference/requirements-file-format/"
 PEP440_LOCAL = "https://peps.python.org/pep-0440/#local-version-identifiers"
 
+# The look-ups below are cached: they depend only on the knowledge base and their arguments,
+# and several rules ask them again for each file.
+
 # The facts below come from kb/dependency_rules.toml, which gives each one's sources.
 TORCH_FAMILY = frozenset(dependency_rules.torch_family().pip_names)
 # Conda names of the same packages (conda's `pytorch` is pip's `torch`).
@@ -78,6 +81,7 @@ def is_rocm_label(label: str) -> bool:
     return bool(_ROCM_LABEL_RE.match(label))
 
 
+@functools.lru_cache(maxsize=1024)
 def pytorch_rocm_label(rocm_version: str) -> str:
     """The local label of PyTorch's ROCm wheels for ``rocm_version`` ("rocm6.4")."""
     return kb.pytorch_rocm_index(rocm_version).rstrip("/").rsplit("/", 1)[-1]
@@ -96,6 +100,7 @@ def normal_url(url: str) -> str:
     return re.sub(r"^http://", "https://", url.strip(), flags=re.IGNORECASE).rstrip("/")
 
 
+@functools.lru_cache(maxsize=1024)
 def is_rocm_index(url: str) -> bool:
     """Whether a URL is a ROCm wheel index (a knowledge-base template or a rocmX.Y path)."""
     wanted = normal_url(url)
@@ -110,6 +115,7 @@ def _is_pytorch_host(url: str) -> bool:
     return normal_url(url).lower().startswith(PYTORCH_INDEX_HOST)
 
 
+@functools.lru_cache(maxsize=1024)
 def served_by(url: str) -> frozenset[str]:
     """Packages the knowledge base says a ROCm index serves (PyTorch's: the torch family...)."""
     wanted = normal_url(url)
@@ -132,6 +138,7 @@ class CudaIndex:
     known: bool  # False: recognised only by a CUDA version in its URL
 
 
+@functools.lru_cache(maxsize=1024)
 def cuda_index(url: str, rocm_version: str) -> CudaIndex | None:
     """The ROCm replacement of a CUDA index URL, or None when the URL is not a CUDA index."""
     if is_rocm_index(url):
@@ -178,7 +185,19 @@ def known_package(requirement: Requirement) -> tuple[kb.Package, tuple[str, ...]
     """
     if not requirement.key or requirement.key in TORCH_FAMILY:
         return None
-    package = kb.find_package(requirement.key)
+    package = find_package(requirement.key)
     if package is None:
         return None
     return package, tuple(e for e in requirement.extras if normalize(e) in package.cuda_extras)
+
+
+@functools.lru_cache(maxsize=4096)
+def find_package(name: str) -> kb.Package | None:
+    """``kb.find_package``, once per name: several rules ask about each requirement."""
+    return kb.find_package(name)
+
+
+@functools.lru_cache(maxsize=64)
+def pytorch_rocm_index(rocm_version: str) -> str:
+    """``kb.pytorch_rocm_index``, once per version: every file's context asks."""
+    return kb.pytorch_rocm_index(rocm_version)

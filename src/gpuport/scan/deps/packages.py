@@ -25,6 +25,7 @@ from gpuport.scan.deps.hits import (
 from gpuport.scan.deps.knowledge import (
     confidence_of,
     cuda_index,
+    find_package,
     is_central,
     is_cuda_label,
     known_package,
@@ -40,26 +41,31 @@ def _status(record: Requirement | CondaPackage, context: Context) -> _Known | No
     if isinstance(record, CondaPackage):
         if checked_as_conda_cuda(record, context):
             return None
-        entry = kb.find_package(record.name)
-        if entry is None:
-            return None
-        return _Known(
-            entry, (), f"conda {record.text}", Place.of_conda(context.source, record, "conda")
-        )
+        entry = find_package(record.name)
+        return None if entry is None else _Known(entry, (), record, context)
     found = known_package(record)
-    if found is None:
-        return None
-    entry, cuda_extras = found
-    place = Place.of_requirement(context.source, record, "package")
-    return _Known(entry, cuda_extras, spelled(record), place)
+    return None if found is None else _Known(found[0], found[1], record, context)
 
 
 @dataclass(frozen=True, slots=True)
 class _Known:
     package: kb.Package
     cuda_extras: tuple[str, ...]  # the extras of the requirement that select CUDA builds
-    shown: str  # the record as the user wrote it
-    place: Place
+    record: Requirement | CondaPackage
+    context: Context
+
+    @property
+    def shown(self) -> str:
+        """The record as the user wrote it."""
+        if isinstance(self.record, CondaPackage):
+            return f"conda {self.record.text}"
+        return spelled(self.record)
+
+    @property
+    def place(self) -> Place:
+        if isinstance(self.record, CondaPackage):
+            return Place.of_conda(self.context.source, self.record, "conda")
+        return Place.of_requirement(self.context.source, self.record, "package")
 
     @property
     def instead(self) -> str:

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 from packaging.version import InvalidVersion, Version
 
-from gpuport import kb
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.rules import rule
 from gpuport.scan.deps.context import (
@@ -23,6 +22,7 @@ from gpuport.scan.deps.knowledge import (
     PYTORCH_ROCM_DOCS,
     TORCH_FAMILY,
     confidence_of,
+    find_package,
     is_cuda_label,
     known_package,
 )
@@ -103,7 +103,7 @@ def cuda_local_version(requirement: Requirement, context: Context) -> Iterator[D
         )
         return
     after_text = spelled_after(requirement, f"+{label}", "")
-    package = kb.find_package(requirement.key) if requirement.key else None
+    package = find_package(requirement.key) if requirement.key else None
     then = (
         f"{package.instead.rstrip('.')}."
         if package is not None
