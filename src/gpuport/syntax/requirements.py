@@ -8,10 +8,11 @@ including file, with cycles and missing files reported on the include line.
 
 Kept hand-written rather than delegated to ``pip-requirements-parser``, on measurements
 (benchmarks/deps_readers.py, results in benchmarks/results/deps_readers.md): version 32.0.1
-reads the same (name, specifier, line) records on 11 of the 12 fixture files (on the twelfth it
+reads the same (name, specifier, line) records on 15 of the 16 fixture files (on the sixteenth it
 gives a bare wheel URL a ``==`` specifier taken from the file name, where this reader keeps the
-URL and its local label) and on a generated 20,000-line file, but is 6.1x slower there (3.8 s
-against 0.63 s), reports no end line and no column, and reads includes from disk by itself,
+URL and its local label) and on a generated 20,000-line file, but is 6-9x slower there (12.1 s
+against 1.34 s on a loaded 2-core machine; 3.8 s against 0.63 s on a quiet one), reports no
+end line and no column, and reads includes from disk by itself,
 where gpuport reads them only through the caller's capped, root-relative ``read``.
 """
 
