@@ -18,7 +18,7 @@ PACKAGE = SRC / "gpuport"
 KNOWN_CYCLES: frozenset[tuple[str, str]] = frozenset()
 
 # `type: ignore` comments in src/: the count may only go down.
-TYPE_IGNORE_ALLOWANCE = 23
+TYPE_IGNORE_ALLOWANCE = 5
 
 # Modules over ~800 lines that are not yet split; the docstring of a module that stays long on
 # purpose says why with the words "one cohesive".
@@ -125,8 +125,6 @@ LONG_MODULES: dict[str, int] = {
     "gpuport.port.translate": 1840,
     "gpuport.scan.build": 1960,
     "gpuport.scan.containers": 1910,
-    "gpuport.scan.deps": 1430,
-    "gpuport.scan.deps_parse": 1490,
     "gpuport.scan.kernel_rules": 830,
     "gpuport.scan.kernels": 2040,
     "gpuport.scan.python_rules": 2070,

@@ -20,13 +20,11 @@ from gpuport.port.rewrite_deps import (
     rewrite_pyproject,
     rewrite_requirements,
 )
-from gpuport.scan.deps import advise
-from gpuport.scan.deps_parse import (
-    parse_conda_env,
-    parse_pipfile,
-    parse_pyproject,
-    parse_requirements,
-)
+from gpuport.scan.deps import analyze
+from gpuport.syntax.conda import parse_conda_env
+from gpuport.syntax.pipfile import parse_pipfile
+from gpuport.syntax.pyproject import parse_pyproject
+from gpuport.syntax.requirements import parse_requirements
 
 ROCM = "6.4"
 INDEX = kb.pytorch_rocm_index(ROCM)  # https://download.pytorch.org/whl/rocm6.4
@@ -104,7 +102,7 @@ def test_requirements_before_after() -> None:
 def test_rewritten_requirements_have_no_mechanical_advice_left() -> None:
     result = rewrite_requirements("requirements.txt", REQUIREMENTS_BEFORE, ROCM)
     assert result.translated is not None
-    left = advise(parse_requirements(result.translated, "requirements.txt"), ROCM)
+    left = analyze(parse_requirements(result.translated, "requirements.txt"), ROCM)
     assert [(a.line, a.rule.id, a.mechanical) for a in left] == [(10, "GP104", False)]
 
 
@@ -425,7 +423,7 @@ def test_broken_yaml_is_skipped() -> None:
 def test_every_mechanical_advice_becomes_a_change(
     rewrite: object, parse: object, name: str, text: str
 ) -> None:
-    advice = advise(parse(text, name), ROCM)  # type: ignore[operator]
+    advice = analyze(parse(text, name), ROCM)  # type: ignore[operator]
     result = rewrite(name, text, ROCM)  # type: ignore[operator]
     assert len(result.changes) == len(advice)
     for item, change in zip(advice, result.changes, strict=True):

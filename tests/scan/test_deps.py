@@ -12,35 +12,27 @@ from hypothesis import strategies as st
 
 from expect import check_findings, scan_fixture
 from gpuport import kb
+from gpuport.edits import ChangeStatus
 from gpuport.files import classify
 from gpuport.findings import Confidence, Finding, Severity, SkipKind, Skipped
 from gpuport.scan.catalog import get_rule, iter_rules
-from gpuport.scan.deps import (
-    DEPENDENCY_KINDS,
+from gpuport.scan.deps import DEPENDENCY_KINDS, analyze
+from gpuport.scan.deps.knowledge import (
     TORCH_FAMILY,
-    Edit,
-    advise,
     cuda_index,
     is_cuda_label,
     is_rocm_index,
-    poetry_specifier,
+    marker_allows_linux,
     pytorch_rocm_label,
 )
-from gpuport.scan.deps_parse import (
-    Form,
-    IndexRole,
-    logical_lines,
-    marker_allows_linux,
-    parse_conda_env,
-    parse_conda_spec,
-    parse_pipfile,
-    parse_pyproject,
-    parse_requirement_string,
-    parse_requirements,
-    parse_setup_cfg,
-    parse_setup_py,
-)
 from gpuport.scan.engine import ScanOptions, ScanResult, scan_path
+from gpuport.syntax.conda import parse_conda_env, parse_conda_spec
+from gpuport.syntax.dependencies import Form, IndexRole
+from gpuport.syntax.pep508 import parse_requirement_string
+from gpuport.syntax.pipfile import parse_pipfile
+from gpuport.syntax.pyproject import parse_pyproject, poetry_specifier
+from gpuport.syntax.requirements import logical_lines, parse_requirements
+from gpuport.syntax.setuppy import parse_setup_cfg, parse_setup_py
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "deps"
 FIXTURE_FILES = sorted(
@@ -90,6 +82,14 @@ def test_fixture(path: Path) -> None:
             by_file.setdefault(target, [])
     for rel, findings in sorted(by_file.items()):
         check_findings((path.parent / rel).read_text(encoding="utf-8"), findings, rel)
+
+
+def test_fixture_folders_are_named_after_their_rules() -> None:
+    """One folder per rule, ``GP101-cuda-local-version``; files about no one rule in ``_shared``."""
+    folders = {p.name for p in FIXTURES.iterdir() if p.is_dir()}
+    rules = {f"{r.id}-{r.slug}" for r in iter_rules() if r.id.startswith("GP1")}
+    assert folders == rules | {"_shared"}
+    assert not [p.name for p in FIXTURES.iterdir() if p.is_file()]
 
 
 def test_every_rule_has_a_firing_fixture() -> None:
@@ -494,7 +494,9 @@ def test_labels_and_indexes() -> None:
 
 
 def test_pyproject_lines_and_roles() -> None:
-    text = (FIXTURES / "poetry" / "pyproject.toml").read_text(encoding="utf-8")
+    text = (FIXTURES / "GP105-rocm-package-replacement" / "poetry" / "pyproject.toml").read_text(
+        encoding="utf-8"
+    )
     parsed = parse_pyproject(text, "pyproject.toml")
     by_key = {r.key: r for r in parsed.requirements}
     assert by_key["torch"].line == 9 and by_key["torch"].form is Form.TABLE
@@ -504,7 +506,7 @@ def test_pyproject_lines_and_roles() -> None:
         ("pytorch", IndexRole.NAMED, 20),
         ("pytorch-rocm", IndexRole.NAMED, 25),
     ]
-    text = (FIXTURES / "uv" / "pyproject.toml").read_text(encoding="utf-8")
+    text = (FIXTURES / "GP102-cuda-pip-index" / "uv" / "pyproject.toml").read_text(encoding="utf-8")
     parsed = parse_pyproject(text, "pyproject.toml")
     assert {r.key: r.index for r in parsed.requirements} == {
         "torch": "pytorch-cu121",
@@ -550,9 +552,9 @@ def test_pdm_include_packages_ties_requirements_to_the_source() -> None:
         "torchvision": "rocm",
     }
     # PDM searches include_packages in that source only: PyPI's CUDA torch cannot win.
-    assert [a.rule.id for a in advise(parsed)] == []
+    assert [a.rule.id for a in analyze(parsed)] == []
     untied = parse_pyproject(PDM_TIED.replace('include_packages = ["torch*"]\n', ""), "p")
-    assert [(a.rule.id, a.line) for a in advise(untied)] == [("GP103", 7)]
+    assert [(a.rule.id, a.line) for a in analyze(untied)] == [("GP103", 7)]
 
 
 def test_torch_tied_to_a_supplemental_rocm_source_is_not_open_to_pypi() -> None:
@@ -562,13 +564,15 @@ def test_torch_tied_to_a_supplemental_rocm_source_is_not_open_to_pypi() -> None:
         '[[tool.poetry.source]]\nname = "rocm"\n'
         'url = "https://download.pytorch.org/whl/rocm6.2"\npriority = "supplemental"\n'
     )
-    advice = advise(parse_pyproject(text, "pyproject.toml"))
+    advice = analyze(parse_pyproject(text, "pyproject.toml"))
     assert [(a.rule.id, a.line) for a in advice] == [("GP103", 6)]
     assert "`torchaudio" in advice[0].message and "`torch " not in advice[0].message
 
 
 def test_pipfile_roles() -> None:
-    parsed = parse_pipfile((FIXTURES / "pipenv" / "Pipfile").read_text(), "Pipfile")
+    parsed = parse_pipfile(
+        (FIXTURES / "GP102-cuda-pip-index" / "pipenv" / "Pipfile").read_text(), "Pipfile"
+    )
     assert [(i.role, i.line) for i in parsed.indexes] == [
         (IndexRole.PRIMARY, 2),
         (IndexRole.NAMED, 7),
@@ -582,7 +586,7 @@ def test_pipfile_roles() -> None:
 
 
 def test_setup_py_and_cfg_records() -> None:
-    parsed = parse_setup_py((FIXTURES / "setuppy" / "setup.py").read_text(), "setup.py")
+    parsed = parse_setup_py((FIXTURES / "_shared" / "setuppy" / "setup.py").read_text(), "setup.py")
     assert [(r.key, r.line, r.section) for r in parsed.requirements] == [
         ("torch", 4, "install_requires"),
         ("numpy", 5, "install_requires"),
@@ -590,7 +594,9 @@ def test_setup_py_and_cfg_records() -> None:
         ("tensorrt", 12, "extras_require.trt"),
         ("tqdm", 13, "extras_require.plain"),
     ]
-    parsed = parse_setup_cfg((FIXTURES / "setupcfg" / "setup.cfg").read_text(), "setup.cfg")
+    parsed = parse_setup_cfg(
+        (FIXTURES / "_shared" / "setupcfg" / "setup.cfg").read_text(), "setup.cfg"
+    )
     assert [(r.key, r.line, r.section) for r in parsed.requirements] == [
         ("torch", 7, "install_requires"),
         ("numpy", 9, "install_requires"),
@@ -621,11 +627,11 @@ def test_conda_pip_section_follows_includes_relative_to_the_env_file() -> None:
 
 
 def test_advice_for_a_torch_family_pin_carries_a_review_note() -> None:
-    parsed = parse_requirements("torchaudio==2.3.0+cu121\n", "requirements.txt")
-    (item,) = advise(parsed, "6.2")
-    assert item.edit is Edit.REPLACE
-    assert item.replacements == (("+cu121", "+rocm6.2"),)
-    assert "2.3.0" in item.review and "rocm6.2" in item.review
+    text = "torchaudio==2.3.0+cu121\n"
+    (item,) = analyze(parse_requirements(text, "requirements.txt"), "6.2")
+    assert item.status is ChangeStatus.NEEDS_REVIEW and item.mechanical
+    assert [(text[e.start : e.end], e.text) for e in item.edits] == [("+cu121", "+rocm6.2")]
+    assert "2.3.0" in item.note and "rocm6.2" in item.note
     assert "torchaudio" in TORCH_FAMILY
 
 
@@ -661,7 +667,7 @@ def test_parsers_never_raise(text: str) -> None:
         parsed = parse()
         for problem in parsed.problems:
             assert problem.reason and problem.path
-        for item in advise(parsed):
+        for item in analyze(parsed):
             assert item.message and item.line >= 1
 
 
@@ -716,9 +722,9 @@ def test_gp112_reads_poetry_and_pipfile_tables_by_their_own_syntax() -> None:
         '[tool.poetry.dependencies]\nbitsandbytes = "0.43.3"\nliger-kernel = "==0.3.1"\n', "p"
     )
     pipfile = parse_pipfile('[packages]\nbitsandbytes = "0.43.3"\n', "Pipfile")
-    assert [(a.rule.id, a.line) for a in advise(poetry)] == [("GP112", 2), ("GP112", 3)]
+    assert [(a.rule.id, a.line) for a in analyze(poetry)] == [("GP112", 2), ("GP112", 3)]
     # The same bare version is not PEP 440, so in a Pipfile it is left alone.
-    assert [a.rule.id for a in advise(pipfile)] == []
+    assert [a.rule.id for a in analyze(pipfile)] == []
 
 
 def test_an_include_the_walk_knows_through_the_roots_name_is_not_repeated(

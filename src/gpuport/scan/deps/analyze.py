@@ -1,0 +1,254 @@
+"""The dependency scanner: one walk over a file's records dispatching to the enabled rules' checks.
+
+:func:`analyze` is the public entry point the port uses; the scanner registered here turns its
+hits into findings, with the input problems the readers met.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path, PurePosixPath
+
+from gpuport import kb
+from gpuport.files import FileKind, ProjectFile, SourceText, classify
+from gpuport.findings import Finding, Skipped
+from gpuport.rules import Rule, prefilter
+from gpuport.scan.base import scanner
+from gpuport.scan.deps.conda import (
+    CONDA_CUDA_PACKAGE,
+    CONDA_NVIDIA_CHANNEL,
+    conda_cuda_package,
+    conda_nvidia_channel,
+)
+from gpuport.scan.deps.context import Context
+from gpuport.scan.deps.hits import DependencyHit
+from gpuport.scan.deps.indexes import (
+    CUDA_PIP_INDEX,
+    ROCM_INDEX_AS_EXTRA,
+    TORCH_WITHOUT_INDEX,
+    TORCH_WITHOUT_INDEX_EVIDENCE,
+    cuda_pip_index,
+    rocm_index_as_extra,
+    torch_without_index,
+)
+from gpuport.scan.deps.knowledge import on_linux
+from gpuport.scan.deps.packages import (
+    CUDA_RUNTIME_WHEEL,
+    NEEDS_ROCM_BUILD,
+    NO_ROCM_BUILD,
+    PARTIAL_ROCM_SUPPORT,
+    ROCM_PACKAGE_REPLACEMENT,
+    cuda_runtime_wheel,
+    needs_rocm_build,
+    no_rocm_build,
+    partial_rocm_support,
+    rocm_package_replacement,
+)
+from gpuport.scan.deps.pins import (
+    CUDA_LOCAL_VERSION,
+    VERSION_BEFORE_ROCM_SUPPORT,
+    cuda_local_version,
+    version_before_rocm_support,
+)
+from gpuport.syntax.conda import parse_conda_env
+from gpuport.syntax.dependencies import (
+    CondaPackage,
+    DependencyFile,
+    FileFormat,
+    IndexSource,
+    Requirement,
+)
+from gpuport.syntax.pipfile import parse_pipfile
+from gpuport.syntax.pyproject import parse_pyproject
+from gpuport.syntax.requirements import parse_requirements
+from gpuport.syntax.setuppy import parse_setup_cfg, parse_setup_py
+
+# Each kind of record, and the checks that read it, in the order they run (GP111's message names
+# the first evidence it finds, so the order is part of the output).
+REQUIREMENT_CHECKS: tuple[
+    tuple[Rule, Callable[[Requirement, Context], Iterable[DependencyHit]]], ...
+] = (
+    (CUDA_LOCAL_VERSION, cuda_local_version),
+    (VERSION_BEFORE_ROCM_SUPPORT, version_before_rocm_support),
+    (CUDA_RUNTIME_WHEEL, cuda_runtime_wheel),
+    (NO_ROCM_BUILD, no_rocm_build),
+    (PARTIAL_ROCM_SUPPORT, partial_rocm_support),
+    (ROCM_PACKAGE_REPLACEMENT, rocm_package_replacement),
+    (NEEDS_ROCM_BUILD, needs_rocm_build),
+)
+INDEX_CHECKS: tuple[tuple[Rule, Callable[[IndexSource, Context], Iterable[DependencyHit]]], ...] = (
+    (CUDA_PIP_INDEX, cuda_pip_index),
+    (ROCM_INDEX_AS_EXTRA, rocm_index_as_extra),
+    (CONDA_NVIDIA_CHANNEL, conda_nvidia_channel),
+)
+CONDA_CHECKS: tuple[
+    tuple[Rule, Callable[[CondaPackage, Context], Iterable[DependencyHit]]], ...
+] = (
+    (CONDA_CUDA_PACKAGE, conda_cuda_package),
+    (NO_ROCM_BUILD, no_rocm_build),
+    (PARTIAL_ROCM_SUPPORT, partial_rocm_support),
+    (NEEDS_ROCM_BUILD, needs_rocm_build),
+)
+
+# Every dependency rule, by id.
+DEPENDENCY_RULES: dict[str, Rule] = {
+    r.id: r for checks in (REQUIREMENT_CHECKS, INDEX_CHECKS, CONDA_CHECKS) for r, _ in checks
+} | {TORCH_WITHOUT_INDEX.id: TORCH_WITHOUT_INDEX}
+
+
+def analyze(
+    dep: DependencyFile,
+    rocm_version: str = kb.DEFAULT_ROCM_VERSION,
+    enabled: frozenset[str] | None = None,
+) -> list[DependencyHit]:
+    """Every hit of the ``enabled`` rules (all when None) on the records written in ``dep``.
+
+    Included files give context only: their own records are analysed on their own. Sorted by
+    line, column and rule.
+    """
+    wanted = set(DEPENDENCY_RULES) if enabled is None else enabled & set(DEPENDENCY_RULES)
+    run = set(wanted)
+    if TORCH_WITHOUT_INDEX.id in wanted:
+        run |= TORCH_WITHOUT_INDEX_EVIDENCE  # GP111 needs to know what else fires
+    context = Context.of(dep, rocm_version)
+    hits: list[DependencyHit] = []
+    requirement_checks = [c for c in REQUIREMENT_CHECKS if c[0].id in run]
+    for requirement in dep.requirements:
+        if on_linux(requirement):
+            for _, check in requirement_checks:
+                hits.extend(check(requirement, context))
+    index_checks = [c for c in INDEX_CHECKS if c[0].id in run]
+    for index in dep.indexes:
+        for _, index_check in index_checks:
+            hits.extend(index_check(index, context))
+    conda_checks = [c for c in CONDA_CHECKS if c[0].id in run]
+    for package in dep.conda_packages:
+        for _, conda_check in conda_checks:
+            hits.extend(conda_check(package, context))
+    if TORCH_WITHOUT_INDEX.id in wanted:
+        hits.extend(torch_without_index(context, hits, REQUIREMENT_CHECKS))
+    kept = [h for h in hits if h.rule.id in wanted]
+    kept.sort(key=lambda h: (h.line, h.column, h.rule.id))
+    return kept
+
+
+# ---------------------------------------------------------------------------------------------
+# The scanner
+
+
+def parse_source(source: SourceText) -> DependencyFile:
+    """Parse one dependency file by its kind; includes are read relative to it."""
+    rel = source.file.rel
+    text = source.text
+    kind = source.file.kind
+    if kind is FileKind.REQUIREMENTS:
+        return parse_requirements(text, rel, read=_reader(source.file))
+    if kind is FileKind.PYPROJECT:
+        return parse_pyproject(text, rel)
+    if kind is FileKind.SETUP_PY:
+        return parse_setup_py(text, rel)
+    if kind is FileKind.SETUP_CFG:
+        return parse_setup_cfg(text, rel)
+    if kind is FileKind.CONDA_ENV:
+        return parse_conda_env(text, rel, read=_reader(source.file))
+    if kind is FileKind.PIPFILE:
+        return parse_pipfile(text, rel)
+    return DependencyFile(rel, FileFormat.PIP, text)
+
+
+_INCLUDE_MAX_BYTES = 8 * 1024 * 1024
+
+
+def _reader(file: ProjectFile) -> Callable[[str], str | None]:
+    """Read included files by their path relative to the scan root."""
+    root = file.root
+
+    def read(target: str) -> str | None:
+        candidate = root / target
+        try:
+            if not candidate.is_file() or candidate.stat().st_size > _INCLUDE_MAX_BYTES:
+                return None
+            text = candidate.read_bytes().decode("utf-8", "replace")
+        except OSError:
+            return None
+        return text
+
+    return read
+
+
+def _scanned_on_its_own(path: str, root: Path) -> bool:
+    """Whether the walk finds ``path`` by its name (so its own scan reports what is in it)."""
+    # The walk passes the folder's name too (`requirements/base.txt`), the root's included.
+    return classify(PurePosixPath(path).name, (root / path).parent.name) is not None
+
+
+def unlisted_includes(dep: DependencyFile, root: Path) -> list[DependencyFile]:
+    """Files reached through ``-r``/``-c`` whose names the walk does not recognise, once each.
+
+    Nothing else scans them (``common/base.txt``, ``pins/gpu.txt``), so the files that include
+    them report their findings; files outside the scan root are left alone.
+    """
+    out: list[DependencyFile] = []
+    seen = {dep.path}
+    for other in dep.walk():
+        posix = PurePosixPath(other.path)
+        if other.path in seen or posix.is_absolute() or ".." in posix.parts:
+            continue
+        seen.add(other.path)
+        if not _scanned_on_its_own(other.path, root):
+            out.append(other)
+    return out
+
+
+def _own_problems(dep: DependencyFile, root: Path) -> Iterable[Skipped]:
+    """Problems of this file, and of included files that are not scanned on their own."""
+    yield from dep.problems
+    for other in dep.walk():
+        if other is dep:
+            continue
+        if _scanned_on_its_own(other.path, root):
+            continue
+        yield from other.problems
+
+
+# The kinds of file the dependency scanner reads.
+DEPENDENCY_KINDS = (
+    FileKind.REQUIREMENTS,
+    FileKind.PYPROJECT,
+    FileKind.SETUP_PY,
+    FileKind.SETUP_CFG,
+    FileKind.CONDA_ENV,
+    FileKind.PIPFILE,
+)
+
+
+# A requirements file (or a conda environment's pip section) that includes another with -r/-c
+# (--requirement, --constraint) must be read whatever its own text holds: a rule may fire there.
+_INCLUDE_WORDS = ("-r", "-c")
+
+
+@scanner(*DEPENDENCY_KINDS, name="dependencies")
+def scan_dependencies(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding | Skipped]:
+    """Findings GP101-GP112 for one dependency file, and the input problems met reading it.
+
+    A file in which no enabled rule can fire (none of their needles, and no include) is not
+    read at all.
+    """
+    rules = [r for r in DEPENDENCY_RULES.values() if r.id in enabled]
+    words = prefilter(rules)
+    if not rules or (
+        words is not None and not any(w in source.text for w in (*words, *_INCLUDE_WORDS))
+    ):
+        return
+    dep = parse_source(source)
+    seen: set[Skipped] = set()
+    root = source.file.root
+    for problem in _own_problems(dep, root):
+        if problem not in seen:
+            seen.add(problem)
+            yield problem
+    hits = analyze(dep, enabled=enabled)
+    for other in unlisted_includes(dep, root):
+        hits.extend(analyze(other, enabled=enabled))
+    for hit in hits:
+        yield hit.finding()
