@@ -12,8 +12,6 @@ the API map's action (:mod:`.actions`); they record edits and changes on a
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
-
 from gpuport.files import FileKind, classify
 from gpuport.port.apimap import load_api_map, parse_version
 from gpuport.port.model import FileResult
@@ -50,7 +48,7 @@ def translate_source(
     malformed version; never for bad input text.
     """
     target = parse_version(rocm_version)
-    file_kind = kind or classify(PurePosixPath(rel).name) or FileKind.CUDA
+    file_kind = kind or classify(rel.rpartition("/")[2]) or FileKind.CUDA
     options = TranslateOptions(fix_warp_masks, translate_strings, diagnostics)
     work = Translation(
         rel=rel,

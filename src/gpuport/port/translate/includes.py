@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from gpuport.port.apimap import HeaderEntry, version_text
 from gpuport.port.translate.syntax import line_start, line_tokens, starts_line
@@ -153,11 +154,12 @@ def has_include(t: Translation, name: str, start: int, end: int) -> None:
 
 def insert_runtime_include(t: Translation) -> None:
     """Add the ``#include <hip/hip_runtime.h>`` that nvcc's implicit one stood for."""
-    pos, after_directive = _runtime_include_position(t.text)
+    place = _runtime_include_place(t.text)
+    pos = place.offset
     nl = t.newline()
     line = f"#include <{HIP_RUNTIME_HEADER}>"
     new = line + nl
-    if after_directive and pos == len(t.text) and not t.text.endswith(("\n", "\r")):
+    if place.after_directive and pos == len(t.text) and not t.text.endswith(("\n", "\r")):
         new = nl + line + nl
     if t.edit(pos, pos, new):
         t.includes_hip_runtime = True
@@ -172,28 +174,33 @@ def insert_runtime_include(t: Translation) -> None:
         )
 
 
-def _runtime_include_position(text: str) -> tuple[int, bool]:
+class _IncludePlace(NamedTuple):
+    offset: int
+    after_directive: bool  # right after `#pragma once` or an include guard's #define
+
+
+def _runtime_include_place(text: str) -> _IncludePlace:
     """Where nvcc's implicit ``#include`` belongs: after leading comments, ``#pragma once``
-    and an include guard; before anything else. Returns (position, after_a_directive)."""
+    and an include guard; before anything else."""
     pos = 0
     after_directive = False
     state = "start"  # start -> pragma -> ifndef -> (guard found)
     guard = ""
     guard_line = 0
-    for start, end, sig in line_tokens(text):
-        if not sig:
+    for line in line_tokens(text):
+        if not line.significant:
             continue  # blank or comment-only line
-        words = [tok.text for tok in sig]
+        words = [tok.text for tok in line.significant]
         if words[0] == "#" and len(words) >= 2:
             if state == "start" and words[1:3] == ["pragma", "once"]:
-                pos, after_directive, state = end, True, "pragma"
+                pos, after_directive, state = line.end, True, "pragma"
                 continue
             if state in ("start", "pragma") and words[1] == "ifndef" and len(words) == 3:
-                guard, guard_line, state = words[2], start, "ifndef"
+                guard, guard_line, state = words[2], line.start, "ifndef"
                 continue
             if state == "ifndef" and words[1] == "define" and words[2:3] == [guard]:
-                return end, True
+                return _IncludePlace(line.end, True)
         if state == "ifndef":
-            return guard_line, False  # an #ifndef that guards nothing: go before it
-        return (pos if after_directive else start), after_directive
-    return pos, after_directive
+            return _IncludePlace(guard_line, False)  # an #ifndef that guards nothing: go before it
+        return _IncludePlace(pos if after_directive else line.start, after_directive)
+    return _IncludePlace(pos, after_directive)

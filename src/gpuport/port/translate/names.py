@@ -4,6 +4,7 @@ HIP's C API needs, CUDA 12's graph instantiation, a calling-convention macro."""
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from gpuport.port.translate.actions import Rename
 from gpuport.port.translate.syntax import is_definition, operator_declaration, parse_call
@@ -109,7 +110,7 @@ def _is_hip_make_signature(text: str, name: str, end: int) -> bool:
     call = parse_call(text, end)
     if call is None:
         return True  # cannot tell: report it
-    params = [text[a:b] for a, b in call.args]
+    params = [text[arg.start : arg.end] for arg in call.args]
     components = int(name[-1])
     if len(params) != components:
         return False
@@ -131,7 +132,7 @@ def operator(t: Translation, name: str, start: int, end: int) -> None:
     declaration = operator_declaration(t.text, end)
     if declaration is None:
         return
-    op, params = declaration
+    op, params = declaration.op, declaration.params
     if op not in _ARITH_OPERATORS:
         return
     vector = next((p for p in params if p in VECTOR_TYPES), None)
@@ -209,15 +210,20 @@ def cudart_cb(t: Translation, name: str, start: int, end: int) -> None:
 # one, so CUDA code passes `&float_ptr` or the kernel itself): argument index and the type
 # to cast it to. Checked against HIP 5.2's hip_runtime_api.h; a cast stays correct where
 # later releases add the overloads.
-CAST_ARGUMENTS: dict[str, tuple[int, str]] = {
-    "cudaHostAlloc": (0, "void**"),
-    "cudaMallocHost": (0, "void**"),
-    "cudaMallocPitch": (0, "void**"),
-    "cudaHostGetDevicePointer": (0, "void**"),
-    "cudaFuncGetAttributes": (1, "const void*"),
-    "cudaFuncSetAttribute": (0, "const void*"),
-    "cudaFuncSetCacheConfig": (0, "const void*"),
-    "cudaFuncSetSharedMemConfig": (0, "const void*"),
+class PointerCast(NamedTuple):
+    argument: int  # 0-based index of the argument
+    cast_to: str  # the C type HIP's function takes there
+
+
+CAST_ARGUMENTS: dict[str, PointerCast] = {
+    "cudaHostAlloc": PointerCast(0, "void**"),
+    "cudaMallocHost": PointerCast(0, "void**"),
+    "cudaMallocPitch": PointerCast(0, "void**"),
+    "cudaHostGetDevicePointer": PointerCast(0, "void**"),
+    "cudaFuncGetAttributes": PointerCast(1, "const void*"),
+    "cudaFuncSetAttribute": PointerCast(0, "const void*"),
+    "cudaFuncSetCacheConfig": PointerCast(0, "const void*"),
+    "cudaFuncSetSharedMemConfig": PointerCast(0, "const void*"),
 }
 
 
@@ -230,11 +236,12 @@ def cast_argument(t: Translation, name: str, start: int, end: int) -> None:
     if not isinstance(action, Rename):
         return
     call = t.call_arguments(end)
-    index, cast_to = CAST_ARGUMENTS[name]
-    if call is None or len(call.args) <= index:
+    cast = CAST_ARGUMENTS[name]
+    if call is None or len(call.args) <= cast.argument:
         return
-    arg_start, arg_end = call.args[index]
+    arg_start, arg_end = call.args[cast.argument]
     arg = t.text[arg_start:arg_end]
+    cast_to = cast.cast_to
     if "void" in arg or "cast" in arg:
         return  # already the pointer type the C API takes
     new = f"reinterpret_cast<{cast_to}>({arg})"

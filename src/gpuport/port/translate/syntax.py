@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from gpuport.cxx.lexer import Kind, Token, tokenize
 
@@ -112,29 +113,46 @@ def significant_after(text: str, pos: int) -> list[str]:
     return out
 
 
-def line_tokens(text: str) -> Iterator[tuple[int, int, list[Token]]]:
-    """(line start, position after its newline, significant tokens) for the first lines."""
+class LineTokens(NamedTuple):
+    """One line's significant tokens."""
+
+    start: int  # where the line starts
+    end: int  # the position after its newline
+    significant: list[Token]
+
+
+def line_tokens(text: str) -> Iterator[LineTokens]:
+    """The first lines of ``text`` (its first 20,000 characters), each with its tokens."""
     offset = 0
     start = 0
     sig: list[Token] = []
     for tok in tokenize(text[:20000]):
         offset += len(tok.text)
         if tok.kind is Kind.NEWLINE:
-            yield start, offset, sig
+            yield LineTokens(start, offset, sig)
             start, sig = offset, []
         elif is_significant(tok):
             sig.append(tok)
-    yield start, offset, sig
+    yield LineTokens(start, offset, sig)
 
 
 # ----------------------------------------------------------------------------------- calls
 
 
+class Span(NamedTuple):
+    """``text[start:end]``."""
+
+    start: int
+    end: int
+
+
 @dataclass(frozen=True, slots=True)
 class Call:
+    """A call's parentheses and arguments."""
+
     open_paren: int
     close_paren: int  # position of ')'
-    args: tuple[tuple[int, int], ...]  # (start, end) of each argument, blanks trimmed
+    args: tuple[Span, ...]  # each argument, blanks trimmed
 
 
 _CALL_LOOKAHEAD = 4000  # characters a call may span before gpuport gives up on it
@@ -148,7 +166,7 @@ def parse_call(text: str, pos: int) -> Call | None:
     open_paren = -1
     arg_start = -1
     last_end = -1
-    args: list[tuple[int, int]] = []
+    args: list[Span] = []
     for tok in tokenize(chunk):
         kind = tok.kind
         start = offset
@@ -169,12 +187,12 @@ def parse_call(text: str, pos: int) -> Call | None:
             depth -= 1
             if depth == 0:
                 if arg_start >= 0:
-                    args.append((pos + arg_start, pos + last_end))
+                    args.append(Span(pos + arg_start, pos + last_end))
                 return Call(pos + open_paren, pos + start, tuple(args))
         elif kind is Kind.PUNCT and tok.text == "," and depth == 1:
             if arg_start < 0:
                 return None
-            args.append((pos + arg_start, pos + last_end))
+            args.append(Span(pos + arg_start, pos + last_end))
             arg_start = -1
             continue
         if arg_start < 0:
@@ -216,9 +234,14 @@ def is_definition(text: str, start: int, end: int) -> bool:
     return False
 
 
-def operator_declaration(text: str, pos: int) -> tuple[str, list[str]] | None:
-    """After the word ``operator`` ending at ``pos``: the operator's spelling (``+``, ``+=``)
-    and the significant tokens of its parameter list, or None when no such list follows."""
+class OperatorDeclaration(NamedTuple):
+    op: str  # the operator's spelling: "+", "+=", "<<="
+    params: list[str]  # the significant tokens of its parameter list
+
+
+def operator_declaration(text: str, pos: int) -> OperatorDeclaration | None:
+    """What follows the word ``operator`` ending at ``pos``, or None when it is not an
+    operator followed by a parameter list."""
     chunk = text[pos : pos + 2000]
     op = ""
     depth = 0
@@ -243,6 +266,6 @@ def operator_declaration(text: str, pos: int) -> tuple[str, list[str]] | None:
         elif tok.text == ")":
             depth -= 1
             if depth == 0:
-                return op, params
+                return OperatorDeclaration(op, params)
         params.append(tok.text)
     return None

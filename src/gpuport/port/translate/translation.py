@@ -2,7 +2,8 @@
 
 The walk and the handlers of special names (warp, arch, includes, names) all work through a
 :class:`Translation`: they queue edits (refused when they overlap one already queued) and
-record changes at offsets; lines and columns are counted once, at the end, in one pass.
+record changes at offsets, given their lines and columns as they come (mostly in file
+order, so counting lines goes on from the previous change).
 """
 
 from __future__ import annotations
@@ -10,10 +11,11 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from gpuport.cxx.lexer import code_only
-from gpuport.edits import ChangeStatus
+from gpuport.edits import ChangeStatus, TextEdit
 from gpuport.files import FileKind
 from gpuport.port.apimap import ApiMap, Version
 from gpuport.port.model import Change
@@ -38,11 +40,7 @@ class TranslateOptions:
     diagnostics: bool = True  # add the kernel scanner's findings as changes
 
 
-# A queued replacement: (start, end, new text).
-Edit = tuple[int, int, str]
-# A change waiting for its line and column: (position, whole line?, family, before, after,
-# status, note, rule id). Lines are counted once, at the end, in one pass.
-Pending = tuple[int, bool, str, str, str, ChangeStatus, str, str]
+_SPAN = attrgetter("start", "end")
 
 
 @dataclass(slots=True)
@@ -54,8 +52,10 @@ class Translation:
     options: TranslateOptions
     api: ApiMap
     actions: dict[str, Action]
-    edits: list[Edit] = field(default_factory=list)
-    pending: list[Pending] = field(default_factory=list)
+    edits: list[TextEdit] = field(default_factory=list)  # in file order, never overlapping
+    # the changes recorded, each with its offset (recorded mostly, not always, in file order)
+    recorded: list[Change] = field(default_factory=list)
+    recorded_at: list[int] = field(default_factory=list)
     includes_hip_runtime: bool = False
     uses_gpu_code: bool = False
     widened_definitions: set[int] = field(default_factory=set)
@@ -103,15 +103,15 @@ class Translation:
     def edit(self, start: int, end: int, new: str) -> bool:
         """Queue a replacement of ``text[start:end]``; refused when it overlaps a queued one."""
         edits = self.edits
-        if not edits or start >= edits[-1][1]:  # the usual case: in file order
-            edits.append((start, end, new))
+        if not edits or start >= edits[-1].end:  # the usual case: in file order
+            edits.append(TextEdit(start, end, new))
             return True
-        index = bisect.bisect_right(edits, (start, end), key=lambda e: (e[0], e[1]))
-        if index > 0 and edits[index - 1][1] > start:
+        index = bisect.bisect_right(edits, (start, end), key=_SPAN)
+        if index > 0 and edits[index - 1].end > start:
             return False
-        if index < len(edits) and edits[index][0] < end:
+        if index < len(edits) and edits[index].start < end:
             return False
-        edits.insert(index, (start, end, new))
+        edits.insert(index, TextEdit(start, end, new))
         return True
 
     def change(
@@ -126,22 +126,20 @@ class Translation:
         whole_line: bool = False,
         rule_id: str = "",
     ) -> None:
-        self.pending.append((pos, whole_line, family, before, after, status, note, rule_id))
+        """Record a change at offset ``pos`` (at column 0 when it is about the whole line)."""
+        line, column = self.line_col(pos)
+        self.recorded.append(
+            Change(line, 0 if whole_line else column, family, before, after, status, note, rule_id)
+        )
+        self.recorded_at.append(pos)
 
     def changes(self) -> list[Change]:
-        """Every recorded change with its line and column, in file order."""
-        out: list[Change] = []
-        self._line_pos, self._line_no = 0, 1
-        for pos, whole_line, family, before, after, status, note, rule_id in sorted(
-            self.pending, key=lambda p: p[0]
-        ):
-            line, column = self.line_col(pos)
-            out.append(
-                Change(
-                    line, 0 if whole_line else column, family, before, after, status, note, rule_id
-                )
-            )
-        return out
+        """Every recorded change, in file order (in the order recorded at one offset)."""
+        offsets = self.recorded_at
+        if offsets == sorted(offsets):  # the usual case
+            return list(self.recorded)
+        order = sorted(range(len(offsets)), key=offsets.__getitem__)
+        return [self.recorded[i] for i in order]
 
     def apply_action(self, name: str, start: int, end: int, action: Action) -> None:
         """Rename the CUDA name at ``start``, or report that it has no counterpart."""
@@ -166,26 +164,19 @@ class Translation:
             pos += 1
         return text.startswith(what, pos)
 
-    def preceding(self, pos: int) -> str:
-        """The two characters before ``pos``, spaces and tabs skipped."""
-        text = self.text
-        while pos > 0 and text[pos - 1] in " \t":
-            pos -= 1
-        return text[max(0, pos - 2) : pos]
-
     def is_member_or_foreign(self, pos: int) -> bool:
         """``obj.name``, ``ptr->name`` or ``ns::name``: a user's member or namespace, not CUDA's."""
-        if pos == 0 or self.text[pos - 1] not in ".>: \t":
+        text = self.text
+        if pos == 0 or text[pos - 1] not in ".>: \t":
             return False  # the common case
-        before = self.preceding(pos)
+        p = pos
+        while p > 0 and text[p - 1] in " \t":
+            p -= 1
+        before = text[max(0, p - 2) : p]  # the two characters before the name, blanks skipped
         if before.endswith(".") or before == "->":
             return True
         if before == "::":
             # `::cudaMalloc` (global scope) is CUDA's; `mylib::cudaMalloc` is not.
-            p = pos
-            text = self.text
-            while p > 0 and text[p - 1] in " \t":
-                p -= 1
             p -= 2
             while p > 0 and text[p - 1] in " \t":
                 p -= 1
@@ -211,13 +202,13 @@ class Translation:
         return m.group() if m else "\n"
 
 
-def apply_edits(text: str, edits: list[Edit]) -> str:
-    """``text`` with every queued edit made."""
+def apply_edits(text: str, edits: list[TextEdit]) -> str:
+    """``text`` with every queued edit made (``edits`` in file order, as queued)."""
     parts: list[str] = []
     pos = 0
-    for start, end, new in sorted(edits, key=lambda e: (e[0], e[1])):
-        parts.append(text[pos:start])
-        parts.append(new)
-        pos = end
+    for edit in edits:
+        parts.append(text[pos : edit.start])
+        parts.append(edit.text)
+        pos = edit.end
     parts.append(text[pos:])
     return "".join(parts)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from gpuport.cxx.lexer import CHAR_RE_TEXT as _CHAR
 from gpuport.cxx.lexer import COMMENT_RE_TEXT as _COMMENT
@@ -152,6 +152,8 @@ def walk(t: Translation) -> None:
     text = t.text
     literals = t.options.translate_strings
     scanner = _scanner(t.target, literals).match
+    special = _SPECIAL.get
+    action_for = t.actions.get
     pos = 0
     n = len(text)
     while pos <= n:
@@ -162,8 +164,18 @@ def walk(t: Translation) -> None:
             continue
         group = m.lastgroup
         if group == "id":
+            # the hot path, inlined: most names the walk stops at need no handler
             start, end = m.span("id")
-            _identifier(t, text[start:end], start, end)
+            name = text[start:end]
+            handler = special(name)
+            if handler is not None:
+                handler(t, name, start, end)
+            else:
+                action = action_for(name)
+                if action is not None:
+                    t.apply_action(name, start, end, action)
+                elif name in _KERNEL_WORDS:
+                    t.uses_gpu_code = True
         elif group == "inc":
             if not includes.include(t, m):
                 pos = m.start("inc") + 1  # a '#' inside a line: go on right after it
@@ -178,19 +190,6 @@ def walk(t: Translation) -> None:
     uses_gpu = t.uses_gpu_code or "<<<" in text or _KERNEL_BUILTIN_RE.search(text)
     if t.kind is FileKind.CUDA and not t.includes_hip_runtime and uses_gpu:
         includes.insert_runtime_include(t)
-
-
-def _identifier(t: Translation, name: str, start: int, end: int) -> None:
-    handler = _SPECIAL.get(name)
-    if handler is not None:
-        handler(t, name, start, end)
-        return
-    action = t.actions.get(name)
-    if action is None:
-        if name in _KERNEL_WORDS:
-            t.uses_gpu_code = True
-        return
-    t.apply_action(name, start, end, action)
 
 
 def _literal(t: Translation, base: int, literal: str) -> None:
@@ -213,15 +212,20 @@ def _literal(t: Translation, base: int, literal: str) -> None:
 # ------------------------------------------------------------------- what the walk sees
 
 
-def candidate_identifiers(text: str, rocm_version: str) -> list[tuple[int, str]]:
-    """(offset, name) of every identifier the fast walk stops at, in file order.
+class Candidate(NamedTuple):
+    offset: int
+    name: str
+
+
+def candidate_identifiers(text: str, rocm_version: str) -> list[Candidate]:
+    """Every identifier the fast walk stops at, in file order.
 
     The translator looks at nothing else in code, so this is what the tests compare with the
     lexer's own view of the file (same identifiers, none inside comments or literals).
     """
     target = parse_version(rocm_version)
     scanner = _scanner(target, False).match
-    out: list[tuple[int, str]] = []
+    out: list[Candidate] = []
     pos = 0
     n = len(text)
     while pos <= n:
@@ -232,7 +236,7 @@ def candidate_identifiers(text: str, rocm_version: str) -> list[tuple[int, str]]
         if m.lastgroup == "end":
             break
         if m.lastgroup == "id":
-            out.append((m.start("id"), m.group("id")))
+            out.append(Candidate(m.start("id"), m.group("id")))
         elif m.lastgroup == "inc" and not starts_line(text, m.start("inc")):
             pos = m.start("inc") + 1
             continue

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from gpuport.port.apimap import version_text
 from gpuport.port.translate.names import clash
-from gpuport.port.translate.syntax import Call, is_definition
+from gpuport.port.translate.syntax import Call, Span, is_definition
 from gpuport.port.translate.translation import (
     CONVERTED,
     NEEDS_REVIEW,
@@ -77,7 +77,7 @@ class Mask:
     kind: str  # "full64", "full32" (all 32 lanes: half a wave64), "unknown"
     is_64bit_type: bool = False
     via: str = ""  # the macro or constant it was read from
-    definition: tuple[int, int] | None = None  # span of that definition's value
+    definition: Span | None = None  # that definition's value
     definition_kind: str = ""  # "define" or "const"
 
 
@@ -163,13 +163,13 @@ def classify_mask(text: str, expr: str) -> Mask:
     m = _define_re(expr).search(text)
     if m:
         inner = _classify_literal(m.group("v"))
-        return Mask(inner.kind, inner.is_64bit_type, expr, m.span("v"), "define")
+        return Mask(inner.kind, inner.is_64bit_type, expr, Span(*m.span("v")), "define")
     m = _const_re(expr).search(text)
     if m:
         inner = _classify_literal(m.group("v"))
         type_name = " ".join(m.group("t").replace("const", " ").split())
         is64 = type_name in _TYPES_64 or inner.is_64bit_type
-        return Mask(inner.kind, is64, expr, m.span("v"), "const")
+        return Mask(inner.kind, is64, expr, Span(*m.span("v")), "const")
     return Mask("unknown", False, expr)
 
 
