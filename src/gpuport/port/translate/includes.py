@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from gpuport import kb
 from gpuport.port.apimap import HeaderEntry, version_text
 from gpuport.port.translate.syntax import line_start, line_tokens, starts_line
 from gpuport.port.translate.translation import CONVERTED, UNCONVERTED, Translation
@@ -115,21 +116,12 @@ def _unknown_header(t: Translation, pos: int, path: str) -> None:
 
 
 def _library_advice(header: str) -> str:
-    try:
-        from gpuport.kb import library_for_header
-    except ImportError:  # pragma: no cover - the KB ships with gpuport
-        return ""
-    try:
-        library = library_for_header(header)
-    except Exception:  # the KB's own problem must not stop a translation
-        return ""
+    """What the knowledge base says of the CUDA library that ``header`` belongs to."""
+    library = kb.library_for_header(header)
     if library is None:
         return ""
-    counterpart = getattr(library, "amd_counterpart", "") or ""
-    notes = getattr(library, "notes", "") or ""
-    return "; ".join(
-        x for x in (f"AMD counterpart: {counterpart}" if counterpart else "", notes) if x
-    )
+    counterpart = f"AMD counterpart: {library.amd_counterpart}" if library.amd_counterpart else ""
+    return "; ".join(x for x in (counterpart, library.notes) if x)
 
 
 def has_include(t: Translation, name: str, start: int, end: int) -> None:
