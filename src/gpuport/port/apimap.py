@@ -10,13 +10,13 @@ from __future__ import annotations
 import datetime
 import functools
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
 from gpuport import kb
+from gpuport.kb.loader import load_toml
 
 API_TSV = "cuda_hip_api.tsv"
 EXTRA_TOML = "cuda_hip_extra.toml"
@@ -331,7 +331,7 @@ def load_api_map() -> ApiMap:
     """The map shipped with gpuport (read once per process)."""
     package = resources.files("gpuport.kb")
     tsv_text = (package / API_TSV).read_text(encoding="utf-8")
-    extra = tomllib.loads((package / EXTRA_TOML).read_text(encoding="utf-8"))
+    extra = load_toml(EXTRA_TOML)
     entries, meta = _read_tsv(tsv_text)
     headers, prefixes, warp = _merge_extras(entries, extra)
     extra_meta = extra.get("meta", {})

@@ -8,26 +8,15 @@ from typing import NamedTuple
 
 from gpuport import kb
 from gpuport.port.apimap import HeaderEntry, version_text
+from gpuport.port.knowledge import translation_facts
 from gpuport.port.translate.syntax import line_start, line_tokens, starts_line
 from gpuport.port.translate.translation import CONVERTED, UNCONVERTED, Translation
 
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
 
-# Headers of the CUDA toolkit and its libraries (as installed by CUDA 12/13 in
-# /usr/local/cuda/include): an #include <...> of one gpuport cannot map is reported, while
-# a project's own headers (even ones named cuda_utils.h) are left alone.
-_TOOLKIT_HEADER_RE = re.compile(
-    r"^(?:cuda_(?:runtime|runtime_api|fp16|bf16|fp8|fp6|fp4|occupancy|pipeline\w*|awbarrier\w*"
-    r"|device_runtime_api|stdint|surface_types|texture_types|gl_interop|egl_interop"
-    r"|vdpau_interop|profiler_api)\.h(?:pp)?"
-    r"|cuda(?:EGL|GL|VDPAU|Profiler|Typedefs)\w*\.h|cuda\.h|builtin_types\.h|common_functions\.h"
-    r"|device_(?:atomic_functions|double_functions|launch_parameters|types)\.h(?:pp)?"
-    r"|driver_functions\.h|host_(?:config|defines)\.h|math_constants\.h"
-    r"|sm_\d+_(?:atomic_functions|intrinsics)\.h(?:pp)?|(?:surface|texture)_\w+\.h|mma\.h"
-    r"|(?:cublas|cufft|curand|cusparse|cusolver|cudnn|cutensor|nvrtc|nvjpeg|npp|cufile|nvshmem"
-    r"|nvml|cupti|nvtx|nccl)\w*\.h"
-    r"|(?:cuda|crt|nvtx3|cutlass|cute|cooperative_groups|cub|thrust|nv)/.*)$"
-)
+# The CUDA toolkit's headers: an #include <...> of one gpuport cannot map is reported, while a
+# project's own headers (even ones named cuda_utils.h) are left alone.
+_TOOLKIT_HEADER_RE = translation_facts().toolkit_header_re
 _HAS_INCLUDE_RE = re.compile(r"\s*\(\s*(<[^>\r\n]*>|\"[^\"\r\n]*\")\s*\)")
 
 

@@ -4,38 +4,21 @@ HIP's C API needs, CUDA 12's graph instantiation, a calling-convention macro."""
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
+from gpuport.port.knowledge import translation_facts
 from gpuport.port.translate.actions import Rename
 from gpuport.port.translate.syntax import is_definition, operator_declaration, parse_call
 from gpuport.port.translate.translation import CONVERTED, NEEDS_REVIEW, Translation
 
+_FACTS = translation_facts()
 # CUDA's built-in vector types (HIP's hip_vector_types.h defines the same).
-VECTOR_TYPES = frozenset(
-    f"{base}{n}"
-    for base in (
-        "char",
-        "uchar",
-        "short",
-        "ushort",
-        "int",
-        "uint",
-        "long",
-        "ulong",
-        "longlong",
-        "ulonglong",
-        "float",
-        "double",
-    )
-    for n in (1, 2, 3, 4)
-)
-# Functions HIP's own headers define that CUDA code often defines for itself (CUDA lacks
-# float atomicMin/atomicMax; old code adds a double atomicAdd; helper headers add make_*
-# overloads): a second definition fails to compile or makes calls ambiguous.
-CLASH_FUNCTIONS = frozenset(
-    {"atomicMin", "atomicMax", "atomicAdd", "atomicSub", "atomicExch"}
-    | {f"make_{t}" for t in VECTOR_TYPES}
-)
+VECTOR_TYPES = _FACTS.vector_types
+# Functions HIP's own headers define that CUDA code often defines for itself: a second
+# definition fails to compile or makes calls ambiguous.
+CLASH_FUNCTIONS = _FACTS.clash_functions
+# HIP functions whose pointer argument needs a cast (kb/hip_translation.toml [[pointer_cast]]).
+CAST_ARGUMENTS = _FACTS.pointer_casts
+# C++'s arithmetic and comparison operators: an operator definition on a vector type clashes.
 _ARITH_OPERATORS = frozenset(
     [
         "+",
@@ -204,27 +187,6 @@ def cudart_cb(t: Translation, name: str, start: int, end: int) -> None:
             CONVERTED,
             "removed: HIP host callbacks need no calling-convention macro",
         )
-
-
-# HIP functions whose pointer parameter has no C++ template overload (CUDA's runtime has
-# one, so CUDA code passes `&float_ptr` or the kernel itself): argument index and the type
-# to cast it to. Checked against HIP 5.2's hip_runtime_api.h; a cast stays correct where
-# later releases add the overloads.
-class PointerCast(NamedTuple):
-    argument: int  # 0-based index of the argument
-    cast_to: str  # the C type HIP's function takes there
-
-
-CAST_ARGUMENTS: dict[str, PointerCast] = {
-    "cudaHostAlloc": PointerCast(0, "void**"),
-    "cudaMallocHost": PointerCast(0, "void**"),
-    "cudaMallocPitch": PointerCast(0, "void**"),
-    "cudaHostGetDevicePointer": PointerCast(0, "void**"),
-    "cudaFuncGetAttributes": PointerCast(1, "const void*"),
-    "cudaFuncSetAttribute": PointerCast(0, "const void*"),
-    "cudaFuncSetCacheConfig": PointerCast(0, "const void*"),
-    "cudaFuncSetSharedMemConfig": PointerCast(0, "const void*"),
-}
 
 
 def cast_argument(t: Translation, name: str, start: int, end: int) -> None:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from gpuport.port.apimap import version_text
+from gpuport.port.knowledge import translation_facts
 from gpuport.port.translate.names import clash
 from gpuport.port.translate.syntax import Call, Span, is_definition
 from gpuport.port.translate.translation import (
@@ -26,19 +27,14 @@ FULL_MASK_64 = "0xffffffffffffffffULL"
 # operations across the point (ROCm 7.0's own __syncwarp adds wavefront fences around it).
 WAVE_BARRIER = "__builtin_amdgcn_wave_barrier()"
 
+_FACTS = translation_facts()
 # HIP's mask-less warp functions (user code sometimes defines them for CUDA).
-WARP_BUILTINS = frozenset({"__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__ballot"})
+WARP_BUILTINS = _FACTS.warp_builtins
 # CUDA's masked warp functions and HIP's mask-less form of each.
-MASKED_WARP = {
-    "__shfl_sync": "__shfl",
-    "__shfl_up_sync": "__shfl_up",
-    "__shfl_down_sync": "__shfl_down",
-    "__shfl_xor_sync": "__shfl_xor",
-    "__ballot_sync": "__ballot",
-    "__any_sync": "__any",
-    "__all_sync": "__all",
-}
-MATCH_WARP = frozenset({"__match_any_sync", "__match_all_sync"})
+MASKED_WARP = _FACTS.masked_warp
+MATCH_WARP = _FACTS.match_warp
+# A tile's vote members and the wave-wide function to use instead ("" when there is none).
+_TILE_VOTES = _FACTS.tile_votes
 
 
 # ------------------------------------------------------------------------------- masks
@@ -391,7 +387,6 @@ _TILE_VARIABLE_RE = re.compile(
     r"|\bauto\s*&{0,2}\s*([A-Za-z_]\w*)\s*=\s*(?:\w+\s*::\s*)*"
     r"(?:tiled_partition\s*<|coalesced_threads\s*\(|binary_partition\s*\()"
 )
-_TILE_VOTES = ("any", "all", "ballot", "match_any", "match_all")
 
 
 def tile_votes(t: Translation) -> None:
@@ -408,7 +403,7 @@ def tile_votes(t: Translation) -> None:
     since = version_text(t.api.warp.tile_vote_since)
     for m in calls.finditer(code):
         member = m.group(1)
-        wave_wide = {"any": "__any", "all": "__all", "ballot": "__ballot"}.get(member)
+        wave_wide = _TILE_VOTES[member]
         instead = (
             f"use the wave-wide {wave_wide}() and keep the tile's own lanes of the result"
             if wave_wide
