@@ -23,6 +23,7 @@ from gpuport import kb
 from gpuport.files import FileKind, WalkOptions, walk
 from gpuport.findings import Skipped
 from gpuport.io import write_atomic
+from gpuport.port.knowledge import check_facts
 from gpuport.port.model import CheckStatus, CompileCheck, FileResult, PortResult
 
 DEFAULT_OFFLOAD_ARCH = kb.DEFAULT_CHECK_OFFLOAD_ARCH
@@ -31,38 +32,9 @@ COMPILE_TIMEOUT_S = 300
 COMPILABLE_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx", ".c++", ".c", ".hip"})
 # Headers of ROCm libraries that a machine may lack (the check machine has HIP and a few
 # libraries only): a translation that stops on one of these was not compiled, not broken.
-ROCM_LIBRARY_HEADER_PREFIXES = (
-    "hipblas/",
-    "hipblaslt/",
-    "hipblas.h",
-    "hipfft/",
-    "hipfft.h",
-    "hipcub/",
-    "hiprand/",
-    "hiprand.h",
-    "hipsparse/",
-    "hipsparse.h",
-    "hipsolver/",
-    "hipsolver.h",
-    "rccl/",
-    "rccl.h",
-    "roctracer/",
-    "roctx.h",
-    "rocprim/",
-    "rocrand/",
-    "rocblas/",
-    "rocwmma/",
-    "miopen/",
-    "thrust/",
-    "hip/hip_bf16.h",
-    "hip/hip_fp8.h",
-)
-_MISSING_HEADER_RES = (
-    re.compile(r"fatal error: '([^']+)' file not found"),  # clang (hipcc)
-    re.compile(r"fatal error: ([^:\s]+): No such file or directory"),  # gcc (nvcc's host pass)
-    re.compile(r"catastrophic error: cannot open source file \"([^\"]+)\""),  # EDG (nvcc)
-    re.compile(r"error: cannot open source file \"([^\"]+)\""),
-)
+ROCM_LIBRARY_HEADER_PREFIXES = check_facts().rocm_library_header_prefixes
+# How clang (hipcc), gcc (nvcc's host pass) and EDG (nvcc) say an #include was not found.
+_MISSING_HEADER_RES = check_facts().missing_header_res
 _ERROR_RE = re.compile(r"\berror\b", re.IGNORECASE)
 
 

@@ -8,10 +8,10 @@ decides whether the result becomes a diff, a copy of the tree or an in-place edi
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 from gpuport.edits import ChangeStatus
 from gpuport.files import (
@@ -27,26 +27,51 @@ from gpuport.files import (
 from gpuport.findings import Skipped
 from gpuport.port.apimap import parse_version
 from gpuport.port.model import Change, FileResult, PortResult
+from gpuport.port.rewrite_deps import (
+    rewrite_conda_env,
+    rewrite_pipfile,
+    rewrite_pyproject,
+    rewrite_requirements,
+)
+from gpuport.port.rewrite_infra import (
+    rewrite_cmake,
+    rewrite_compose,
+    rewrite_dockerfile,
+    rewrite_k8s,
+    rewrite_makefile,
+    rewrite_shell,
+)
 from gpuport.port.translate import translate_source
 from gpuport.scan.deps import parse_source, unlisted_includes
+from gpuport.scan.kernels import uses_cuda
 
-# The rewriters of the files around the sources, by kind: (module, function). Each is
-# `(rel, text, rocm_version) -> FileResult`; a module or function not there yet is skipped.
-REWRITERS: dict[FileKind, tuple[str, str]] = {
-    FileKind.REQUIREMENTS: ("gpuport.port.rewrite_deps", "rewrite_requirements"),
-    FileKind.PYPROJECT: ("gpuport.port.rewrite_deps", "rewrite_pyproject"),
-    FileKind.PIPFILE: ("gpuport.port.rewrite_deps", "rewrite_pipfile"),
-    FileKind.CONDA_ENV: ("gpuport.port.rewrite_deps", "rewrite_conda_env"),
-    FileKind.DOCKERFILE: ("gpuport.port.rewrite_infra", "rewrite_dockerfile"),
-    FileKind.COMPOSE: ("gpuport.port.rewrite_infra", "rewrite_compose"),
-    FileKind.YAML: ("gpuport.port.rewrite_infra", "rewrite_k8s"),
-    FileKind.SHELL: ("gpuport.port.rewrite_infra", "rewrite_shell"),
-    FileKind.CMAKE: ("gpuport.port.rewrite_infra", "rewrite_cmake"),
-    FileKind.MAKEFILE: ("gpuport.port.rewrite_infra", "rewrite_makefile"),
-}
-SOURCE_KINDS = frozenset({FileKind.CUDA, FileKind.CXX})
-
+# `(rel, text, rocm_version) -> FileResult`: how a file around the sources is ported.
 Rewriter = Callable[[str, str, str], FileResult]
+
+# The kinds of file the translator reads.
+SOURCE_KINDS = frozenset({FileKind.CUDA, FileKind.CXX})
+# The rewriter of each kind of file around the sources.
+REWRITERS: Mapping[FileKind, Rewriter] = MappingProxyType(
+    {
+        FileKind.REQUIREMENTS: rewrite_requirements,
+        FileKind.PYPROJECT: rewrite_pyproject,
+        FileKind.PIPFILE: rewrite_pipfile,
+        FileKind.CONDA_ENV: rewrite_conda_env,
+        FileKind.DOCKERFILE: rewrite_dockerfile,
+        FileKind.COMPOSE: rewrite_compose,
+        FileKind.YAML: rewrite_k8s,
+        FileKind.SHELL: rewrite_shell,
+        FileKind.CMAKE: rewrite_cmake,
+        FileKind.MAKEFILE: rewrite_makefile,
+    }
+)
+# Kinds the port leaves as they are: Python code and notebooks (the scan reports what they
+# need; a rename there is a decision, not a mechanical edit) and setup.py / setup.cfg
+# (executable or free-form build scripts, reported by the scan only).
+UNPORTED_KINDS = frozenset(
+    {FileKind.PYTHON, FileKind.NOTEBOOK, FileKind.SETUP_PY, FileKind.SETUP_CFG}
+)
+
 ProgressCallback = Callable[[int, int], None]  # (files done, bytes read)
 
 
@@ -153,9 +178,7 @@ def port_file(
     if file.kind in SOURCE_KINDS:
         rewriter: Rewriter | None = None
     elif file.kind in REWRITERS and options.rewrite_surroundings:
-        rewriter = _rewriter(file.kind)
-        if rewriter is None:
-            return None
+        rewriter = REWRITERS[file.kind]
     else:
         return None
     source = read_text(file, options.max_file_bytes)
@@ -168,7 +191,7 @@ def port_file(
         else:
             result = rewriter(file.rel, source.text, rocm_version)
     except Exception as exc:  # a bug in gpuport: reported, never swallowed
-        name = "translator" if rewriter is None else getattr(rewriter, "__name__", "rewriter")
+        name = "translator" if rewriter is None else rewriter.__name__
         reason = f"internal error in gpuport's {name}: {type(exc).__name__}: {exc}"
         problems.append(f"{file.rel}: {reason}")
         return FileResult(file.rel, file.rel, file.kind.value, source.text, None, skipped=reason)
@@ -183,7 +206,7 @@ def _translate(
     diagnostics = options.diagnostics
     if diagnostics and file.kind is FileKind.CXX:
         # a C++ file gets the kernel rules only when it uses CUDA at all
-        diagnostics = _uses_cuda(source.text)
+        diagnostics = uses_cuda(source.text)
     return translate_source(
         file.rel,
         source.text,
@@ -193,14 +216,6 @@ def _translate(
         diagnostics=diagnostics,
         kind=file.kind,
     )
-
-
-def _uses_cuda(text: str) -> bool:
-    try:
-        from gpuport.scan.kernels import uses_cuda
-    except ImportError:
-        return True
-    return bool(uses_cuda(text))
 
 
 def _encoding_note(source: SourceText) -> Change:
@@ -214,15 +229,3 @@ def _encoding_note(source: SourceText) -> Change:
         status=ChangeStatus.NEEDS_REVIEW,
         note=f"{source.problem.reason}; the bytes that are not UTF-8 are written back unchanged",
     )
-
-
-def _rewriter(kind: FileKind) -> Rewriter | None:
-    module_name, function_name = REWRITERS[kind]
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name == module_name:
-            return None  # that rewriter has not landed yet
-        raise
-    function = getattr(module, function_name, None)
-    return function if callable(function) else None

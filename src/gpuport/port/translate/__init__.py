@@ -1,0 +1,79 @@
+"""CUDA → HIP source translation: whole identifiers in code only, headers, warp intrinsics.
+
+The translator never touches part of a name, a string or a comment (unless asked to), keeps
+every other byte as it was (CRLF, non-UTF-8 bytes read with ``surrogateescape``), and gives
+the same text back when run on its own output.
+
+The parts: :mod:`.walk` finds what to look at (fast: one regular expression over the file)
+and hands each name to :mod:`.names`, :mod:`.warp`, :mod:`.arch` or :mod:`.includes`, or to
+the API map's action (:mod:`.actions`); they record edits and changes on a
+:class:`~.translation.Translation`; :mod:`.diagnostics` adds the kernel scanner's findings.
+"""
+
+from __future__ import annotations
+
+from gpuport.files import FileKind, classify
+from gpuport.port.apimap import load_api_map, parse_version
+from gpuport.port.model import FileResult
+from gpuport.port.translate.actions import actions
+from gpuport.port.translate.diagnostics import scanner_findings
+from gpuport.port.translate.translation import TranslateOptions, Translation, apply_edits
+from gpuport.port.translate.walk import candidate_identifiers, is_candidate_name, walk
+
+__all__ = [
+    "TranslateOptions",
+    "candidate_identifiers",
+    "is_candidate_name",
+    "translate_source",
+]
+
+# Kinds of C/C++ file the translator reads; others are left to the file rewriters.
+_SOURCE_KINDS = (FileKind.CUDA, FileKind.CXX)
+
+
+def translate_source(
+    rel: str,
+    text: str,
+    rocm_version: str,
+    *,
+    fix_warp_masks: bool = False,
+    translate_strings: bool = False,
+    diagnostics: bool = True,
+    kind: FileKind | None = None,
+) -> FileResult:
+    """Translate one CUDA or C++ file's text for ROCm ``rocm_version`` (e.g. "6.4").
+
+    ``rel`` is the path shown in reports (forward slashes); ``text`` may hold undecodable
+    bytes as surrogate escapes, which come back unchanged. Raises ``ValueError`` for a
+    malformed version; never for bad input text.
+    """
+    target = parse_version(rocm_version)
+    file_kind = kind or classify(rel.rpartition("/")[2]) or FileKind.CUDA
+    options = TranslateOptions(fix_warp_masks, translate_strings, diagnostics)
+    work = Translation(
+        rel=rel,
+        text=text,
+        kind=file_kind,
+        target=target,
+        options=options,
+        api=load_api_map(),
+        actions=actions(target),
+    )
+    walk(work)
+    changes = work.changes()
+    if diagnostics and file_kind in _SOURCE_KINDS:
+        taken = {(c.line, c.column) for c in changes}
+        found = scanner_findings(rel, text, work.code)
+        changes.extend(c for c in found if (c.line, c.column) not in taken)
+    changes.sort(key=lambda c: (c.line, c.column, c.family, c.before))
+    translated = apply_edits(text, work.edits) if work.edits else None
+    if translated == text:
+        translated = None
+    return FileResult(
+        path=rel,
+        new_path=rel,
+        kind=file_kind.value,
+        original=text,
+        translated=translated,
+        changes=changes,
+    )

@@ -1,0 +1,177 @@
+"""``__CUDA_ARCH__``: a device-code guard becomes ``__HIP_DEVICE_COMPILE__``; a compute
+capability's number has no AMD equivalent and is reported."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from gpuport.port.translate.syntax import (
+    directive_end,
+    logical_line_start,
+    significant_after,
+    significant_before,
+)
+from gpuport.port.translate.translation import (
+    CONVERTED,
+    NEEDS_REVIEW,
+    UNCONVERTED,
+    Translation,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ArchUse:
+    """What one ``__CUDA_ARCH__`` does: ``guard`` (a device-code test: defined(), #ifdef,
+    a bare #if), ``define`` (#define/#undef of it), ``value`` (its number, in a directive)
+    or ``code`` (its number, in C++ code); ``rewrite`` for a guard that may become
+    __HIP_DEVICE_COMPILE__, else ``because``: the position of the value use that stops it."""
+
+    kind: str
+    rewrite: bool = False
+    because: int = -1
+
+
+_ARCH_RE = re.compile(r"(?<![\w$])__CUDA_ARCH__(?![\w$])")
+_CONDITIONAL_RE = re.compile(
+    r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)(?![\w$])", re.MULTILINE
+)
+
+
+def _use_kind(text: str, start: int, end: int) -> str:
+    """How the ``__CUDA_ARCH__`` at ``start`` is used (see ArchUse.kind)."""
+    line_start = logical_line_start(text, start)
+    head = text[line_start:start].lstrip(" \t")
+    if not head.startswith("#"):
+        return "code"
+    directive = re.match(r"#\s*(\w+)", head)
+    word = directive.group(1) if directive else ""
+    before = significant_before(text, line_start, start)
+    if word in ("define", "undef") and before[-1:] == [word]:
+        return "define"
+    if word not in ("if", "elif", "ifdef", "ifndef", "elifdef", "elifndef"):
+        return "value"  # a #define body or another directive: its number is used
+    after = significant_after(text, end)
+    is_defined_test = (
+        word in ("ifdef", "ifndef", "elifdef", "elifndef")
+        or (before[-1:] == ["defined"])
+        or (before[-2:] == ["defined", "("] and after[:1] == [")"])
+    )
+    if is_defined_test or (word in ("if", "elif") and _is_bare_condition(before, after)):
+        return "guard"
+    return "value"
+
+
+def _is_bare_condition(before: list[str], after: list[str]) -> bool:
+    """``#if __CUDA_ARCH__`` or ``#if !__CUDA_ARCH__``, with && / || around it."""
+    prev = before[-1] if before else ""
+    nxt = after[0] if after else ""
+    ok_before = prev in ("if", "elif", "!", "&&", "||", "(")
+    ok_after = nxt in ("", "&&", "||", ")")
+    return ok_before and ok_after
+
+
+def arch_plan(text: str, code: str) -> dict[int, ArchUse]:
+    """Every ``__CUDA_ARCH__`` of the file and what to do with it, deciding each
+    conditional as a unit. A guard becomes ``__HIP_DEVICE_COMPILE__`` only when neither
+    its own condition nor the conditional it opens or continues (down to its #endif)
+    uses ``__CUDA_ARCH__``'s number: HIP leaves the macro undefined, so such a use reads
+    0 in a directive or fails to compile in code, and a rewritten guard would send HIP's
+    device pass into code written for a compute capability (e.g. the redefinition of a
+    pre-sm_60 double atomicAdd). ``code`` is ``code_only(text)``."""
+    kinds = {m.start(): _use_kind(text, m.start(), m.end()) for m in _ARCH_RE.finditer(code)}
+    values = sorted(pos for pos, kind in kinds.items() if kind in ("value", "code"))
+    # the span each conditional directive governs: from its line to the matching #endif
+    region_end: dict[int, int] = {}
+    open_groups: list[list[int]] = []
+    for m in _CONDITIONAL_RE.finditer(code):
+        word = m.group(1)
+        if word in ("if", "ifdef", "ifndef"):
+            open_groups.append([m.start()])
+        elif word == "endif":
+            if open_groups:
+                for line in open_groups.pop():
+                    region_end[line] = m.end()
+        elif open_groups:
+            open_groups[-1].append(m.start())
+    plan: dict[int, ArchUse] = {}
+    for pos, kind in kinds.items():
+        if kind != "guard":
+            plan[pos] = ArchUse(kind)
+            continue
+        line = logical_line_start(text, pos)
+        line_end = directive_end(text, pos)
+        same_line = [v for v in values if line <= v < line_end]
+        end = region_end.get(line, len(text))
+        in_region = same_line or [v for v in values[bisect.bisect_left(values, line) :] if v < end]
+        plan[pos] = ArchUse(kind, not in_region, in_region[0] if in_region else -1)
+    return plan
+
+
+def cuda_arch(t: Translation, name: str, start: int, end: int) -> None:
+    """One ``__CUDA_ARCH__``, as the file's plan decided."""
+    if t.arch_plan is None:
+        t.arch_plan = arch_plan(t.text, t.code)
+    use = t.arch_plan.get(start) or ArchUse(_use_kind(t.text, start, end))
+    if use.kind == "code":
+        t.change(
+            start,
+            "arch",
+            "__CUDA_ARCH__",
+            "__CUDA_ARCH__",
+            UNCONVERTED,
+            "the NVIDIA compute capability has no AMD equivalent: use "
+            "__HIP_DEVICE_COMPILE__ to test for device code, or the gfx target macros",
+        )
+        return
+    if use.kind == "define":
+        t.change(
+            start,
+            "arch",
+            "__CUDA_ARCH__",
+            "__CUDA_ARCH__",
+            UNCONVERTED,
+            "defines __CUDA_ARCH__ itself: decide what it should mean for AMD targets",
+        )
+        return
+    if use.kind == "guard" and use.rewrite:
+        new = "__HIP_DEVICE_COMPILE__"
+        if t.edit(start, end, new):
+            t.change(
+                start,
+                "arch",
+                "__CUDA_ARCH__",
+                new,
+                CONVERTED,
+                "both are defined only while device code is compiled",
+            )
+        return
+    if use.kind == "guard":
+        where = (
+            "this condition also compares __CUDA_ARCH__'s value"
+            if use.because < directive_end(t.text, start)
+            else f"the code under this test uses __CUDA_ARCH__'s value (line "
+            f"{t.line_col(use.because)[0]})"
+        )
+        t.change(
+            start,
+            "arch",
+            "__CUDA_ARCH__",
+            "__CUDA_ARCH__",
+            NEEDS_REVIEW,
+            f"kept: {where}, so the test stays whole; HIP leaves __CUDA_ARCH__ undefined, so "
+            "on ROCm it is false in device code too. To give AMD a device path, replace the "
+            "value uses with the gfx target macros, then test __HIP_DEVICE_COMPILE__",
+        )
+        return
+    t.change(
+        start,
+        "arch",
+        "__CUDA_ARCH__",
+        "__CUDA_ARCH__",
+        UNCONVERTED,
+        "compares the NVIDIA compute capability, which has no AMD equivalent; HIP leaves "
+        "__CUDA_ARCH__ undefined (so this reads as 0): test the gfx target macros "
+        "(e.g. __gfx90a__, __gfx942__) or features (__AMDGCN_WAVEFRONT_SIZE) instead",
+    )

@@ -1,0 +1,421 @@
+"""Warp intrinsics: the _sync forms and their masks, __activemask, __syncwarp, tile votes.
+
+A CDNA wavefront has 64 lanes: HIP's ``_sync`` warp functions take a 64-bit mask (and
+static_assert it), releases before they existed have only the mask-less forms, and a
+full-warp mask written for 32 lanes covers half a wavefront.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gpuport.port.apimap import version_text
+from gpuport.port.knowledge import translation_facts
+from gpuport.port.translate.names import clash
+from gpuport.port.translate.syntax import Call, Span, is_definition
+from gpuport.port.translate.translation import (
+    CONVERTED,
+    NEEDS_REVIEW,
+    UNCONVERTED,
+    Translation,
+)
+
+FULL_MASK_64 = "0xffffffffffffffffULL"
+# What replaces __syncwarp() where HIP has none: the lanes of a wavefront execute in
+# lockstep, so a wavefront-level scheduling barrier keeps the compiler from moving memory
+# operations across the point (ROCm 7.0's own __syncwarp adds wavefront fences around it).
+WAVE_BARRIER = "__builtin_amdgcn_wave_barrier()"
+
+_FACTS = translation_facts()
+# HIP's mask-less warp functions (user code sometimes defines them for CUDA).
+WARP_BUILTINS = _FACTS.warp_builtins
+# CUDA's masked warp functions and HIP's mask-less form of each.
+MASKED_WARP = _FACTS.masked_warp
+MATCH_WARP = _FACTS.match_warp
+# A tile's vote members and the wave-wide function to use instead ("" when there is none).
+_TILE_VOTES = _FACTS.tile_votes
+
+
+# ------------------------------------------------------------------------------- masks
+
+_HEX_RE = re.compile(r"^0[xX]0*([fF]+)([uUlL]*)$")
+_DEC_RE = re.compile(r"^(\d+)([uUlL]*)$")
+_NOT_ZERO_RE = re.compile(r"^~\s*0(?:[xX]0*)?([uUlL]*)$")
+_MINUS_ONE_RE = re.compile(r"^-\s*1([uUlL]*)$")
+_CAST_RE = re.compile(
+    r"^(?:\(\s*(?P<c>[A-Za-z_][\w\s]*?)\s*\)|static_cast\s*<\s*(?P<s>[A-Za-z_][\w\s]*?)\s*>)\s*"
+    r"(?P<rest>.+)$",
+    re.DOTALL,
+)
+_TYPES_64 = frozenset(
+    {
+        "unsigned long long",
+        "unsigned long long int",
+        "long long",
+        "long long int",
+        "uint64_t",
+        "int64_t",
+        "size_t",
+        "unsigned long",
+        "long",
+        "unsigned long int",
+        "long int",
+        "ulong",
+        "uint64",
+    }
+)
+_IDENT_ONLY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Mask:
+    kind: str  # "full64", "full32" (all 32 lanes: half a wave64), "unknown"
+    is_64bit_type: bool = False
+    via: str = ""  # the macro or constant it was read from
+    definition: Span | None = None  # that definition's value
+    definition_kind: str = ""  # "define" or "const"
+
+
+def _strip_parens(expr: str) -> str:
+    expr = expr.strip()
+    while expr.startswith("(") and expr.endswith(")") and _balanced(expr[1:-1]):
+        expr = expr[1:-1].strip()
+    return expr
+
+
+def _balanced(s: str) -> bool:
+    depth = 0
+    for ch in s:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def _is_64(suffix: str) -> bool:
+    return "l" in suffix.lower()
+
+
+def _classify_literal(expr: str) -> Mask:
+    expr = _strip_parens(expr)
+    cast = _CAST_RE.match(expr)
+    if cast:
+        type_name = " ".join((cast.group("c") or cast.group("s") or "").split())
+        inner = _classify_literal(cast.group("rest"))
+        if type_name in _TYPES_64:
+            if inner.kind == "full64" or (inner.kind == "full32" and inner.via == "minus-one"):
+                return Mask("full64", True)
+            return Mask(inner.kind, True)
+        return Mask("full32" if inner.kind in ("full32", "full64") else inner.kind)
+    m = _HEX_RE.match(expr)
+    if m:
+        digits, suffix = len(m.group(1)), m.group(2)
+        if digits == 16:
+            return Mask("full64", True)
+        if digits == 8:
+            return Mask("full32", _is_64(suffix))
+        return Mask("unknown")
+    m = _DEC_RE.match(expr)
+    if m:
+        if m.group(1) == "4294967295":
+            return Mask("full32", _is_64(m.group(2)))
+        if m.group(1) == "18446744073709551615":
+            return Mask("full64", True)
+        return Mask("unknown")
+    m = _NOT_ZERO_RE.match(expr)
+    if m:
+        return Mask("full64", True) if _is_64(m.group(1)) else Mask("full32")
+    m = _MINUS_ONE_RE.match(expr)
+    if m:
+        if _is_64(m.group(1)):
+            return Mask("full64", True)
+        return Mask("full32", False, "minus-one")
+    return Mask("unknown")
+
+
+def _define_re(name: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(name)}[ \t]+(?P<v>[^\r\n]*?)[ \t]*(?://[^\r\n]*)?$",
+        re.MULTILINE,
+    )
+
+
+def _const_re(name: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"(?<![\w$])(?:static\s+)?(?:constexpr|const)\s+(?P<t>[A-Za-z_][\w\s]*?)\s+"
+        rf"{re.escape(name)}\s*=\s*(?P<v>[^;\r\n]+);"
+    )
+
+
+def classify_mask(text: str, expr: str) -> Mask:
+    """What the mask expression ``expr`` holds, reading a macro or constant it names."""
+    expr = _strip_parens(expr)
+    if not _IDENT_ONLY_RE.match(expr):
+        return _classify_literal(expr)
+    m = _define_re(expr).search(text)
+    if m:
+        inner = _classify_literal(m.group("v"))
+        return Mask(inner.kind, inner.is_64bit_type, expr, Span(*m.span("v")), "define")
+    m = _const_re(expr).search(text)
+    if m:
+        inner = _classify_literal(m.group("v"))
+        type_name = " ".join(m.group("t").replace("const", " ").split())
+        is64 = type_name in _TYPES_64 or inner.is_64bit_type
+        return Mask(inner.kind, is64, expr, Span(*m.span("v")), "const")
+    return Mask("unknown", False, expr)
+
+
+# ---------------------------------------------------------------------------- handlers
+
+
+def warp_masked(t: Translation, name: str, start: int, end: int) -> None:
+    """``__shfl_sync(mask, ...)`` and friends."""
+    if t.is_member_or_foreign(start) or is_definition(t.text, start, end):
+        clash(t, name, start, end)
+        return
+    call = t.call_arguments(end)
+    if call is None or len(call.args) < 2:
+        if call is None and not t.followed_by(end, "("):
+            return  # the name itself (a macro argument, a function pointer): leave it
+        t.change(start, "warp", name, name, UNCONVERTED, "could not read the call's arguments")
+        return
+    mask_start, mask_end = call.args[0]
+    mask_text = t.text[mask_start:mask_end]
+    if t.target < t.api.warp.sync_default_since:
+        _drop_mask(t, name, start, call, mask_text)
+    else:
+        _check_mask(t, name, start, mask_start, mask_end, mask_text)
+
+
+def _drop_mask(t: Translation, name: str, start: int, call: Call, mask_text: str) -> None:
+    hip = MASKED_WARP[name]
+    second = call.args[1][0]
+    new = f"{hip}("
+    mask = classify_mask(t.text, mask_text)
+    target = version_text(t.target)
+    note = f"mask dropped: HIP in ROCm {target} has only the mask-less form, which acts on all active lanes"
+    if t.target >= t.api.warp.sync_preview_since:
+        note += " (the _sync forms need -DHIP_ENABLE_WARP_SYNC_BUILTINS before ROCm 6.4)"
+    if name == "__ballot_sync":
+        note += "; the result is 64-bit on a 64-lane wavefront: keep it in unsigned long long"
+    status = CONVERTED
+    if mask.kind == "unknown":
+        status = NEEDS_REVIEW
+        note = (
+            f"mask `{mask_text}` dropped: the mask-less HIP form acts on all active lanes; "
+            "check that the code does not rely on a partial mask" + note[len("mask dropped") :]
+        )
+    if t.edit(start, second, new):
+        t.change(start, "warp", t.text[start:second], new, status, note)
+
+
+def _check_mask(
+    t: Translation, name: str, start: int, mask_start: int, mask_end: int, mask_text: str
+) -> None:
+    mask = classify_mask(t.text, mask_text)
+    if mask.kind == "full64":
+        return
+    if mask.kind == "unknown":
+        t.change(
+            start,
+            "warp",
+            name,
+            name,
+            NEEDS_REVIEW,
+            f"HIP's {name} needs a 64-bit mask (static_assert): check that `{mask_text}` is an "
+            "unsigned long long holding every lane you mean (a wave has 64 lanes on CDNA GPUs)",
+        )
+        return
+    # a full-warp mask written for 32 lanes
+    where = ""
+    if mask.via and mask.definition is not None:
+        line, _ = t.line_col(mask.definition[0])
+        where = f" ({mask.via} is defined on line {line})"
+    if not t.options.fix_warp_masks:
+        problem = (
+            "compiles, but covers only 32 of a wave64's lanes"
+            if mask.is_64bit_type
+            else "HIP's _sync functions static_assert a 64-bit mask"
+        )
+        t.change(
+            mask_start,
+            "warp",
+            mask_text,
+            mask_text,
+            NEEDS_REVIEW if mask.is_64bit_type else UNCONVERTED,
+            f"32-lane full mask `{mask_text}`{where}: {problem}; use {FULL_MASK_64} "
+            "(gpuport port --fix-warp-masks does this)",
+        )
+        return
+    if mask.via:
+        _widen_definition(t, start, mask, mask_text, where)
+        return
+    if t.edit(mask_start, mask_end, FULL_MASK_64):
+        t.change(
+            mask_start,
+            "warp",
+            mask_text,
+            FULL_MASK_64,
+            CONVERTED,
+            "full-warp mask widened to 64 bits (--fix-warp-masks)",
+        )
+
+
+def _widen_definition(t: Translation, start: int, mask: Mask, mask_text: str, where: str) -> None:
+    assert mask.definition is not None
+    def_start, def_end = mask.definition
+    if def_start in t.widened_definitions:
+        return
+    if mask.definition_kind != "define":
+        t.change(
+            start,
+            "warp",
+            mask_text,
+            mask_text,
+            UNCONVERTED,
+            f"32-lane full mask{where}: declare it `unsigned long long {mask.via} = "
+            f"{FULL_MASK_64}` (gpuport widens only #define'd masks)",
+        )
+        return
+    t.widened_definitions.add(def_start)
+    old = t.text[def_start:def_end]
+    if t.edit(def_start, def_end, FULL_MASK_64):
+        t.change(
+            def_start,
+            "warp",
+            old,
+            FULL_MASK_64,
+            NEEDS_REVIEW,
+            f"{mask.via} widened to 64 bits for the _sync warp functions (--fix-warp-masks); "
+            "check its other uses",
+        )
+
+
+def warp_match(t: Translation, name: str, start: int, end: int) -> None:
+    """``__match_any_sync`` / ``__match_all_sync``."""
+    if t.is_member_or_foreign(start) or not t.followed_by(end, "("):
+        return
+    warp = t.api.warp
+    if t.target < warp.sync_preview_since:
+        t.change(
+            start,
+            "warp",
+            name,
+            name,
+            UNCONVERTED,
+            f"no HIP counterpart before ROCm {version_text(warp.sync_preview_since)}: "
+            "compare values with __shfl and __ballot instead",
+        )
+        return
+    if t.target < warp.sync_default_since:
+        t.change(
+            start,
+            "warp",
+            name,
+            name,
+            UNCONVERTED,
+            f"ROCm {version_text(t.target)} has {name} only with "
+            "-DHIP_ENABLE_WARP_SYNC_BUILTINS, and with a 64-bit mask",
+        )
+        return
+    call = t.call_arguments(end)
+    if call is None or not call.args:
+        return
+    mask_start, mask_end = call.args[0]
+    _check_mask(t, name, start, mask_start, mask_end, t.text[mask_start:mask_end])
+
+
+def activemask(t: Translation, name: str, start: int, end: int) -> None:
+    """``__activemask()``: a ballot of true where HIP has no __activemask."""
+    if t.is_member_or_foreign(start) or is_definition(t.text, start, end):
+        return
+    if t.target >= t.api.warp.sync_default_since:
+        return
+    call = t.call_arguments(end)
+    if call is None or call.args:
+        return
+    new = "__ballot(1)"
+    if t.edit(start, call.close_paren + 1, new):
+        t.change(
+            start,
+            "warp",
+            t.text[start : call.close_paren + 1],
+            new,
+            CONVERTED,
+            f"ROCm {version_text(t.target)} has no __activemask; a ballot of true over the active "
+            "lanes is the same mask, 64 bits wide",
+        )
+
+
+def syncwarp(t: Translation, name: str, start: int, end: int) -> None:
+    """``__syncwarp(mask)``: its mask checked, or a wavefront barrier where HIP has none."""
+    if t.is_member_or_foreign(start) or is_definition(t.text, start, end):
+        clash(t, name, start, end)
+        return
+    call = t.call_arguments(end)
+    if call is None:
+        return
+    if t.target >= t.api.warp.syncwarp_since:
+        if call.args:
+            mask_start, mask_end = call.args[0]
+            _check_mask(t, "__syncwarp", start, mask_start, mask_end, t.text[mask_start:mask_end])
+        return
+    old = t.text[start : call.close_paren + 1]
+    if t.edit(start, call.close_paren + 1, WAVE_BARRIER):
+        t.change(
+            start,
+            "warp",
+            old,
+            WAVE_BARRIER,
+            NEEDS_REVIEW,
+            f"HIP has __syncwarp only from ROCm {version_text(t.api.warp.syncwarp_since)}: "
+            "replaced by a wavefront barrier (a wavefront's lanes run in lockstep); check code "
+            "that relied on independent thread scheduling",
+        )
+
+
+# ------------------------------------------------------------------------- tile votes
+
+# Variables that hold a cooperative-groups tile or coalesced group: declared with the type,
+# or with auto from the call that makes one.
+_TILE_VARIABLE_RE = re.compile(
+    r"(?:\bthread_block_tile\s*<[^<>;{}()]*>|\bcoalesced_group)\s*&{0,2}\s*([A-Za-z_]\w*)"
+    r"|\bauto\s*&{0,2}\s*([A-Za-z_]\w*)\s*=\s*(?:\w+\s*::\s*)*"
+    r"(?:tiled_partition\s*<|coalesced_threads\s*\(|binary_partition\s*\()"
+)
+
+
+def tile_votes(t: Translation) -> None:
+    """``tile.any(p)``, ``tile.ballot(p)``, ``tile.match_any(v)``...: HIP's cooperative
+    groups have them only from ROCm 6.2 (5.2's thread_block_tile has the shuffles alone)."""
+    code = t.code
+    names = {a or b for a, b in _TILE_VARIABLE_RE.findall(code)}
+    if not names:
+        return
+    calls = re.compile(
+        rf"(?<![\w$])(?:{'|'.join(map(re.escape, sorted(names)))})\s*(?:\.|->)\s*"
+        rf"({'|'.join(_TILE_VOTES)})\s*\("
+    )
+    since = version_text(t.api.warp.tile_vote_since)
+    for m in calls.finditer(code):
+        member = m.group(1)
+        wave_wide = _TILE_VOTES[member]
+        instead = (
+            f"use the wave-wide {wave_wide}() and keep the tile's own lanes of the result"
+            if wave_wide
+            else "compare values with the tile's shfl() instead"
+        )
+        before = code[m.start() : m.start(1) + len(member)]
+        t.change(
+            m.start(1),
+            "device",
+            before,
+            before,
+            UNCONVERTED,
+            f"cooperative groups' {member}() on a tile is not in ROCm {version_text(t.target)} "
+            f"(added in {since}): {instead}",
+        )
