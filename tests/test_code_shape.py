@@ -29,7 +29,7 @@ KNOWN_CYCLES: frozenset[tuple[str, str]] = frozenset(
 )
 
 # `type: ignore` comments in src/: the count may only go down.
-TYPE_IGNORE_ALLOWANCE = 25
+TYPE_IGNORE_ALLOWANCE = 20
 
 # Modules over ~800 lines that are not yet split; the docstring of a module that stays long on
 # purpose says why with the words "one cohesive".
@@ -140,7 +140,6 @@ LONG_MODULES: dict[str, int] = {
     "gpuport.scan.deps_parse": 1490,
     "gpuport.scan.kernel_rules": 830,
     "gpuport.scan.kernels": 2040,
-    "gpuport.scan.python_rules": 2070,
 }
 
 

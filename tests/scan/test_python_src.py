@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from expect import check_fixture, markers, scan_fixture
 from gpuport.findings import Category, Severity, SkipKind
 from gpuport.scan.catalog import iter_rules
 from gpuport.scan.engine import ScanOptions, scan_path
+from gpuport.scan.python import checks
+from gpuport.scan.python.prefilter import NeedleSet
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "python"
 PY_FIXTURES = sorted(FIXTURES.glob("*.py"))
@@ -81,6 +87,15 @@ def test_every_python_rule_is_exercised_by_a_fixture() -> None:
     declared = {r.id for r in iter_rules(Category.PYTHON)}
     assert declared, "no GP2xx rule is declared"
     assert declared <= expected_ids, f"rules without a fixture: {sorted(declared - expected_ids)}"
+
+
+def test_every_python_rule_has_one_check_named_after_its_slug() -> None:
+    by_rule: dict[str, set[str]] = {}
+    for sub in checks.subscriptions():
+        by_rule.setdefault(sub.rule.id, set()).add(sub.check.__name__)
+    for r in iter_rules(Category.PYTHON):
+        assert by_rule.get(r.id) == {r.slug.replace("-", "_")}, r.id
+        assert r.needles, f"{r.id} declares no needles: no file could ever be skipped"
 
 
 def test_every_python_rule_is_documented_with_a_source() -> None:
@@ -317,3 +332,60 @@ def test_suppression_comment_works_in_notebooks(tmp_path: Path) -> None:
     result = scan(path)
     assert [f.rule_id for f in result.findings] == ["GP201"]
     assert result.suppressed == 1
+
+
+# -- needles: the pre-filters come from the rules' declarations --------------------------------
+
+
+@pytest.fixture
+def needles_of() -> Iterator[object]:
+    """Replace one rule's needles in its check's registration, for the length of a test."""
+    original = checks._SUBSCRIPTIONS[:]
+
+    def replace(rule_id: str, needles: tuple[str, ...]) -> None:
+        checks._SUBSCRIPTIONS[:] = [
+            dataclasses.replace(sub, rule=dataclasses.replace(sub.rule, needles=needles))
+            if sub.rule.id == rule_id
+            else sub
+            for sub in checks._SUBSCRIPTIONS
+        ]
+        checks.forget_dispatches()
+
+    yield replace
+    checks._SUBSCRIPTIONS[:] = original
+    checks.forget_dispatches()
+
+
+def lines_alone(path: Path, rule_id: str) -> set[int]:
+    """The lines ``rule_id`` fires on in ``path`` when it is the only rule enabled."""
+    result = scan_path(path, ScanOptions(jobs=1, select=frozenset({rule_id})))
+    return {f.location.line for f in result.findings if f.rule_id == rule_id}
+
+
+def test_a_rule_without_its_needle_is_not_even_tried_on_a_file(needles_of) -> None:
+    path = FIXTURES / "profiling.py"
+    assert lines_alone(path, "GP213") == {6}
+    needles_of("GP213", ("no-such-word",))
+    assert lines_alone(path, "GP213") == set()
+
+
+def test_a_statement_without_a_needle_or_a_tracked_name_is_stepped_over(needles_of) -> None:
+    # The file still holds the replaced needle (in `inline_asm_elementwise`), so it is parsed;
+    # only the statement that names `triton` (a tracked import) is still walked.
+    path = FIXTURES / "triton_kernels.py"
+    assert lines_alone(path, "GP212") == {6, 7, 36, 37, 38, 39, 40, 41}
+    needles_of("GP212", ("asm_",))
+    assert lines_alone(path, "GP212") == {39}  # n_warps = triton.cdiv(n, 32)
+
+
+WORDS = st.text(alphabet="ab_'\" \n", min_size=1, max_size=4)
+TEXTS = st.text(alphabet="ab_'\" \nx")
+
+
+@given(needles=st.lists(WORDS, min_size=1, max_size=6), texts=st.lists(TEXTS, max_size=6))
+def test_needle_set_finds_exactly_the_texts_holding_a_needle(
+    needles: list[str], texts: list[str]
+) -> None:
+    found = NeedleSet(tuple(needles))  # one set over several texts: recent hits tried first
+    for text in texts:
+        assert found.found_in(text) == any(n in text for n in needles), text
