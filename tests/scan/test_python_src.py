@@ -116,6 +116,27 @@ def test_findings_carry_the_knowledge_base_fix_and_sources(tmp_path: Path) -> No
     assert len(finding.references) > 1  # the rule's page and the package's own sources
 
 
+# The tools GP206's documentation names; the knowledge base (platform.toml) is its only list.
+GP206_TOOLS = ["nvidia-smi", "nvcc", "nvprof", "nsys", "ncu", "nv-nsight-cu-cli", "cuda-gdb"]
+GP206_TOOLS += [
+    "cuda-memcheck",
+    "compute-sanitizer",
+    "cuobjdump",
+    "nvdisasm",
+    "dcgmi",
+    "deviceQuery",
+]
+
+
+@pytest.mark.parametrize("tool", GP206_TOOLS)
+def test_every_nvidia_tool_gp206_names_is_found(tmp_path: Path, tool: str) -> None:
+    path = tmp_path / "run.py"
+    path.write_text(f"import subprocess\nsubprocess.run(['{tool}', '-h'])\n", encoding="utf-8")
+    result = scan_path(path, ScanOptions(jobs=1, select=frozenset({"GP206"})))
+    assert [(f.rule_id, f.location.line) for f in result.findings] == [("GP206", 2)]
+    assert "on ROCm use" in result.findings[0].message
+
+
 def test_setup_py_is_scanned_too(tmp_path: Path) -> None:
     (tmp_path / "setup.py").write_text(
         "from torch.utils.cpp_extension import CUDAExtension\n"

@@ -11,12 +11,14 @@ import functools
 import re
 from collections.abc import Iterator, Mapping
 
+from gpuport.kb import python_code
 from gpuport.scan.python.nodes import CHILD_FIELDS, child_fields, last_name
 
 Parents = Mapping[ast.AST, ast.AST]
 
-# How ROCm-aware code names the platform: torch.version.hip, is_rocm, "gfx942", "AMD Instinct".
-AMD_NAME_RE = re.compile(r"(?i)\b(?:amd|radeon|instinct|mi\d{2,3}[a-z]?|gfx\d+|navi\d*)\b")
+# How ROCm-aware code names the platform: torch.version.hip, is_rocm, "gfx942", "AMD Instinct"
+# (AMD's GPU names come from the knowledge base).
+AMD_NAME_RE = python_code.amd_gpu_name_re()
 _ROCM_WORD_RE = re.compile(r"(?i)\b(?:rocm|hip|amd|gfx\d*)\b")
 _ROCM_IDENTIFIER_PARTS = frozenset({"hip", "rocm", "amd", "hipcc", "gcn"})
 _IDENTIFIER_SPLIT = re.compile(r"_+|(?<=[a-z0-9])(?=[A-Z])")

@@ -9,20 +9,19 @@ from __future__ import annotations
 import ast
 
 from gpuport.findings import Category, Confidence, Severity
+from gpuport.kb import python_code
 from gpuport.rules import rule
 from gpuport.scan.python.checks import Assignment, looks_at
 from gpuport.scan.python.context import PythonContext
 from gpuport.scan.python.nodes import argument, is_false
 from gpuport.scan.python.rules.references import PYTORCH_HIP_NOTES, PYTORCH_ROCM_COMPAT
 
-# torch.backends.cudnn.flags(…) sets the cuDNN switches for a block.
+# torch.backends.cudnn.flags(…) sets the cuDNN switches for a block: allow_tf32=… is this one.
 _CUDNN_FLAGS = "torch.backends.cudnn.flags"
 _CUDNN_TF32 = "torch.backends.cudnn.allow_tf32"
-_TF32_SWITCHES = ("torch.backends.cuda.matmul.allow_tf32", _CUDNN_TF32)
-_REDUCED_PRECISION_SWITCHES = (
-    "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction",
-    "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction",
-)
+# The precision switches and what each does on ROCm, from the knowledge base; a switch can be
+# set only by writing its last name (allow_tf32…), which is the rule's needle.
+_SWITCHES = python_code.precision_switches()
 
 TF32_FLAG = rule(
     id="GP204",
@@ -60,41 +59,22 @@ TF32_FLAG = rule(
         "https://github.com/pytorch/pytorch/issues/130600",
         PYTORCH_ROCM_COMPAT,
     ),
-    needles=("tf32", "reduced_precision"),
+    needles=tuple(sorted({name.rsplit(".", 1)[1] for name in _SWITCHES})),
 )
 
 
-@looks_at(
-    TF32_FLAG,
-    assignments=_TF32_SWITCHES + _REDUCED_PRECISION_SWITCHES,
-    calls=(_CUDNN_FLAGS,),
-)
+@looks_at(TF32_FLAG, assignments=tuple(_SWITCHES), calls=(_CUDNN_FLAGS,))
 def tf32_flag(ctx: PythonContext, subject: Assignment | ast.Call) -> None:
-    def tf32_message(switch: str) -> str:
-        if "cudnn" in switch:  # convolutions: MIOpen on ROCm
-            where = "convolutions run through MIOpen, which takes TF32 only in recent releases"
-        else:
-            where = (
-                "matmuls use TF32 (hipBLASLt XF32) only on MI300-class GPUs, with other numerics"
-            )
-        return f"sets {switch}: on ROCm {where}; elsewhere the switch does nothing"
-
     if isinstance(subject, ast.Call):  # cudnn.flags(allow_tf32=True)
         for kw in subject.keywords:
             if kw.arg == "allow_tf32" and not is_false(kw.value):
-                ctx.report(TF32_FLAG, kw.value, tf32_message(_CUDNN_TF32))
+                message = f"sets {_CUDNN_TF32}: {_SWITCHES[_CUDNN_TF32].on_rocm}"
+                ctx.report(TF32_FLAG, kw.value, message)
         return
-    switch = ctx.qual(subject.target) or ""
-    if switch in _TF32_SWITCHES:
-        if not is_false(subject.value):
-            ctx.report(TF32_FLAG, subject.target, tf32_message(switch))
-    else:
-        ctx.report(
-            TF32_FLAG,
-            subject.target,
-            f"sets {switch}: AMD lists this switch as unsupported on ROCm, so the setting "
-            "is ignored",
-        )
+    switch = _SWITCHES[ctx.qual(subject.target) or ""]
+    if switch.kind == "tf32" and is_false(subject.value):
+        return  # turning TF32 off asks for nothing ROCm lacks
+    ctx.report(TF32_FLAG, subject.target, f"sets {switch.name}: {switch.on_rocm}")
 
 
 _CUDNN_BENCHMARK = "torch.backends.cudnn.benchmark"

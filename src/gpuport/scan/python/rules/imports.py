@@ -6,24 +6,13 @@ import ast
 
 from gpuport import kb
 from gpuport.findings import Category, Confidence, Severity
+from gpuport.kb import python_code
 from gpuport.rules import rule
 from gpuport.scan.python import guards
 from gpuport.scan.python.checks import ModuleImport, looks_at
 from gpuport.scan.python.context import PythonContext
 from gpuport.scan.python.rules.references import PYTORCH_ROCM_COMPAT
 
-_STATUS_SEVERITY = {
-    kb.PackageStatus.NOT_SUPPORTED: Severity.HIGH,
-    kb.PackageStatus.NOT_APPLICABLE: Severity.MEDIUM,
-    kb.PackageStatus.PARTIAL: Severity.MEDIUM,
-    kb.PackageStatus.NEEDS_ROCM_BUILD: Severity.LOW,
-}
-_STATUS_WORDS = {
-    kb.PackageStatus.NOT_SUPPORTED: "has no ROCm build",
-    kb.PackageStatus.NOT_APPLICABLE: "is a CUDA-only artifact to drop on ROCm",
-    kb.PackageStatus.PARTIAL: "works on ROCm only in part",
-    kb.PackageStatus.NEEDS_ROCM_BUILD: "needs a ROCm build from another index or from source",
-}
 # How the knowledge base writes an entry's confidence.
 _CONFIDENCE_WORDS = {"high": Confidence.HIGH, "medium": Confidence.MEDIUM, "low": Confidence.LOW}
 
@@ -99,11 +88,12 @@ def cuda_only_import(ctx: PythonContext, imported: ModuleImport) -> None:
         return
     if not ctx.first_time(CUDA_ONLY_IMPORT, package.name):
         return
-    severity = _STATUS_SEVERITY[package.status]
+    where_imported = python_code.statuses_where_imported()[package.status]
+    severity = Severity.parse(where_imported.severity)
     shown = imported.shown
     if not shown or kb.package_for_import(shown) is not package:
         shown = imported.module  # `from numba import cuda`: the package is numba.cuda
-    message = f"imports {shown}: {package.name} {_STATUS_WORDS[package.status]}"
+    message = f"imports {shown}: {package.name} {where_imported.words}"
     if guards.import_guarded(ctx.parents, node):
         severity = min(severity, Severity.LOW)
         message += " (optional here: the import is guarded by try/except)"

@@ -11,6 +11,7 @@ import re
 
 from gpuport import kb
 from gpuport.findings import Category, Confidence, Severity
+from gpuport.kb import python_code
 from gpuport.rules import rule
 from gpuport.scan.python.checks import EnvAccess, ShellCommand, looks_at
 from gpuport.scan.python.context import PythonContext
@@ -54,34 +55,17 @@ _COMMAND_WRAPPERS = frozenset(
     {"sudo", "env", "exec", "time", "nohup", "timeout", "watch", "bash", "sh", "zsh", "command"}
 )
 _SHELL_SEPARATORS = re.compile(r"\|\|?|&&|;|\$\(|`|[()\n]")
-# NVIDIA command-line tools looked for in commands. The knowledge base (kb.find_command)
-# says what each becomes on ROCm and may name more tools.
-_NVIDIA_TOOLS = frozenset(
-    {
-        "nvidia-smi",
-        "nvcc",
-        "nvprof",
-        "nsys",
-        "ncu",
-        "nv-nsight-cu-cli",
-        "cuda-gdb",
-        "cuda-memcheck",
-        "compute-sanitizer",
-        "cuobjdump",
-        "nvdisasm",
-        "dcgmi",
-        "deviceQuery",
-    }
-)
+# AMD's tools are named so (hipcc, rocprofv3, amd-smi).
 _ROCM_TOOL_RE = re.compile(r"^(?:hip|roc|amd)")
 
 
-def _nvidia_tool(program: str) -> tuple[bool, kb.ToolCommand | None]:
-    """Whether ``program`` (a bare executable name) is an NVIDIA tool, and its KB entry."""
+def _nvidia_tool(program: str) -> kb.ToolCommand | None:
+    """The knowledge base's entry for ``program`` (a bare executable name) when it is an NVIDIA
+    tool; None for anything else, AMD tools the table mentions (hipify-perl…) included."""
     entry = kb.find_command(program)
-    if entry is not None and (program in entry.rocm_commands or _ROCM_TOOL_RE.match(program)):
-        entry = None  # an AMD tool (hipify-perl…) that the table mentions
-    return entry is not None or program in _NVIDIA_TOOLS, entry
+    if entry is None or program in entry.rocm_commands or _ROCM_TOOL_RE.match(program):
+        return None
+    return entry
 
 
 # What ends a program's name in a command line as the source writes it: a blank, a quote, an
@@ -92,10 +76,10 @@ _WORD_ENDS = (" ", "\t", "\n", "\r", "\f", "\v", "'", '"', "\\", "|", "&", ";", 
 def _tool_needles() -> tuple[str, ...]:
     """Every NVIDIA tool's name, at the end of a word: a command can start a tool only by
     writing its name, and short names (``ncu``) are common inside longer words."""
-    names = set(_NVIDIA_TOOLS)
+    names: set[str] = set()
     for entry in kb.commands().values():
         names.update(n for n in (entry.name, *entry.aliases) if not any(c.isspace() for c in n))
-    tools = sorted(n for n in names if _nvidia_tool(n)[0])
+    tools = sorted(n for n in names if _nvidia_tool(n) is not None)
     return tuple(f"{tool}{end}" for tool in tools for end in _WORD_ENDS)
 
 
@@ -152,9 +136,9 @@ NVIDIA_TOOL_CALL = rule(
 
 @looks_at(NVIDIA_TOOL_CALL, calls=tuple(_PROCESS_CALLS), events=(ShellCommand,))
 def nvidia_tool_call(ctx: PythonContext, subject: ast.Call | ShellCommand) -> None:
-    def tools_in(text: str, first_only: bool = False) -> list[tuple[str, kb.ToolCommand | None]]:
+    def tools_in(text: str, first_only: bool = False) -> list[tuple[str, kb.ToolCommand]]:
         """NVIDIA tools in command position in a command line (``watch -n1 nvidia-smi | …``)."""
-        found: list[tuple[str, kb.ToolCommand | None]] = []
+        found: list[tuple[str, kb.ToolCommand]] = []
         segments = [text] if first_only else _SHELL_SEPARATORS.split(text)
         for segment in segments:
             words = segment.replace('"', " ").replace("'", " ").split()
@@ -164,8 +148,8 @@ def nvidia_tool_call(ctx: PythonContext, subject: ast.Call | ShellCommand) -> No
                 base = word.rsplit("/", 1)[-1]
                 if base in _COMMAND_WRAPPERS or word.startswith("-") or word.isdigit():
                     continue
-                nvidia, entry = _nvidia_tool(base)
-                if nvidia and base not in (f[0] for f in found):
+                entry = _nvidia_tool(base)
+                if entry is not None and base not in (f[0] for f in found):
                     found.append((base, entry))
                 break
         return found
@@ -178,16 +162,15 @@ def nvidia_tool_call(ctx: PythonContext, subject: ast.Call | ShellCommand) -> No
             return command_text(node.args[0])
         return ctx.string_value(node) or ""
 
-    def report(line: int, column: int, tool: str, entry: kb.ToolCommand | None, runs: bool) -> None:
+    def report(line: int, column: int, tool: str, entry: kb.ToolCommand, runs: bool) -> None:
         head = f"runs {tool}" if runs else f"looks for {tool} on PATH"
-        tail = f"; on ROCm use {entry.rocm_equivalent}" if entry else ""
         ctx.report_at(
             NVIDIA_TOOL_CALL,
             line,
             column,
-            f"{head}, which ROCm machines do not have{tail}",
+            f"{head}, which ROCm machines do not have; on ROCm use {entry.rocm_equivalent}",
             key=tool,
-            references=entry.sources if entry else (),
+            references=entry.sources,
         )
 
     if isinstance(subject, ShellCommand):  # a notebook's `!nvidia-smi`
@@ -212,20 +195,6 @@ def nvidia_tool_call(ctx: PythonContext, subject: ast.Call | ShellCommand) -> No
         return
     for tool, entry in tools_in(text, first_only=first_only):
         report(subject.lineno, subject.col_offset + 1, tool, entry, runs=not looks_up)
-
-
-# Environment variables GP207 reports even when the knowledge base has no entry for them,
-# with the severity of reading and of setting them (others: LOW). CUDA_HOME/CUDA_PATH are
-# unset on ROCm machines, so reading them tends to fail outright.
-_CUDA_ENV: dict[str, tuple[Severity, Severity]] = {
-    "CUDA_VISIBLE_DEVICES": (Severity.LOW, Severity.LOW),
-    "NVIDIA_VISIBLE_DEVICES": (Severity.LOW, Severity.LOW),
-    "CUDA_LAUNCH_BLOCKING": (Severity.LOW, Severity.LOW),
-    "TORCH_CUDA_ARCH_LIST": (Severity.LOW, Severity.LOW),
-    "CUDA_HOME": (Severity.MEDIUM, Severity.LOW),
-    "CUDA_PATH": (Severity.MEDIUM, Severity.LOW),
-    "CUDA_ROOT": (Severity.MEDIUM, Severity.LOW),
-}
 
 
 def _variable(name: str) -> kb.EnvVar | None:
@@ -291,9 +260,11 @@ def cuda_env_var(ctx: PythonContext, access: EnvAccess) -> None:
     entry = _variable(name)
     if entry is not None and entry.honoured_on_rocm:
         return  # the CUDA name still works on ROCm
-    if entry is None and name not in _CUDA_ENV:
+    severities = python_code.env_severities().get(name)
+    if entry is None and severities is None:
         return
-    read_severity, write_severity = _CUDA_ENV.get(name, (Severity.LOW, Severity.LOW))
+    read_severity = Severity.parse(severities.read) if severities else Severity.LOW
+    write_severity = Severity.parse(severities.write) if severities else Severity.LOW
     if entry is None:
         detail = "ROCm uses other names (see `gpuport explain GP207`)"
     elif entry.rocm_equivalent:
@@ -318,11 +289,6 @@ def cuda_env_var(ctx: PythonContext, access: EnvAccess) -> None:
         references=entry.sources if entry else (),
     )
 
-
-# NCCL variables for NVIDIA-only fabric features (NVLink SHARP, multi-node NVLink, CollNet);
-# RCCL's variable list has no counterpart for them.
-# https://rocm.docs.amd.com/projects/rccl/en/latest/api-reference/env-variables.html
-_NCCL_FABRIC_PREFIXES = ("NCCL_NVLS", "NCCL_MNNVL", "NCCL_COLLNET")
 
 NCCL_ENV_VAR = rule(
     id="GP208",
@@ -363,8 +329,8 @@ def nccl_env_var(ctx: PythonContext, access: EnvAccess) -> None:
         return
     entry = _variable(name)
     verb = "sets" if access.write else "reads"
-    fabric = (entry is not None and not entry.honoured_on_rocm) or name.startswith(
-        _NCCL_FABRIC_PREFIXES
+    fabric = (entry is not None and not entry.honoured_on_rocm) or any(
+        name.startswith(fabric.prefix) for fabric in python_code.nccl_fabric_prefixes()
     )
     if fabric:
         message = f"{verb} {name}: RCCL has no such setting, so it does nothing on ROCm"
