@@ -20,8 +20,10 @@ from gpuport.scan.python import checks
 from gpuport.scan.python.prefilter import NeedleSet
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "python"
-PY_FIXTURES = sorted(FIXTURES.glob("*.py"))
-NOTEBOOK = FIXTURES / "notebook.ipynb"
+# One folder per rule, named like GP201-cuda-only-import; the notebook (several rules) in _shared.
+RULE_FOLDERS = sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("GP"))
+PY_FIXTURES = sorted(FIXTURES.glob("GP2*/*.py"))
+NOTEBOOK = FIXTURES / "_shared" / "notebook.ipynb"
 
 
 def scan(path: Path):
@@ -55,15 +57,30 @@ def line_of(text: str, needle: str) -> int:
 # -- fixtures ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", PY_FIXTURES, ids=[p.name for p in PY_FIXTURES])
+@pytest.mark.parametrize(
+    "path", PY_FIXTURES, ids=[f"{p.parent.name}/{p.name}" for p in PY_FIXTURES]
+)
 def test_fixture_findings_match_markers(path: Path) -> None:
     check_fixture(path)
+
+
+def test_each_rule_has_a_fixture_folder_named_after_it_holding_only_its_fixtures() -> None:
+    rules = {r.id: r for r in iter_rules(Category.PYTHON)}
+    assert {folder.name for folder in RULE_FOLDERS} == {f"{r.id}-{r.slug}" for r in rules.values()}
+    for folder in RULE_FOLDERS:
+        rule_id = folder.name.split("-", 1)[0]
+        files = sorted(folder.iterdir())
+        assert files, f"{folder.name} is empty"
+        for path in files:
+            expected, ok = markers(path.read_text(encoding="utf-8"))
+            about = set().union(*expected.values(), *ok.values())
+            assert rule_id in about, f"{folder.name}/{path.name} has no marker for {rule_id}"
 
 
 def test_notebook_fixture_points_at_ipynb_lines() -> None:
     text = NOTEBOOK.read_text(encoding="utf-8")
     expected: set[tuple[str, int, str]] = set()
-    for row in (FIXTURES / "notebook.ipynb.expected").read_text(encoding="utf-8").splitlines():
+    for row in NOTEBOOK.with_name("notebook.ipynb.expected").read_text("utf-8").splitlines():
         if not row.strip() or row.startswith("#"):
             continue
         rule_id, where, needle = row.split(maxsplit=2)
@@ -82,7 +99,7 @@ def test_every_python_rule_is_exercised_by_a_fixture() -> None:
     for path in PY_FIXTURES:
         for ids in markers(path.read_text(encoding="utf-8"))[0].values():
             expected_ids |= ids
-    sidecar = (FIXTURES / "notebook.ipynb.expected").read_text(encoding="utf-8")
+    sidecar = NOTEBOOK.with_name("notebook.ipynb.expected").read_text(encoding="utf-8")
     expected_ids |= set(re.findall(r"^(GP2\d\d)\b", sidecar, re.MULTILINE))
     declared = {r.id for r in iter_rules(Category.PYTHON)}
     assert declared, "no GP2xx rule is declared"
@@ -384,19 +401,19 @@ def lines_alone(path: Path, rule_id: str) -> set[int]:
 
 
 def test_a_rule_without_its_needle_is_not_even_tried_on_a_file(needles_of) -> None:
-    path = FIXTURES / "profiling.py"
+    path = FIXTURES / "GP213-nvtx-markers" / "profiling.py"
     assert lines_alone(path, "GP213") == {6}
     needles_of("GP213", ("no-such-word",))
     assert lines_alone(path, "GP213") == set()
 
 
 def test_a_statement_without_a_needle_or_a_tracked_name_is_stepped_over(needles_of) -> None:
-    # The file still holds the replaced needle (in `inline_asm_elementwise`), so it is parsed;
-    # only the statement that names `triton` (a tracked import) is still walked.
-    path = FIXTURES / "triton_kernels.py"
-    assert lines_alone(path, "GP212") == {6, 7, 36, 37, 38, 39, 40, 41}
-    needles_of("GP212", ("asm_",))
-    assert lines_alone(path, "GP212") == {39}  # n_warps = triton.cdiv(n, 32)
+    # The file still holds the replacement needle (`cdiv`), so it is parsed; of the statements
+    # GP212 fires on, only the one naming `triton` (a tracked import) is still walked.
+    path = FIXTURES / "GP212-hardcoded-warp-size" / "triton_kernels.py"
+    assert lines_alone(path, "GP212") == {6, 7, 13, 14, 15, 16, 17, 18}
+    needles_of("GP212", ("cdiv",))
+    assert lines_alone(path, "GP212") == {16}  # n_warps = triton.cdiv(n, 32)
 
 
 WORDS = st.text(alphabet="ab_'\" \n", min_size=1, max_size=4)
