@@ -18,7 +18,7 @@ PACKAGE = SRC / "gpuport"
 KNOWN_CYCLES: frozenset[tuple[str, str]] = frozenset()
 
 # `type: ignore` comments in src/: the count may only go down.
-TYPE_IGNORE_ALLOWANCE = 5
+TYPE_IGNORE_ALLOWANCE = 0
 
 # Modules over ~800 lines that are not yet split; the docstring of a module that stays long on
 # purpose says why with the words "one cohesive".
@@ -126,7 +126,6 @@ LONG_MODULES: dict[str, int] = {
     "gpuport.scan.containers": 1910,
     "gpuport.scan.kernel_rules": 830,
     "gpuport.scan.kernels": 2040,
-    "gpuport.scan.python_rules": 2070,
 }
 
 

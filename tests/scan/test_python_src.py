@@ -2,20 +2,28 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from expect import check_fixture, markers, scan_fixture
 from gpuport.findings import Category, Severity, SkipKind
 from gpuport.scan.catalog import iter_rules
 from gpuport.scan.engine import ScanOptions, scan_path
+from gpuport.scan.python import checks
+from gpuport.scan.python.prefilter import NeedleSet
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "python"
-PY_FIXTURES = sorted(FIXTURES.glob("*.py"))
-NOTEBOOK = FIXTURES / "notebook.ipynb"
+# One folder per rule, named like GP201-cuda-only-import; the notebook (several rules) in _shared.
+RULE_FOLDERS = sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("GP"))
+PY_FIXTURES = sorted(FIXTURES.glob("GP2*/*.py"))
+NOTEBOOK = FIXTURES / "_shared" / "notebook.ipynb"
 
 
 def scan(path: Path):
@@ -49,15 +57,30 @@ def line_of(text: str, needle: str) -> int:
 # -- fixtures ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", PY_FIXTURES, ids=[p.name for p in PY_FIXTURES])
+@pytest.mark.parametrize(
+    "path", PY_FIXTURES, ids=[f"{p.parent.name}/{p.name}" for p in PY_FIXTURES]
+)
 def test_fixture_findings_match_markers(path: Path) -> None:
     check_fixture(path)
+
+
+def test_each_rule_has_a_fixture_folder_named_after_it_holding_only_its_fixtures() -> None:
+    rules = {r.id: r for r in iter_rules(Category.PYTHON)}
+    assert {folder.name for folder in RULE_FOLDERS} == {f"{r.id}-{r.slug}" for r in rules.values()}
+    for folder in RULE_FOLDERS:
+        rule_id = folder.name.split("-", 1)[0]
+        files = sorted(folder.iterdir())
+        assert files, f"{folder.name} is empty"
+        for path in files:
+            expected, ok = markers(path.read_text(encoding="utf-8"))
+            about = set().union(*expected.values(), *ok.values())
+            assert rule_id in about, f"{folder.name}/{path.name} has no marker for {rule_id}"
 
 
 def test_notebook_fixture_points_at_ipynb_lines() -> None:
     text = NOTEBOOK.read_text(encoding="utf-8")
     expected: set[tuple[str, int, str]] = set()
-    for row in (FIXTURES / "notebook.ipynb.expected").read_text(encoding="utf-8").splitlines():
+    for row in NOTEBOOK.with_name("notebook.ipynb.expected").read_text("utf-8").splitlines():
         if not row.strip() or row.startswith("#"):
             continue
         rule_id, where, needle = row.split(maxsplit=2)
@@ -76,11 +99,20 @@ def test_every_python_rule_is_exercised_by_a_fixture() -> None:
     for path in PY_FIXTURES:
         for ids in markers(path.read_text(encoding="utf-8"))[0].values():
             expected_ids |= ids
-    sidecar = (FIXTURES / "notebook.ipynb.expected").read_text(encoding="utf-8")
+    sidecar = NOTEBOOK.with_name("notebook.ipynb.expected").read_text(encoding="utf-8")
     expected_ids |= set(re.findall(r"^(GP2\d\d)\b", sidecar, re.MULTILINE))
     declared = {r.id for r in iter_rules(Category.PYTHON)}
     assert declared, "no GP2xx rule is declared"
     assert declared <= expected_ids, f"rules without a fixture: {sorted(declared - expected_ids)}"
+
+
+def test_every_python_rule_has_one_check_named_after_its_slug() -> None:
+    by_rule: dict[str, set[str]] = {}
+    for sub in checks.subscriptions():
+        by_rule.setdefault(sub.rule.id, set()).add(sub.check.__name__)
+    for r in iter_rules(Category.PYTHON):
+        assert by_rule.get(r.id) == {r.slug.replace("-", "_")}, r.id
+        assert r.needles, f"{r.id} declares no needles: no file could ever be skipped"
 
 
 def test_every_python_rule_is_documented_with_a_source() -> None:
@@ -99,6 +131,27 @@ def test_findings_carry_the_knowledge_base_fix_and_sources(tmp_path: Path) -> No
     assert finding.severity is Severity.HIGH
     assert finding.fix is not None and "amdsmi" in finding.fix.text.lower()
     assert len(finding.references) > 1  # the rule's page and the package's own sources
+
+
+# The tools GP206's documentation names; the knowledge base (platform.toml) is its only list.
+GP206_TOOLS = ["nvidia-smi", "nvcc", "nvprof", "nsys", "ncu", "nv-nsight-cu-cli", "cuda-gdb"]
+GP206_TOOLS += [
+    "cuda-memcheck",
+    "compute-sanitizer",
+    "cuobjdump",
+    "nvdisasm",
+    "dcgmi",
+    "deviceQuery",
+]
+
+
+@pytest.mark.parametrize("tool", GP206_TOOLS)
+def test_every_nvidia_tool_gp206_names_is_found(tmp_path: Path, tool: str) -> None:
+    path = tmp_path / "run.py"
+    path.write_text(f"import subprocess\nsubprocess.run(['{tool}', '-h'])\n", encoding="utf-8")
+    result = scan_path(path, ScanOptions(jobs=1, select=frozenset({"GP206"})))
+    assert [(f.rule_id, f.location.line) for f in result.findings] == [("GP206", 2)]
+    assert "on ROCm use" in result.findings[0].message
 
 
 def test_setup_py_is_scanned_too(tmp_path: Path) -> None:
@@ -317,3 +370,60 @@ def test_suppression_comment_works_in_notebooks(tmp_path: Path) -> None:
     result = scan(path)
     assert [f.rule_id for f in result.findings] == ["GP201"]
     assert result.suppressed == 1
+
+
+# -- needles: the pre-filters come from the rules' declarations --------------------------------
+
+
+@pytest.fixture
+def needles_of() -> Iterator[object]:
+    """Replace one rule's needles in its check's registration, for the length of a test."""
+    original = checks._SUBSCRIPTIONS[:]
+
+    def replace(rule_id: str, needles: tuple[str, ...]) -> None:
+        checks._SUBSCRIPTIONS[:] = [
+            dataclasses.replace(sub, rule=dataclasses.replace(sub.rule, needles=needles))
+            if sub.rule.id == rule_id
+            else sub
+            for sub in checks._SUBSCRIPTIONS
+        ]
+        checks.forget_dispatches()
+
+    yield replace
+    checks._SUBSCRIPTIONS[:] = original
+    checks.forget_dispatches()
+
+
+def lines_alone(path: Path, rule_id: str) -> set[int]:
+    """The lines ``rule_id`` fires on in ``path`` when it is the only rule enabled."""
+    result = scan_path(path, ScanOptions(jobs=1, select=frozenset({rule_id})))
+    return {f.location.line for f in result.findings if f.rule_id == rule_id}
+
+
+def test_a_rule_without_its_needle_is_not_even_tried_on_a_file(needles_of) -> None:
+    path = FIXTURES / "GP213-nvtx-markers" / "profiling.py"
+    assert lines_alone(path, "GP213") == {6}
+    needles_of("GP213", ("no-such-word",))
+    assert lines_alone(path, "GP213") == set()
+
+
+def test_a_statement_without_a_needle_or_a_tracked_name_is_stepped_over(needles_of) -> None:
+    # The file still holds the replacement needle (`cdiv`), so it is parsed; of the statements
+    # GP212 fires on, only the one naming `triton` (a tracked import) is still walked.
+    path = FIXTURES / "GP212-hardcoded-warp-size" / "triton_kernels.py"
+    assert lines_alone(path, "GP212") == {6, 7, 13, 14, 15, 16, 17, 18}
+    needles_of("GP212", ("cdiv",))
+    assert lines_alone(path, "GP212") == {16}  # n_warps = triton.cdiv(n, 32)
+
+
+WORDS = st.text(alphabet="ab_'\" \n", min_size=1, max_size=4)
+TEXTS = st.text(alphabet="ab_'\" \nx")
+
+
+@given(needles=st.lists(WORDS, min_size=1, max_size=6), texts=st.lists(TEXTS, max_size=6))
+def test_needle_set_finds_exactly_the_texts_holding_a_needle(
+    needles: list[str], texts: list[str]
+) -> None:
+    found = NeedleSet(tuple(needles))  # one set over several texts: recent hits tried first
+    for text in texts:
+        assert found.found_in(text) == any(n in text for n in needles), text

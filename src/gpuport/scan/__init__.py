@@ -10,7 +10,7 @@ import importlib
 # Each module below registers its rules and scanners on import.
 _SCANNER_MODULES = (
     "gpuport.scan.deps",
-    "gpuport.scan.python_src",
+    "gpuport.scan.python",
     "gpuport.scan.kernels",
     "gpuport.scan.containers",
     "gpuport.scan.build",

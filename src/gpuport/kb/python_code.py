@@ -1,0 +1,183 @@
+"""What CUDA-side Python code means on ROCm (``python_code.toml``), for the GP2xx rules.
+
+How much a package's status matters where code imports it, how much a CUDA variable matters
+where code reads or sets it, PyTorch's precision switches, NCCL's NVIDIA-only fabric settings
+and AMD's GPU names. Loaded once through :mod:`gpuport.kb.loader`; severities stay words
+("high"), which the rules turn into their own type. ``tests/kb/test_python_code_kb.py``
+validates every entry.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gpuport.kb import PackageStatus
+from gpuport.kb.loader import Entry, KbError, entries, keyed, load_toml
+
+_FILE = "python_code.toml"
+SEVERITY_WORDS = ("info", "low", "medium", "high", "blocker")
+SWITCH_KINDS = ("tf32", "reduced-precision")
+
+
+@dataclass(frozen=True, slots=True)
+class StatusWhereImported:
+    """What importing a package of one status means: the finding's severity and words."""
+
+    status: PackageStatus
+    severity: str  # one of SEVERITY_WORDS
+    words: str  # completes "imports x: <package> ..."
+    why: str
+    sources: tuple[str, ...]
+    checked: datetime.date
+
+
+@dataclass(frozen=True, slots=True)
+class EnvSeverity:
+    """The severity of reading and of setting one CUDA environment variable."""
+
+    name: str
+    read: str
+    write: str
+    sources: tuple[str, ...]
+    checked: datetime.date
+
+
+@dataclass(frozen=True, slots=True)
+class NcclFabricPrefix:
+    """NCCL variables starting with ``prefix`` tune NVIDIA-only fabric; RCCL has no such setting."""
+
+    prefix: str
+    meaning: str
+    sources: tuple[str, ...]
+    checked: datetime.date
+
+
+@dataclass(frozen=True, slots=True)
+class PrecisionSwitch:
+    """A PyTorch precision switch (a dotted attribute) and what setting it does on ROCm."""
+
+    name: str
+    kind: str  # "tf32": anything but False matters; "reduced-precision": ignored on ROCm
+    on_rocm: str  # completes "sets <switch>: ..."
+    sources: tuple[str, ...]
+    checked: datetime.date
+
+
+@dataclass(frozen=True, slots=True)
+class AmdGpuName:
+    """A regular expression for a word naming AMD GPUs (matched whole and case-insensitively)."""
+
+    pattern: str
+    meaning: str
+    sources: tuple[str, ...]
+    checked: datetime.date
+
+
+@functools.cache
+def _data() -> dict[str, Any]:
+    return load_toml(_FILE)
+
+
+def _word(entry: Entry, key: str, choices: tuple[str, ...]) -> str:
+    value = entry.text(key)
+    if value not in choices:
+        raise KbError(f"{entry.where}: {key!r} is {value!r}, not one of {', '.join(choices)}")
+    return value
+
+
+@functools.cache
+def statuses_where_imported() -> Mapping[PackageStatus, StatusWhereImported]:
+    """By package status (every status but works-as-is)."""
+    result: dict[PackageStatus, StatusWhereImported] = {}
+    for entry in entries(_data(), "package_status", _FILE, "status"):
+        try:
+            status = PackageStatus(entry.text("status"))
+        except ValueError as exc:
+            raise KbError(f"{entry.where}: unknown status") from exc
+        if status in result:
+            raise KbError(f"{entry.where}: duplicate status")
+        result[status] = StatusWhereImported(
+            status=status,
+            severity=_word(entry, "severity", SEVERITY_WORDS),
+            words=entry.text("words"),
+            why=entry.text("why"),
+            sources=entry.texts("sources", required=True),
+            checked=entry.date(),
+        )
+    return result
+
+
+@functools.cache
+def env_severities() -> Mapping[str, EnvSeverity]:
+    """By variable name."""
+    return keyed(
+        _data(),
+        "env_severity",
+        _FILE,
+        "name",
+        "duplicate variable",
+        lambda entry, name: EnvSeverity(
+            name=name,
+            read=_word(entry, "read", SEVERITY_WORDS),
+            write=_word(entry, "write", SEVERITY_WORDS),
+            sources=entry.texts("sources", required=True),
+            checked=entry.date(),
+        ),
+    )
+
+
+@functools.cache
+def nccl_fabric_prefixes() -> tuple[NcclFabricPrefix, ...]:
+    return tuple(
+        NcclFabricPrefix(
+            prefix=entry.text("prefix"),
+            meaning=entry.text("meaning"),
+            sources=entry.texts("sources", required=True),
+            checked=entry.date(),
+        )
+        for entry in entries(_data(), "nccl_fabric", _FILE, "prefix")
+    )
+
+
+@functools.cache
+def precision_switches() -> Mapping[str, PrecisionSwitch]:
+    """By the switch's dotted name (``torch.backends.cuda.matmul.allow_tf32``)."""
+    return keyed(
+        _data(),
+        "precision_switch",
+        _FILE,
+        "name",
+        "duplicate switch",
+        lambda entry, name: PrecisionSwitch(
+            name=name,
+            kind=_word(entry, "kind", SWITCH_KINDS),
+            on_rocm=entry.text("on_rocm"),
+            sources=entry.texts("sources", required=True),
+            checked=entry.date(),
+        ),
+    )
+
+
+@functools.cache
+def amd_gpu_names() -> tuple[AmdGpuName, ...]:
+    return tuple(
+        AmdGpuName(
+            pattern=entry.text("pattern"),
+            meaning=entry.text("meaning"),
+            sources=entry.texts("sources", required=True),
+            checked=entry.date(),
+        )
+        for entry in entries(_data(), "amd_gpu_name", _FILE, "pattern")
+    )
+
+
+@functools.cache
+def amd_gpu_name_re() -> re.Pattern[str]:
+    """Any of :func:`amd_gpu_names` as a whole word, ignoring case."""
+    words = "|".join(name.pattern for name in amd_gpu_names())
+    return re.compile(rf"(?i)\b(?:{words})\b")

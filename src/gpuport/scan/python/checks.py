@@ -1,0 +1,239 @@
+"""What each GP2xx rule's check looks at, and the tables the walk dispatches nodes from.
+
+A rule's module declares the rule and, right after it, the one function that checks it,
+registered with :func:`looks_at`: the node types, qualified calls, attributes, followed values
+or events (facts the walk derives from several kinds of node) it wants to see. The walk
+(:mod:`.walker`) builds a :class:`Dispatch` for the enabled rules and hands each node only to
+the checks that asked for it.
+
+A check that looks only at things reached through a resolved name (a qualified call or
+attribute, a followed value, an import) can fire only in a statement that names a tracked name
+or says ``import``; a check that looks at raw syntax (constants, comparisons, assignments…)
+needs its rule's needles in the statement itself. :attr:`Dispatch.statement_needles` holds the
+needles of the rules with such checks, for the statement pre-filter.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from gpuport.rules import Rule, prefilter
+from gpuport.scan.python.context import PythonContext, ValueKind
+
+# --- Events: facts the walk derives from several kinds of node --------------------------------
+
+
+@dataclass(slots=True)
+class ModuleImport:
+    """``module`` is imported at ``node``: ``import``, ``from … import``, ``__import__("…")`` or
+    ``importlib.import_module("…")``. ``shown`` is the ``from`` part of ``from x import y``."""
+
+    module: str
+    node: ast.AST
+    shown: str = ""
+
+
+@dataclass(slots=True)
+class EnvAccess:
+    """Environment variable ``name`` is read or set (``write``) at ``line``, ``column``."""
+
+    name: str
+    line: int
+    column: int
+    write: bool
+
+
+@dataclass(slots=True)
+class Assignment:
+    """``target = value`` (one target of an assignment, after its names are bound)."""
+
+    target: ast.expr
+    value: ast.expr
+
+
+@dataclass(slots=True)
+class ShellCommand:
+    """A shell command line outside Python code: a notebook ``!`` line or ``%%bash`` cell line."""
+
+    command: str
+    line: int
+
+
+Event = ModuleImport | EnvAccess | Assignment | ShellCommand
+# Events found only where a statement says `import` or names a tracked name (or outside Python
+# statements altogether): the statement pre-filter never needs their rules' needles.
+_RESOLVED_EVENTS: frozenset[type[Event]] = frozenset({ModuleImport, ShellCommand})
+
+# A check: the context, and one node or event it asked for.
+Check = Callable[[PythonContext, object], None]
+_F = TypeVar("_F", bound=Callable[..., None])
+
+
+@dataclass(frozen=True, slots=True)
+class Subscription:
+    """What one rule's check looks at."""
+
+    rule: Rule
+    check: Check
+    nodes: tuple[type[ast.AST], ...] = ()  # every node of these types
+    calls: tuple[str, ...] = ()  # calls of these qualified names
+    call_prefixes: tuple[str, ...] = ()  # calls of qualified names starting so
+    methods: tuple[str, ...] = ()  # calls of methods so named, on anything: ``x.startswith(…)``
+    every_call: bool = False
+    attributes: tuple[str, ...] = ()  # reads of these qualified attributes
+    assignments: tuple[str, ...] = ()  # assignments to these qualified attributes
+    followed: tuple[ValueKind, ...] = ()  # names read that hold a followed value of these kinds
+    events: tuple[type[Event], ...] = ()
+
+    @property
+    def raw_syntax(self) -> bool:
+        """The check may fire where no resolved name is written: it needs its needles there."""
+        return bool(
+            self.nodes
+            or self.methods
+            or self.every_call
+            or any(e not in _RESOLVED_EVENTS for e in self.events)
+        )
+
+
+_SUBSCRIPTIONS: list[Subscription] = []
+
+
+def looks_at(
+    rule: Rule,
+    *,
+    nodes: Iterable[type[ast.AST]] = (),
+    calls: Iterable[str] = (),
+    call_prefixes: Iterable[str] = (),
+    methods: Iterable[str] = (),
+    every_call: bool = False,
+    attributes: Iterable[str] = (),
+    assignments: Iterable[str] = (),
+    followed: Iterable[ValueKind] = (),
+    events: Iterable[type[Event]] = (),
+) -> Callable[[_F], _F]:
+    """Register the decorated function as ``rule``'s check, given what it looks at."""
+
+    def register(check: _F) -> _F:
+        _SUBSCRIPTIONS.append(
+            Subscription(
+                rule,
+                check,
+                tuple(nodes),
+                tuple(calls),
+                tuple(call_prefixes),
+                tuple(methods),
+                every_call,
+                tuple(attributes),
+                tuple(assignments),
+                tuple(followed),
+                tuple(events),
+            )
+        )
+        return check
+
+    return register
+
+
+def subscriptions() -> list[Subscription]:
+    """Every registered check, in registration order."""
+    return list(_SUBSCRIPTIONS)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Dispatch:
+    """For a set of enabled rules: which checks see which nodes, and the words they need."""
+
+    rules: tuple[Rule, ...]
+    nodes: dict[type[ast.AST], tuple[Check, ...]]
+    calls: dict[str, tuple[Check, ...]]
+    call_prefixes: tuple[tuple[str, Check], ...]
+    prefixes: tuple[str, ...]  # every prefix of call_prefixes, for one quick test
+    methods: dict[str, tuple[Check, ...]]
+    every_call: tuple[Check, ...]
+    attributes: dict[str, dict[str, tuple[Check, ...]]]  # last name -> qualified name -> checks
+    assignments: dict[str, tuple[Check, ...]]  # qualified attribute -> checks (of Assignment)
+    followed: dict[ValueKind, tuple[Check, ...]]
+    events: dict[type[Event], tuple[Check, ...]]
+    # The enabled rules' needles (None: one may fire anywhere, nothing can be skipped), and
+    # those of the rules with a check on raw syntax (see the module's docstring).
+    needles: tuple[str, ...] | None
+    statement_needles: tuple[str, ...] | None
+
+    def sees(self, event: type[Event]) -> bool:
+        """Some enabled check looks at ``event``."""
+        return event in self.events
+
+
+_DISPATCHES: dict[frozenset[str], Dispatch] = {}
+
+
+def dispatch_for(enabled: frozenset[str]) -> Dispatch:
+    """The dispatch tables for the checks of the ``enabled`` rules (cached per set)."""
+    found = _DISPATCHES.get(enabled)
+    if found is None:
+        if len(_DISPATCHES) > 64:
+            _DISPATCHES.clear()
+        found = _DISPATCHES[enabled] = _build([s for s in _SUBSCRIPTIONS if s.rule.id in enabled])
+    return found
+
+
+def forget_dispatches() -> None:
+    """Drop the cached tables (tests that change a registration call this)."""
+    _DISPATCHES.clear()
+
+
+def _build(chosen: list[Subscription]) -> Dispatch:
+    nodes: defaultdict[type[ast.AST], list[Check]] = defaultdict(list)
+    calls: defaultdict[str, list[Check]] = defaultdict(list)
+    methods: defaultdict[str, list[Check]] = defaultdict(list)
+    attributes: defaultdict[str, defaultdict[str, list[Check]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    assignments: defaultdict[str, list[Check]] = defaultdict(list)
+    followed: defaultdict[ValueKind, list[Check]] = defaultdict(list)
+    events: defaultdict[type[Event], list[Check]] = defaultdict(list)
+    prefixes: list[tuple[str, Check]] = []
+    every_call: list[Check] = []
+    for sub in chosen:
+        for node_type in sub.nodes:
+            nodes[node_type].append(sub.check)
+        for qual in sub.calls:
+            calls[qual].append(sub.check)
+        prefixes += [(prefix, sub.check) for prefix in sub.call_prefixes]
+        for method in sub.methods:
+            methods[method].append(sub.check)
+        if sub.every_call:
+            every_call.append(sub.check)
+        for qual in sub.attributes:
+            attributes[qual.rsplit(".", 1)[-1]][qual].append(sub.check)
+        for qual in sub.assignments:
+            assignments[qual].append(sub.check)
+        for kind in sub.followed:
+            followed[kind].append(sub.check)
+        for event in sub.events:
+            events[event].append(sub.check)
+    rules = tuple(dict.fromkeys(sub.rule for sub in chosen))
+    raw = dict.fromkeys(sub.rule for sub in chosen if sub.raw_syntax)
+    return Dispatch(
+        rules=rules,
+        nodes={k: tuple(v) for k, v in nodes.items()},
+        calls={k: tuple(v) for k, v in calls.items()},
+        call_prefixes=tuple(prefixes),
+        prefixes=tuple(dict.fromkeys(prefix for prefix, _ in prefixes)),
+        methods={k: tuple(v) for k, v in methods.items()},
+        every_call=tuple(every_call),
+        attributes={
+            last: {qual: tuple(v) for qual, v in by_qual.items()}
+            for last, by_qual in attributes.items()
+        },
+        assignments={k: tuple(v) for k, v in assignments.items()},
+        followed={k: tuple(v) for k, v in followed.items()},
+        events={k: tuple(v) for k, v in events.items()},
+        needles=prefilter(rules),
+        statement_needles=prefilter(raw),
+    )

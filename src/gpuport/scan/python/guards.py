@@ -1,0 +1,157 @@
+"""What the code around a node already tests: a ROCm check, ``TYPE_CHECKING``, a caught ImportError.
+
+Rule-neutral questions about a node's place in the tree, answered from the child -> parent map
+the walk records (:attr:`PythonContext.parents <gpuport.scan.python.context.PythonContext>`).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from collections.abc import Iterator, Mapping
+
+from gpuport.kb import python_code
+from gpuport.scan.python.nodes import CHILD_FIELDS, child_fields, last_name
+
+Parents = Mapping[ast.AST, ast.AST]
+
+# How ROCm-aware code names the platform: torch.version.hip, is_rocm, "gfx942", "AMD Instinct"
+# (AMD's GPU names come from the knowledge base).
+AMD_NAME_RE = python_code.amd_gpu_name_re()
+_ROCM_WORD_RE = re.compile(r"(?i)\b(?:rocm|hip|amd|gfx\d*)\b")
+_ROCM_IDENTIFIER_PARTS = frozenset({"hip", "rocm", "amd", "hipcc", "gcn"})
+_IDENTIFIER_SPLIT = re.compile(r"_+|(?<=[a-z0-9])(?=[A-Z])")
+# Exceptions an `except` catches a failed import with.
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+_SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_BLOCK_ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def ancestors(parents: Parents, node: ast.AST) -> Iterator[tuple[ast.AST, ast.AST]]:
+    """(child, parent) pairs from ``node`` up to the root."""
+    parent = parents.get(node)
+    while parent is not None:
+        yield node, parent
+        node, parent = parent, parents.get(parent)
+
+
+def under_type_checking(parents: Parents, node: ast.AST) -> bool:
+    """``node`` sits in the body of ``if TYPE_CHECKING:``: it never runs."""
+    for child, parent in ancestors(parents, node):
+        if (
+            isinstance(parent, ast.If)
+            and child in parent.body
+            and last_name(parent.test) == "TYPE_CHECKING"
+        ):
+            return True
+    return False
+
+
+def import_guarded(parents: Parents, node: ast.AST) -> bool:
+    """``node`` sits in a ``try:`` whose handlers catch a failed import."""
+    for child, parent in ancestors(parents, node):
+        if isinstance(parent, ast.Try) and child in parent.body:
+            for handler in parent.handlers:
+                caught = handler.type
+                if caught is None:
+                    return True
+                names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+                if any(last_name(name) in _IMPORT_ERRORS for name in names):
+                    return True
+    return False
+
+
+def in_condition(parents: Parents, node: ast.AST) -> bool:
+    """``node`` is tested for truth: an if/while/assert test, a comprehension filter, ``bool()``,
+    through ``and``/``or``/``not``."""
+    child, parent = node, parents.get(node)
+    while isinstance(parent, ast.BoolOp) or (
+        isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)
+    ):
+        child, parent = parent, parents.get(parent)
+    if isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+        return parent.test is child
+    if isinstance(parent, ast.comprehension):
+        return child in parent.ifs
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name):
+        return parent.func.id == "bool"
+    return False
+
+
+def rocm_guarded(parents: Parents, node: ast.AST) -> bool:
+    """True when the code around ``node`` already tells ROCm apart (tests torch.version.hip,
+    an is_rocm flag, a gfx name…): in the same condition or statement, the same if/elif
+    chain, an enclosing if, or an earlier if in the same block."""
+    for child, parent in ancestors(parents, node):
+        if isinstance(parent, ast.If):
+            if mentions_rocm(parent.test):
+                return True
+            chain = parent
+            while len(chain.orelse) == 1 and isinstance(chain.orelse[0], ast.If):
+                chain = chain.orelse[0]
+                if mentions_rocm(chain.test):
+                    return True
+        elif isinstance(parent, (ast.While, ast.IfExp)):
+            if mentions_rocm(parent.test):
+                return True
+        elif isinstance(parent, ast.BoolOp):
+            if any(mentions_rocm(value) for value in parent.values if value is not child):
+                return True
+        elif isinstance(
+            parent, (ast.Assign, ast.AnnAssign, ast.Return, ast.Expr, ast.Assert)
+        ) and mentions_rocm(parent):
+            return True
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(parent, name, None)
+            if isinstance(block, list) and child in block:
+                earlier = block[: block.index(child)]
+                if any(_rocm_early_exit(statement) for statement in earlier):
+                    return True
+        if isinstance(parent, _SCOPE_NODES):
+            return False
+    return False
+
+
+def _rocm_early_exit(statement: ast.stmt) -> bool:
+    """``if torch.version.hip: return …`` — the code after it never runs on ROCm."""
+    return (
+        isinstance(statement, ast.If)
+        and mentions_rocm(statement.test)
+        and bool(statement.body)
+        and isinstance(statement.body[-1], _BLOCK_ENDS)
+    )
+
+
+@functools.lru_cache(maxsize=8192)
+def _rocm_identifier(ident: str) -> bool:
+    return any(part.lower() in _ROCM_IDENTIFIER_PARTS for part in _IDENTIFIER_SPLIT.split(ident))
+
+
+def mentions_rocm(node: ast.AST) -> bool:
+    """Some name or string under ``node`` names ROCm, HIP, AMD or a gfx target."""
+    # Every node under ``node`` in any order: ast.walk's generators are the slow part of this
+    # test, which guards run often.
+    pending = [node]
+    while pending:
+        sub = pending.pop()
+        if isinstance(sub, ast.Name):
+            if _rocm_identifier(sub.id):
+                return True
+        elif isinstance(sub, ast.Attribute):
+            if _rocm_identifier(sub.attr):
+                return True
+        elif isinstance(sub, ast.Constant):
+            value = sub.value
+            if isinstance(value, str) and (
+                _ROCM_WORD_RE.search(value) or AMD_NAME_RE.search(value)
+            ):
+                return True
+        fields = CHILD_FIELDS.get(type(sub)) or child_fields(type(sub))
+        for name in fields:
+            value = getattr(sub, name, None)
+            if type(value) is list:
+                pending.extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                pending.append(value)
+    return False

@@ -1,0 +1,128 @@
+"""Small readers of Python syntax trees: literals, call arguments, numbers and target names.
+
+Rule-neutral: nothing here knows a rule, a library or a platform, only how ``ast`` spells code.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+
+# Node type -> the fields to walk into. ``ctx``/``op`` leaves are a third of all nodes and hold
+# no names, so walks leave them out. Hot loops read it directly, calling child_fields on a miss.
+CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
+
+
+def child_fields(kind: type[ast.AST]) -> tuple[str, ...]:
+    """The fields of a node type that hold child nodes worth walking into."""
+    fields = CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = CHILD_FIELDS[kind] = tuple(
+            f for f in kind._fields if f not in ("ctx", "op", "ops")
+        )
+    return fields
+
+
+def children(node: ast.AST) -> Iterator[ast.AST]:
+    """The child nodes of ``node``, in field order (``ctx``/``op`` leaves left out)."""
+    for name in child_fields(type(node)):
+        value = getattr(node, name, None)
+        if type(value) is list:
+            for item in value:
+                if isinstance(item, ast.AST):
+                    yield item
+        elif isinstance(value, ast.AST):
+            yield value
+
+
+def argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
+    """The argument given by ``keyword``, or at ``position`` when no ``*args`` comes before it."""
+    for kw in call.keywords:
+        if kw.arg == keyword:
+            return kw.value
+    if position < len(call.args) and not any(
+        isinstance(a, ast.Starred) for a in call.args[: position + 1]
+    ):
+        return call.args[position]
+    return None
+
+
+def keyword_value(call: ast.Call, *names: str) -> ast.expr | None:
+    """The value of the first keyword argument named one of ``names``."""
+    return next((kw.value for kw in call.keywords if kw.arg in names), None)
+
+
+def literal(node: ast.AST | None) -> str | None:
+    """The value of a string constant; None for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def strings_in(nodes: Iterable[ast.AST | None]) -> list[str]:
+    """The string constants in expressions, looking into lists, tuples and sets."""
+    found: list[str] = []
+    pending = [n for n in nodes if n is not None]
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.append(node.value)
+        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            pending.extend(node.elts)
+    return found
+
+
+def is_int(node: ast.AST | None, number: int) -> bool:
+    """``node`` is the integer constant ``number`` (not a bool)."""
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == number
+
+
+def is_false(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is False
+
+
+def is_none(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def number_like(node: ast.AST) -> bool:
+    """A number, a negative number, or a tuple/list/set of those (``(8, 0)``, ``[(8, 0)]``)."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) in (int, float)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return number_like(node.operand)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return bool(node.elts) and all(number_like(e) for e in node.elts)
+    return False
+
+
+def target_name(node: ast.AST) -> str | None:
+    """The last name of a target or operand: ``x``, ``self.x``, ``cfg['x']``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Subscript):
+        return literal(node.slice)
+    return None
+
+
+def last_name(node: ast.AST) -> str:
+    """``x`` for ``x`` and ``a.b.x``; "" for any other expression."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return ""
+
+
+def called_name(call: ast.Call) -> str:
+    """The last name of the called expression: ``f`` for ``f(…)`` and ``x.f(…)``; else ""."""
+    return last_name(call.func)
+
+
+def parameters(args: ast.arguments) -> set[str]:
+    """Every parameter name of a function or lambda."""
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    every += [a for a in (args.vararg, args.kwarg) if a is not None]
+    return {a.arg for a in every}

@@ -1,0 +1,158 @@
+"""GP201 cuda-only-import and GP217 triton-cuda-libdevice: what a module's imports bring along."""
+
+from __future__ import annotations
+
+import ast
+
+from gpuport import kb
+from gpuport.findings import Category, Confidence, Severity
+from gpuport.kb import python_code
+from gpuport.rules import rule
+from gpuport.scan.python import guards
+from gpuport.scan.python.checks import ModuleImport, looks_at
+from gpuport.scan.python.context import PythonContext
+from gpuport.scan.python.rules.references import PYTORCH_ROCM_COMPAT
+
+# How the knowledge base writes an entry's confidence.
+_CONFIDENCE_WORDS = {"high": Confidence.HIGH, "medium": Confidence.MEDIUM, "low": Confidence.LOW}
+
+
+def _reported(package: kb.Package) -> bool:
+    """GP201 reports a package unless it works as is, or is a framework whose only change is
+    its install index (the dependency rules, GP1xx, report that)."""
+    return not (
+        package.status is kb.PackageStatus.WORKS
+        or (package.status is kb.PackageStatus.NEEDS_ROCM_BUILD and package.category == "framework")
+    )
+
+
+def _import_needles() -> tuple[str, ...]:
+    """The import name of each reported package as imports write it: after a space or a quote
+    (``import x``, ``from x``, ``import_module("x")``), so that ``verl`` (a package) does not
+    make every file mentioning "overlap" worth parsing."""
+    tops = {
+        name.split(".", 1)[0]
+        for package in kb.packages().values()
+        if _reported(package)
+        for name in package.import_names
+    }
+    return tuple(f"{quote}{top}" for top in sorted(tops) for quote in (" ", "'", '"'))
+
+
+CUDA_ONLY_IMPORT = rule(
+    id="GP201",
+    slug="cuda-only-import",
+    category=Category.PYTHON,
+    severity=Severity.HIGH,  # per finding: from the package's status in the knowledge base
+    confidence=Confidence.HIGH,
+    summary="Imports a package that has no ROCm build, or needs a special one",
+    what=(
+        "Looks up every `import` and `from … import` (and `importlib.import_module` / "
+        "`__import__` with a literal name) in gpuport's knowledge base of Python packages. "
+        "It reports packages whose ROCm status is not-supported (HIGH), partial or CUDA-only "
+        "artifacts (MEDIUM), and packages that need a ROCm build from another index or from "
+        "source (LOW). Frameworks such as torch, whose only change is the install index, are "
+        "left to the dependency rules (GP1xx). An import guarded by `try/except ImportError` "
+        "is at most LOW, because the code already copes with its absence; imports under "
+        "`if TYPE_CHECKING:` are ignored."
+    ),
+    why=(
+        "Packages such as TensorRT, PyCUDA, pynvml or numba.cuda talk to the CUDA driver or "
+        "NVML directly and have no ROCm build: the import fails, or the package loads and "
+        "finds no NVIDIA GPU. Others (flash-attn, bitsandbytes, apex, xformers) have ROCm "
+        "builds that must be installed from a different place or compiled."
+    ),
+    example="import pynvml\nimport tensorrt as trt\nfrom flash_attn import flash_attn_func\n",
+    instead=(
+        "import amdsmi                  # AMD's counterpart of NVML\n"
+        "# TensorRT -> MIGraphX or ONNX Runtime's MIGraphX provider\n"
+        "from torch.nn.functional import scaled_dot_product_attention\n"
+    ),
+    fix=(
+        "Replace the package with the ROCm counterpart named in the finding, or install its "
+        "ROCm build as the finding says."
+    ),
+    mechanical=False,
+    references=(PYTORCH_ROCM_COMPAT,),
+    needles=_import_needles(),
+)
+
+
+@looks_at(CUDA_ONLY_IMPORT, events=(ModuleImport,))
+def cuda_only_import(ctx: PythonContext, imported: ModuleImport) -> None:
+    package = kb.package_for_import(imported.module)
+    if package is None or not _reported(package):
+        return
+    node = imported.node
+    if guards.under_type_checking(ctx.parents, node):
+        return
+    if not ctx.first_time(CUDA_ONLY_IMPORT, package.name):
+        return
+    where_imported = python_code.statuses_where_imported()[package.status]
+    severity = Severity.parse(where_imported.severity)
+    shown = imported.shown
+    if not shown or kb.package_for_import(shown) is not package:
+        shown = imported.module  # `from numba import cuda`: the package is numba.cuda
+    message = f"imports {shown}: {package.name} {where_imported.words}"
+    if guards.import_guarded(ctx.parents, node):
+        severity = min(severity, Severity.LOW)
+        message += " (optional here: the import is guarded by try/except)"
+    ctx.report(
+        CUDA_ONLY_IMPORT,
+        node,
+        message,
+        key=package.name,
+        severity=severity,
+        confidence=_CONFIDENCE_WORDS.get(package.confidence.lower(), Confidence.MEDIUM),
+        fix=package.instead or None,
+        references=package.sources,
+    )
+
+
+_TRITON_CUDA_EXTRA = "triton.language.extra.cuda"
+
+TRITON_CUDA_LIBDEVICE = rule(
+    id="GP217",
+    slug="triton-cuda-libdevice",
+    category=Category.PYTHON,
+    severity=Severity.MEDIUM,
+    confidence=Confidence.HIGH,
+    summary="Uses Triton's CUDA-only libdevice module (triton.language.extra.cuda)",
+    what=(
+        "Finds imports from `triton.language.extra.cuda` and uses of `tl.extra.cuda.libdevice.*`."
+    ),
+    why=(
+        "`triton.language.extra.cuda.libdevice` calls NVIDIA's `__nv_*` math library, which "
+        "the AMD backend does not link, so kernels using it fail to compile on ROCm. Triton's "
+        "`triton.language.extra.libdevice` dispatches to the CUDA or HIP library for the "
+        "active target (some functions exist only on CUDA)."
+    ),
+    example="from triton.language.extra.cuda import libdevice\n",
+    instead="from triton.language.extra import libdevice\n",
+    fix="Import libdevice from `triton.language.extra` and check each function exists for HIP.",
+    mechanical=False,
+    references=(
+        "https://github.com/triton-lang/triton/pull/3825",
+        "https://github.com/triton-lang/triton/issues/10375",
+    ),
+    needles=("cuda",),
+)
+
+
+@looks_at(TRITON_CUDA_LIBDEVICE, events=(ModuleImport,), attributes=(_TRITON_CUDA_EXTRA,))
+def triton_cuda_libdevice(ctx: PythonContext, subject: ModuleImport | ast.Attribute) -> None:
+    if isinstance(subject, ast.Attribute):
+        ctx.report(
+            TRITON_CUDA_LIBDEVICE,
+            subject,
+            f"uses {_TRITON_CUDA_EXTRA}: NVIDIA's libdevice, which Triton's AMD backend does not "
+            "link",
+        )
+        return
+    module = subject.module
+    if module == _TRITON_CUDA_EXTRA or module.startswith(_TRITON_CUDA_EXTRA + "."):
+        ctx.report(
+            TRITON_CUDA_LIBDEVICE,
+            subject.node,
+            f"imports {module}: NVIDIA's libdevice, which Triton's AMD backend does not link",
+        )

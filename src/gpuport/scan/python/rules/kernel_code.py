@@ -1,0 +1,386 @@
+"""GP210 to GP214: GPU kernels and profiling written from Python.
+
+PyTorch CUDA extensions, PTX in Triton or CUDA source strings, warp sizes of 32, NVTX markers
+and the jiterator.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from gpuport.findings import Category, Confidence, Severity
+from gpuport.rules import rule
+from gpuport.scan.python.checks import Assignment, looks_at
+from gpuport.scan.python.context import PythonContext
+from gpuport.scan.python.nodes import (
+    argument,
+    called_name,
+    is_false,
+    is_int,
+    is_none,
+    keyword_value,
+    literal,
+    strings_in,
+    target_name,
+)
+
+_CPP_EXTENSION = "torch.utils.cpp_extension."
+# nvcc options that name NVIDIA architectures.
+_NVIDIA_ARCH_FLAG_RE = re.compile(
+    r"-gencode|--generate-code|arch=(?:sm|compute)_|-arch[= ]?(?:sm|compute)_|code=sm_|"
+    r"--gpu-architecture"
+)
+
+CUDA_EXTENSION_BUILD = rule(
+    id="GP210",
+    slug="cuda-extension-build",
+    category=Category.PYTHON,
+    severity=Severity.INFO,
+    confidence=Confidence.HIGH,
+    summary="Builds a PyTorch CUDA extension; on ROCm PyTorch hipifies its sources at build time",
+    what=(
+        "Finds `torch.utils.cpp_extension.CUDAExtension(...)`, `load(...)` with .cu sources "
+        "or `with_cuda=True`, and `load_inline(..., cuda_sources=...)`, and names the kernel "
+        "files when the sources are written as a literal list. It is LOW when the nvcc flags "
+        "name NVIDIA architectures (-gencode, -arch=sm_XX)."
+    ),
+    why=(
+        "This path usually works: on a ROCm build of PyTorch these helpers run hipify over "
+        "the CUDA sources (writing .hip copies) and compile them with hipcc. What hipify "
+        "cannot translate — inline PTX, warp-size-32 assumptions, CUDA-only libraries — "
+        "breaks the build or the results, so the named kernel files are the ones to review "
+        "(gpuport's GP3xx rules scan them). NVIDIA architecture flags do not apply; ROCm "
+        "targets come from PYTORCH_ROCM_ARCH."
+    ),
+    example=(
+        "CUDAExtension('fused_ops', ['csrc/ops.cpp', 'csrc/ops_kernel.cu'],\n"
+        "              extra_compile_args={'nvcc': ['-gencode=arch=compute_80,code=sm_80']})\n"
+    ),
+    instead=(
+        "CUDAExtension('fused_ops', ['csrc/ops.cpp', 'csrc/ops_kernel.cu'],\n"
+        "              extra_compile_args={'nvcc': [] if torch.version.hip else NVCC_ARCH_FLAGS})\n"
+        "# build with PYTORCH_ROCM_ARCH=gfx942 (for example)\n"
+    ),
+    fix=(
+        "Build the extension on a ROCm PyTorch, keep NVIDIA-only nvcc flags out of the ROCm "
+        "build, set PYTORCH_ROCM_ARCH, and review the kernel files for GP3xx findings."
+    ),
+    mechanical=False,
+    references=("https://github.com/ROCm/pytorch/wiki/Enabling-PyTorch-CUDA-extensions-for-ROCm",),
+    needles=("cpp_extension",),
+)
+
+
+@looks_at(CUDA_EXTENSION_BUILD, call_prefixes=(_CPP_EXTENSION,))
+def cuda_extension_build(ctx: PythonContext, node: ast.Call) -> None:
+    function = (ctx.qual(node.func) or "").rsplit(".", 1)[1]
+    if function in ("CUDAExtension", "load"):
+        sources = argument(node, 1, "sources")
+    elif function == "load_inline":
+        cuda = argument(node, 2, "cuda_sources")
+        if cuda is None or is_none(cuda):
+            return
+        sources = None
+    else:
+        return
+    files = strings_in([sources]) if sources is not None else []
+    kernels = [f for f in files if f.endswith((".cu", ".cuh"))]
+    with_cuda = keyword_value(node, "with_cuda")
+    if function == "load" and not kernels and not (with_cuda and not is_false(with_cuda)):
+        return
+    name = literal(argument(node, 0, "name")) or "…"
+    if function == "load_inline":
+        built = "inline CUDA sources (cuda_sources=…)"
+    elif kernels:
+        built = "the kernel files " + ", ".join(kernels)
+    elif files:
+        built = "sources " + ", ".join(files)
+    else:
+        built = "sources not written as a literal list"
+    review = "review that code" if function == "load_inline" else "review those files (GP3xx)"
+    message = (
+        f"{function}({name!r}) builds {built}: on ROCm PyTorch hipifies them and compiles "
+        f"with hipcc; {review}"
+    )
+    flags: list[str] = []  # the nvcc flags, from extra_compile_args or extra_cuda_cflags
+    for kw in node.keywords:
+        if kw.arg == "extra_compile_args" and isinstance(kw.value, ast.Dict):
+            for key, value in zip(kw.value.keys, kw.value.values, strict=True):
+                if literal(key) == "nvcc":
+                    flags += strings_in([value])
+        elif kw.arg == "extra_cuda_cflags":
+            flags += strings_in([kw.value])
+    arch_flags = [f for f in flags if _NVIDIA_ARCH_FLAG_RE.search(f)]
+    severity = None
+    if arch_flags:
+        severity = Severity.LOW
+        message += (
+            f"; the nvcc flags {', '.join(arch_flags[:3])} target NVIDIA GPUs — ROCm builds take "
+            "gfx targets from PYTORCH_ROCM_ARCH"
+        )
+    ctx.report(CUDA_EXTENSION_BUILD, node, message, severity=severity)
+
+
+_INLINE_ASM = (
+    "triton.language.inline_asm_elementwise",
+    "triton.language.core.inline_asm_elementwise",
+)
+# PTX: typed opcodes (mov.u32, cvt.rn.f16x2.f32, ld.global.b64) and special registers.
+_PTX_RE = re.compile(
+    r"%(?:laneid|warpid|nwarpid|smid|nsmid|lanemask_\w+|clock(?:64)?|globaltimer|"
+    r"(?:n?tid|n?ctaid)\.[xyz])\b"
+    r"|\b[a-z][a-z0-9]*(?:\.[a-z0-9]+)*\.(?:[usbf]|bf|e4m3|e5m2)(?:8|16|32|64)(?:x[24])?\b"
+)
+# asm("…"), asm volatile("…") in CUDA C++, and what may follow "asm" there in Python source
+# (blanks, an escaped newline, "volatile", "__volatile__", the parenthesis).
+_ASM_CALL_RE = re.compile(r"\basm\s*(?:volatile\s*|__volatile__\s*)?\(")
+_ASM_NEEDLES = (
+    *(f"asm{after}" for after in ("(", " ", "\t", "\n", "\r", "\f", "\v", "\\", "v")),
+    "asm_",  # also in inline_asm_elementwise, the Triton call
+)
+
+INLINE_PTX = rule(
+    id="GP211",
+    slug="inline-ptx",
+    category=Category.PYTHON,
+    severity=Severity.HIGH,
+    confidence=Confidence.HIGH,
+    summary="Embeds NVIDIA PTX assembly (Triton inline_asm_elementwise or CUDA source strings)",
+    what=(
+        "Finds `triton.language.inline_asm_elementwise` whose asm text is PTX (typed opcodes "
+        "such as `mov.u32`, `cvt.rn.f16.f32`, special registers such as `%laneid`), and "
+        "CUDA source strings in Python (for `load_inline`, CuPy `RawKernel`…) that contain "
+        '`asm("…")` with PTX. When the asm text is not a literal it still reports, with low '
+        "confidence."
+    ),
+    why=(
+        "PTX is NVIDIA's virtual instruction set; AMD GPUs run AMDGCN code. Triton on ROCm and "
+        "hipcc cannot assemble PTX, so the kernel fails to compile. The same operation needs "
+        "AMDGCN assembly, a portable `tl` expression, or a HIP intrinsic."
+    ),
+    example=(
+        "y = tl.inline_asm_elementwise('cvt.rn.f16x2.f32 $0, $2, $1;', '=r,r,r', [a, b],\n"
+        "                              dtype=tl.float16, is_pure=True, pack=2)\n"
+    ),
+    instead=(
+        "y = b.to(tl.float16)  # let Triton pick the instruction on each backend\n"
+        "# or branch on the backend and give AMDGCN asm (v_cvt_pkrtz_f16_f32) on ROCm\n"
+    ),
+    fix=(
+        "Replace the PTX with a portable Triton expression, or branch on the backend and "
+        "supply AMDGCN assembly or a HIP intrinsic for ROCm."
+    ),
+    mechanical=False,
+    references=(
+        "https://triton-lang.org/main/python-api/generated/triton.language.inline_asm_elementwise.html",
+        "https://docs.nvidia.com/cuda/inline-ptx-assembly/index.html",
+        "https://rocm.docs.amd.com/projects/HIP/en/latest/reference/cpp_language_extensions.html",
+    ),
+    needles=_ASM_NEEDLES,
+)
+
+
+@looks_at(INLINE_PTX, calls=_INLINE_ASM, nodes=(ast.Constant,))
+def inline_ptx(ctx: PythonContext, node: ast.Call | ast.Constant) -> None:
+    if isinstance(node, ast.Constant):  # a CUDA source string: asm("mov.u32 …")
+        text = node.value
+        if not isinstance(text, str) or "asm" not in text:
+            return
+        call = _ASM_CALL_RE.search(text)
+        ptx = _PTX_RE.search(text, call.end()) if call is not None else None
+        if call is not None and ptx is not None:
+            ctx.report_at(
+                INLINE_PTX,
+                node.lineno + text.count("\n", 0, call.start()),
+                0,
+                f"CUDA source string with inline PTX ({ptx.group(0)!r}): hipcc and hiprtc cannot "
+                "assemble PTX",
+            )
+        return
+    asm = ctx.string_value(argument(node, 0, "asm"))  # tl.inline_asm_elementwise(asm, …)
+    if asm is None:
+        ctx.report(
+            INLINE_PTX,
+            node,
+            "inline_asm_elementwise with asm text gpuport cannot read; if it is PTX it will "
+            "not compile on ROCm",
+            severity=Severity.MEDIUM,
+            confidence=Confidence.LOW,
+        )
+        return
+    match = _PTX_RE.search(asm)
+    if match:
+        ctx.report(
+            INLINE_PTX,
+            node,
+            f"inline_asm_elementwise with PTX ({match.group(0)!r}): Triton on ROCm cannot "
+            "assemble NVIDIA PTX",
+        )
+
+
+_WARP_SIZE_NAME_RE = re.compile(
+    r"(?i)^_*(?:k_?)?(?:warp_?(?:size|sz|threads|width|lanes)|threads_?per_?warp|lanes_?per_?warp)$"
+)
+
+HARDCODED_WARP_SIZE = rule(
+    id="GP212",
+    slug="hardcoded-warp-size",
+    category=Category.PYTHON,
+    severity=Severity.MEDIUM,
+    confidence=Confidence.MEDIUM,
+    summary="Hard-codes a warp size of 32 in Python-side kernel configuration",
+    what=(
+        "Finds `WARP_SIZE = 32`-style constants (warp_size, threads_per_warp, warp_threads…), "
+        "keyword arguments and dict keys with those names set to 32, `num_warps * 32`, and "
+        "`num_warps = threads // 32`."
+    ),
+    why=(
+        "AMD's CDNA GPUs (MI100 to MI355) execute wavefronts of 64 threads; RDNA runs 32 or 64. "
+        "In Triton on ROCm one 'warp' of `num_warps` is a 64-thread wavefront. A block size "
+        "computed as `num_warps * 32`, or a warp-synchronous reduction sized for 32 lanes, "
+        "launches half the threads it should or reads the wrong lanes."
+    ),
+    example="WARP_SIZE = 32\nblock = num_warps * 32\n",
+    instead=(
+        "props = torch.cuda.get_device_properties(0)\n"
+        "WARP_SIZE = props.warp_size  # 64 on CDNA, 32 on NVIDIA\n"
+        "block = num_warps * WARP_SIZE\n"
+    ),
+    fix=(
+        "Query the warp size from the device (`torch.cuda.get_device_properties(i).warp_size`"
+        ", Triton's target info) instead of writing 32."
+    ),
+    mechanical=False,
+    references=(
+        "https://rocm.docs.amd.com/projects/HIP/en/docs-6.1.2/understand/hardware_implementation.html",
+        "https://github.com/pytorch/pytorch/pull/128449",
+        "https://github.com/ROCm/pytorch/pull/1417",
+    ),
+    needles=("warp", "Warp", "WARP"),
+)
+
+
+@looks_at(
+    HARDCODED_WARP_SIZE,
+    events=(Assignment,),
+    nodes=(ast.BinOp, ast.Dict),
+    every_call=True,
+)
+def hardcoded_warp_size(
+    ctx: PythonContext, subject: Assignment | ast.BinOp | ast.Dict | ast.Call
+) -> None:
+    def report(node: ast.AST, shown: str) -> None:
+        ctx.report(
+            HARDCODED_WARP_SIZE,
+            node,
+            f"{shown} assumes 32-thread warps; AMD CDNA GPUs run 64-thread wavefronts",
+        )
+
+    if isinstance(subject, ast.Call):  # make_kernel(warp_size=32)
+        for kw in subject.keywords:
+            if kw.arg and _WARP_SIZE_NAME_RE.match(kw.arg) and is_int(kw.value, 32):
+                report(kw.value, f"{kw.arg}=32")
+    elif isinstance(subject, ast.Dict):  # {"warp_size": 32}
+        for key, value in zip(subject.keys, subject.values, strict=True):
+            name = literal(key)
+            if name and _WARP_SIZE_NAME_RE.match(name) and is_int(value, 32):
+                report(value, f"{name!r}: 32")
+    elif isinstance(subject, ast.BinOp):  # num_warps * 32
+        if not isinstance(subject.op, ast.Mult):
+            return
+        for number, other in ((subject.left, subject.right), (subject.right, subject.left)):
+            name = target_name(other)
+            if is_int(number, 32) and name and "warps" in name.lower():
+                report(subject, f"{name} * 32")
+                return
+    else:  # WARP_SIZE = 32; num_warps = threads // 32
+        name = target_name(subject.target)
+        value = subject.value
+        if name is None:
+            return
+        if _WARP_SIZE_NAME_RE.match(name) and is_int(value, 32):
+            report(value, f"{name} = 32")
+        elif "warps" in name.lower() and (
+            (
+                isinstance(value, ast.BinOp)
+                and isinstance(value.op, (ast.FloorDiv, ast.Div))
+                and is_int(value.right, 32)
+            )
+            or (
+                isinstance(value, ast.Call)
+                and len(value.args) == 2
+                and is_int(value.args[1], 32)
+                and called_name(value) == "cdiv"
+            )
+        ):
+            report(value, f"{name} = … / 32")
+
+
+NVTX_MARKERS = rule(
+    id="GP213",
+    slug="nvtx-markers",
+    category=Category.PYTHON,
+    severity=Severity.INFO,
+    confidence=Confidence.HIGH,
+    summary="Uses NVTX profiler markers; on ROCm they become rocTX ranges with fewer options",
+    what=(
+        "Reports the first `torch.cuda.nvtx.*` (range_push, range_pop, range, mark) or "
+        "`nvtx.*` call in a file, once."
+    ),
+    why=(
+        "On a ROCm build `torch.cuda.nvtx` calls rocTX: the ranges appear in rocprofv3 / "
+        "rocprof-sys traces (with marker tracing on), not in Nsight Systems, and NVTX domains, "
+        "categories and colours are dropped. Nothing breaks; profiling scripts need the ROCm "
+        "profiler."
+    ),
+    example="torch.cuda.nvtx.range_push('forward')\n",
+    instead="torch.cuda.nvtx.range_push('forward')  # view with rocprofv3 --marker-trace\n",
+    fix="Keep the markers; profile with rocprofv3 or rocprof-sys instead of nsys.",
+    mechanical=False,
+    references=("https://github.com/pytorch/pytorch/pull/92199",),
+    needles=("nvtx",),
+)
+
+
+@looks_at(NVTX_MARKERS, call_prefixes=("torch.cuda.nvtx.", "nvtx."))
+def nvtx_markers(ctx: PythonContext, node: ast.Call) -> None:
+    if ctx.first_time(NVTX_MARKERS, "nvtx"):
+        qual = ctx.qual(node.func)
+        ctx.report(
+            NVTX_MARKERS,
+            node,
+            f"{qual}: on ROCm NVTX markers become rocTX ranges (rocprofv3, not Nsight)",
+        )
+
+
+JITERATOR = rule(
+    id="GP214",
+    slug="jiterator",
+    category=Category.PYTHON,
+    severity=Severity.INFO,
+    confidence=Confidence.MEDIUM,
+    summary="Compiles a CUDA C++ string at run time with torch.cuda.jiterator",
+    what="Finds calls to `torch.cuda.jiterator._create_jit_fn` and its siblings.",
+    why=(
+        "PyTorch enabled the jiterator on ROCm (it compiles with hiprtc instead of nvrtc), so "
+        "simple element-wise code works. CUDA-only intrinsics or headers in the code string "
+        "fail to compile at the first call, on the GPU, not at import time."
+    ),
+    example="fn = torch.cuda.jiterator._create_jit_fn('template <typename T> T f(T x) { return x; }')\n",
+    instead="# keep it, and run it once on the ROCm machine; or write the op in torch / Triton\n",
+    fix="Run the jitted function on ROCm early (a unit test) and keep the code string portable.",
+    mechanical=False,
+    references=("https://github.com/pytorch/pytorch/pull/77982",),
+    needles=("jiterator",),
+)
+
+
+@looks_at(JITERATOR, call_prefixes=("torch.cuda.jiterator.",))
+def jiterator(ctx: PythonContext, node: ast.Call) -> None:
+    qual = ctx.qual(node.func)
+    ctx.report(
+        JITERATOR,
+        node,
+        f"{qual} compiles CUDA C++ at run time: hiprtc on ROCm; keep the code portable",
+    )

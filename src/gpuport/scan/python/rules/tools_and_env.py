@@ -1,0 +1,352 @@
+"""GP206, GP207 and GP208: NVIDIA command-line tools and CUDA/NCCL environment variables.
+
+What a tool or a variable becomes on ROCm comes from the knowledge base (``kb.find_command``,
+``kb.find_env_var``).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from gpuport import kb
+from gpuport.findings import Category, Confidence, Severity
+from gpuport.kb import python_code
+from gpuport.rules import rule
+from gpuport.scan.python.checks import EnvAccess, ShellCommand, looks_at
+from gpuport.scan.python.context import PythonContext
+
+# Calls that start a process, and the position of the command (or program) argument.
+_PROCESS_CALLS: dict[str, int] = {
+    "subprocess.run": 0,
+    "subprocess.call": 0,
+    "subprocess.check_call": 0,
+    "subprocess.check_output": 0,
+    "subprocess.Popen": 0,
+    "subprocess.getoutput": 0,
+    "subprocess.getstatusoutput": 0,
+    "os.system": 0,
+    "os.popen": 0,
+    "os.execv": 0,
+    "os.execve": 0,
+    "os.execvp": 0,
+    "os.execvpe": 0,
+    "os.execl": 0,
+    "os.execle": 0,
+    "os.execlp": 0,
+    "os.execlpe": 0,
+    "os.spawnv": 1,
+    "os.spawnve": 1,
+    "os.spawnvp": 1,
+    "os.spawnvpe": 1,
+    "os.spawnl": 1,
+    "os.spawnle": 1,
+    "os.spawnlp": 1,
+    "os.spawnlpe": 1,
+    "asyncio.create_subprocess_exec": 0,
+    "asyncio.create_subprocess_shell": 0,
+    "shutil.which": 0,
+    "pexpect.run": 0,
+    "pexpect.spawn": 0,
+}
+_COMMAND_KEYWORDS = ("args", "cmd", "command", "file", "path")
+# Words that only run the next word of a command line.
+_COMMAND_WRAPPERS = frozenset(
+    {"sudo", "env", "exec", "time", "nohup", "timeout", "watch", "bash", "sh", "zsh", "command"}
+)
+_SHELL_SEPARATORS = re.compile(r"\|\|?|&&|;|\$\(|`|[()\n]")
+# AMD's tools are named so (hipcc, rocprofv3, amd-smi).
+_ROCM_TOOL_RE = re.compile(r"^(?:hip|roc|amd)")
+
+
+def _nvidia_tool(program: str) -> kb.ToolCommand | None:
+    """The knowledge base's entry for ``program`` (a bare executable name) when it is an NVIDIA
+    tool; None for anything else, AMD tools the table mentions (hipify-perl…) included."""
+    entry = kb.find_command(program)
+    if entry is None or program in entry.rocm_commands or _ROCM_TOOL_RE.match(program):
+        return None
+    return entry
+
+
+# What ends a program's name in a command line as the source writes it: a blank, a quote, an
+# escape (``\\n``), a shell separator (see _SHELL_SEPARATORS).
+_WORD_ENDS = (" ", "\t", "\n", "\r", "\f", "\v", "'", '"', "\\", "|", "&", ";", "(", ")", "`")
+
+
+def _tool_needles() -> tuple[str, ...]:
+    """Every NVIDIA tool's name, at the end of a word: a command can start a tool only by
+    writing its name, and short names (``ncu``) are common inside longer words."""
+    names: set[str] = set()
+    for entry in kb.commands().values():
+        names.update(n for n in (entry.name, *entry.aliases) if not any(c.isspace() for c in n))
+    tools = sorted(n for n in names if _nvidia_tool(n) is not None)
+    return tuple(f"{tool}{end}" for tool in tools for end in _WORD_ENDS)
+
+
+def _shell_script(words: list[str]) -> str | None:
+    """The script of ``["bash", "-c", script]`` (also ``sh -lc``), else None."""
+    if not words or words[0].rsplit("/", 1)[-1] not in ("bash", "sh", "zsh", "dash"):
+        return None
+    for position, word in enumerate(words[1:-1], start=1):
+        if word.startswith("-") and "c" in word[1:] and not word.startswith("--"):
+            return words[position + 1]
+    return None
+
+
+NVIDIA_TOOL_CALL = rule(
+    id="GP206",
+    slug="nvidia-tool-call",
+    category=Category.PYTHON,
+    severity=Severity.MEDIUM,
+    confidence=Confidence.HIGH,
+    summary="Runs an NVIDIA command-line tool (nvidia-smi, nvcc, nsys…) that ROCm machines lack",
+    what=(
+        "Finds `subprocess` calls, `os.system`, `os.popen`, `os.exec*`/`os.spawn*`, asyncio "
+        "subprocesses and `shutil.which` whose command (a literal string, list or f-string) "
+        "starts an NVIDIA tool: nvidia-smi, nvcc, nvprof, nsys, ncu, cuda-gdb, "
+        "compute-sanitizer, cuobjdump, nvdisasm, dcgmi, deviceQuery. In notebooks, `!` shell "
+        "lines and `%%bash` cells are read too."
+    ),
+    why=(
+        "These tools ship with the NVIDIA driver or CUDA toolkit and are not on a ROCm "
+        "machine: the call raises FileNotFoundError or returns an error, and code that parses "
+        "its output (GPU count, memory, utilisation) breaks. `shutil.which('nvidia-smi')` "
+        "returns None, so code using it to detect a GPU decides there is none."
+    ),
+    example=(
+        "out = subprocess.check_output(['nvidia-smi', '--query-gpu=memory.used', '--format=csv'])\n"
+    ),
+    instead=(
+        "# amd-smi (rocm-smi on older releases), hipcc, rocprofv3, rocprof-compute, rocgdb,\n"
+        "# rocminfo; or, vendor-neutral, ask PyTorch:\n"
+        "free, total = torch.cuda.mem_get_info()\n"
+    ),
+    fix=(
+        "Call the ROCm tool named in the finding (its options and output format differ), or "
+        "get the information from PyTorch's torch.cuda API, which works on both."
+    ),
+    mechanical=False,
+    references=(
+        "https://rocm.docs.amd.com/projects/amdsmi/en/latest/",
+        "https://rocm.docs.amd.com/en/latest/compatibility/compatibility-matrix.html",
+    ),
+    needles=_tool_needles(),
+)
+
+
+@looks_at(NVIDIA_TOOL_CALL, calls=tuple(_PROCESS_CALLS), events=(ShellCommand,))
+def nvidia_tool_call(ctx: PythonContext, subject: ast.Call | ShellCommand) -> None:
+    def tools_in(text: str, first_only: bool = False) -> list[tuple[str, kb.ToolCommand]]:
+        """NVIDIA tools in command position in a command line (``watch -n1 nvidia-smi | …``)."""
+        found: list[tuple[str, kb.ToolCommand]] = []
+        segments = [text] if first_only else _SHELL_SEPARATORS.split(text)
+        for segment in segments:
+            words = segment.replace('"', " ").replace("'", " ").split()
+            for word in words:
+                if "=" in word and not word.startswith("-"):
+                    continue  # VAR=value before the command
+                base = word.rsplit("/", 1)[-1]
+                if base in _COMMAND_WRAPPERS or word.startswith("-") or word.isdigit():
+                    continue
+                entry = _nvidia_tool(base)
+                if entry is not None and base not in (f[0] for f in found):
+                    found.append((base, entry))
+                break
+        return found
+
+    def command_text(node: ast.AST | None) -> str:
+        """The literal parts of a command: a string, a list of strings, an f-string…"""
+        if node is None:
+            return ""
+        if isinstance(node, ast.Call) and ctx.qual(node.func) == "shlex.split" and node.args:
+            return command_text(node.args[0])
+        return ctx.string_value(node) or ""
+
+    def report(line: int, column: int, tool: str, entry: kb.ToolCommand, runs: bool) -> None:
+        head = f"runs {tool}" if runs else f"looks for {tool} on PATH"
+        ctx.report_at(
+            NVIDIA_TOOL_CALL,
+            line,
+            column,
+            f"{head}, which ROCm machines do not have; on ROCm use {entry.rocm_equivalent}",
+            key=tool,
+            references=entry.sources,
+        )
+
+    if isinstance(subject, ShellCommand):  # a notebook's `!nvidia-smi`
+        for tool, entry in tools_in(subject.command):
+            report(subject.line, 0, tool, entry, runs=True)
+        return
+    qual = ctx.qual(subject.func) or ""
+    position = _PROCESS_CALLS[qual]
+    command: ast.AST | None = subject.args[position] if len(subject.args) > position else None
+    if command is None:
+        command = next((kw.value for kw in subject.keywords if kw.arg in _COMMAND_KEYWORDS), None)
+    looks_up = qual == "shutil.which"
+    if isinstance(command, (ast.List, ast.Tuple)):
+        # exec form: the program is the first word (after sudo, timeout…), unless it is a
+        # shell given a script with -c
+        words = [command_text(element) or "…" for element in command.elts]
+        script = _shell_script(words)
+        text, first_only = (script, False) if script is not None else (" ".join(words), True)
+    else:
+        text, first_only = command_text(command), looks_up
+    if not text:
+        return
+    for tool, entry in tools_in(text, first_only=first_only):
+        report(subject.lineno, subject.col_offset + 1, tool, entry, runs=not looks_up)
+
+
+def _variable(name: str) -> kb.EnvVar | None:
+    """The knowledge base's own entry for variable ``name`` (not a family's, such as NCCL_*)."""
+    entry = kb.find_env_var(name)
+    return entry if entry is not None and entry.name == name else None
+
+
+CUDA_ENV_VAR = rule(
+    id="GP207",
+    slug="cuda-env-var",
+    category=Category.PYTHON,
+    severity=Severity.LOW,
+    confidence=Confidence.HIGH,
+    summary="Reads or sets a CUDA environment variable that ROCm spells differently",
+    what=(
+        "Finds `os.environ[...]`, `os.environ.get/setdefault/pop/update`, `os.getenv`, "
+        "`os.putenv`, `name in os.environ`, `env=` dictionaries given to calls, copies of "
+        "`os.environ`, and notebook `%env` lines, for CUDA-side variables whose name ROCm does "
+        "not read, as listed in gpuport's knowledge base: CUDA_VISIBLE_DEVICES, "
+        "NVIDIA_VISIBLE_DEVICES, CUDA_LAUNCH_BLOCKING, TORCH_CUDA_ARCH_LIST, CUDA_HOME, "
+        "CUDA_PATH, CUDA_DEVICE_ORDER and others. Variables the knowledge base marks as still "
+        "honoured on ROCm are left alone. Reading CUDA_HOME/CUDA_PATH is MEDIUM: they are "
+        "unset on ROCm machines."
+    ),
+    why=(
+        "ROCm selects GPUs with HIP_VISIBLE_DEVICES (HIP) and ROCR_VISIBLE_DEVICES (the whole "
+        "stack; AMD recommends it on Linux). HIP has honoured CUDA_VISIBLE_DEVICES for "
+        "portability, but schedulers and AMD's device plugins set the ROCm names, so code that "
+        "reads CUDA_VISIBLE_DEVICES to count or pick GPUs sees nothing, and indices are "
+        "relative when both are set. Kernel serialisation is AMD_SERIALIZE_KERNEL / "
+        "HIP_LAUNCH_BLOCKING, extension builds read PYTORCH_ROCM_ARCH (gfx names) instead of "
+        "TORCH_CUDA_ARCH_LIST, and the toolkit lives in ROCM_PATH/ROCM_HOME (/opt/rocm), "
+        "not CUDA_HOME."
+    ),
+    example=(
+        "os.environ['CUDA_VISIBLE_DEVICES'] = str(local_rank)\n"
+        "n_gpus = len(os.environ.get('CUDA_VISIBLE_DEVICES', '').split(','))\n"
+    ),
+    instead=(
+        "visible = os.environ.get('HIP_VISIBLE_DEVICES') or os.environ.get('CUDA_VISIBLE_DEVICES')\n"
+        "n_gpus = torch.cuda.device_count()  # vendor-neutral\n"
+    ),
+    fix=(
+        "Read the ROCm names as well (or ask torch.cuda.device_count()), and set "
+        "HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES, PYTORCH_ROCM_ARCH or ROCM_PATH on ROCm."
+    ),
+    mechanical=False,
+    references=(
+        "https://rocm.docs.amd.com/projects/HIP/en/docs-6.4.0/reference/env_variables.html",
+        "https://rocm.docs.amd.com/en/latest/conceptual/gpu-isolation.html",
+        "https://github.com/pytorch/pytorch/issues/132570",
+    ),
+    needles=("CUDA", "NVIDIA"),
+)
+
+
+@looks_at(CUDA_ENV_VAR, events=(EnvAccess,))
+def cuda_env_var(ctx: PythonContext, access: EnvAccess) -> None:
+    name = access.name
+    if name.startswith("NCCL_") or ("CUDA" not in name and "NVIDIA" not in name):
+        return  # GP208's, or ROCm's own or vendor-neutral variables
+    entry = _variable(name)
+    if entry is not None and entry.honoured_on_rocm:
+        return  # the CUDA name still works on ROCm
+    severities = python_code.env_severities().get(name)
+    if entry is None and severities is None:
+        return
+    read_severity = Severity.parse(severities.read) if severities else Severity.LOW
+    write_severity = Severity.parse(severities.write) if severities else Severity.LOW
+    if entry is None:
+        detail = "ROCm uses other names (see `gpuport explain GP207`)"
+    elif entry.rocm_equivalent:
+        detail = f"on ROCm: {entry.rocm_equivalent}"
+    else:
+        detail = "ROCm has no counterpart"
+    fix = None
+    if entry is not None:
+        names = ", ".join(entry.rocm_names)
+        if names:
+            fix = f"{'Set' if access.write else 'Read'} {names} on ROCm. {entry.notes}".strip()
+        elif entry.notes:
+            fix = entry.notes
+    ctx.report_at(
+        CUDA_ENV_VAR,
+        access.line,
+        access.column,
+        f"{'sets' if access.write else 'reads'} {name}: {detail}",
+        key=name,
+        severity=write_severity if access.write else read_severity,
+        fix=fix,
+        references=entry.sources if entry else (),
+    )
+
+
+NCCL_ENV_VAR = rule(
+    id="GP208",
+    slug="nccl-env-var",
+    category=Category.PYTHON,
+    severity=Severity.INFO,
+    confidence=Confidence.HIGH,
+    summary="Sets or reads an NCCL_* variable; RCCL reads most of them, some mean nothing there",
+    what=(
+        "Finds the same kinds of environment access as GP207 for names starting with NCCL_. "
+        "It reports each variable once per file: INFO in general, LOW for variables that "
+        "tune NVIDIA-only fabric (NVLink SHARP / NVLS, multi-node NVLink, CollNet)."
+    ),
+    why=(
+        "On ROCm, `torch.distributed`'s 'nccl' backend is RCCL, which reads the NCCL_* names "
+        "(NCCL_DEBUG, NCCL_SOCKET_IFNAME, NCCL_IB_*, NCCL_ALGO, NCCL_PROTO…) and adds RCCL_* "
+        "ones. Values tuned for an NVIDIA topology may not suit an AMD one (Infinity Fabric, "
+        "xGMI), and NVLS / MNNVL / CollNet switches have no effect."
+    ),
+    example="os.environ['NCCL_NVLS_ENABLE'] = '1'\nos.environ.setdefault('NCCL_DEBUG', 'WARN')\n",
+    instead="os.environ.setdefault('NCCL_DEBUG', 'WARN')  # RCCL reads it too\n",
+    fix=(
+        "Keep the NCCL_* variables RCCL documents, drop NVIDIA-fabric ones, and re-tune "
+        "algorithm/protocol choices on the AMD system."
+    ),
+    mechanical=False,
+    references=(
+        "https://rocm.docs.amd.com/projects/rccl/en/latest/api-reference/env-variables.html",
+    ),
+    needles=("NCCL_",),
+)
+
+
+@looks_at(NCCL_ENV_VAR, events=(EnvAccess,))
+def nccl_env_var(ctx: PythonContext, access: EnvAccess) -> None:
+    name = access.name
+    if not name.startswith("NCCL_"):
+        return
+    entry = _variable(name)
+    verb = "sets" if access.write else "reads"
+    fabric = (entry is not None and not entry.honoured_on_rocm) or any(
+        name.startswith(fabric.prefix) for fabric in python_code.nccl_fabric_prefixes()
+    )
+    if fabric:
+        message = f"{verb} {name}: RCCL has no such setting, so it does nothing on ROCm"
+    elif not ctx.first_time(NCCL_ENV_VAR, name):
+        return  # told once per file
+    else:
+        message = (
+            f"{verb} {name}: RCCL reads the NCCL_* names too; check the value suits the AMD system"
+        )
+    ctx.report_at(
+        NCCL_ENV_VAR,
+        access.line,
+        access.column,
+        message,
+        key=name,
+        severity=Severity.LOW if fabric else Severity.INFO,
+        fix=entry.notes if entry is not None and entry.notes else None,
+        references=entry.sources if entry else (),
+    )

@@ -1,0 +1,157 @@
+"""The ``python`` and ``notebook`` scanners: parse with ``ast`` and walk for the enabled GP2xx rules.
+
+Nothing is imported or executed. A file that holds none of the enabled rules' needles is not
+parsed at all: no rule could fire in it, so its syntax is not checked either. A notebook's code
+cells are parsed one by one (IPython magics blanked out, ``!`` shell lines read for NVIDIA
+tools) and findings point at the line of the ``.ipynb`` file that holds the source line.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import warnings
+from collections.abc import Iterator
+from dataclasses import replace
+
+from gpuport.files import FileKind, SourceText
+from gpuport.findings import Finding, Location, SkipKind, Skipped
+from gpuport.scan.base import scanner
+from gpuport.scan.python.checks import Dispatch, dispatch_for
+from gpuport.scan.python.notebook import (
+    Cell,
+    NotebookError,
+    notebook_cells,
+    notebook_language,
+    prepare,
+)
+from gpuport.scan.python.prefilter import NeedleSet
+from gpuport.scan.python.walker import PythonWalker
+
+_NEEDLE_SETS: dict[tuple[str, ...], NeedleSet] = {}
+
+
+def _may_fire_in(dispatch: Dispatch, text: str) -> bool:
+    """Some enabled rule may fire in ``text``: it holds one of their needles."""
+    if dispatch.needles is None:
+        return bool(dispatch.rules)
+    needles = _NEEDLE_SETS.get(dispatch.needles)
+    if needles is None:
+        needles = _NEEDLE_SETS[dispatch.needles] = NeedleSet(dispatch.needles)
+    return needles.found_in(text)
+
+
+def _parse(text: str, filename: str) -> ast.Module:
+    """``ast.parse`` without the SyntaxWarnings (invalid escapes…) it would print."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text, filename=filename)
+
+
+def _syntax_reason(exc: SyntaxError) -> str:
+    where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
+    reason = f"Python syntax error: {exc.msg} ({where})"
+    if "Missing parentheses in call to 'print'" in exc.msg:
+        reason += "; this looks like Python 2 code"
+    return reason
+
+
+def _parsable(source: SourceText) -> str:
+    """The text to parse: bytes that were not UTF-8 (kept as surrogates) become '?'."""
+    if source.problem is None:
+        return source.text
+    return source.text.encode("utf-8", "replace").decode("utf-8")
+
+
+@scanner(FileKind.PYTHON, FileKind.SETUP_PY, name="python")
+def scan_python(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding | Skipped]:
+    """GP2xx findings for one Python file (setup.py included)."""
+    dispatch = dispatch_for(enabled)
+    if not _may_fire_in(dispatch, source.text):
+        return
+    text = _parsable(source)
+    try:
+        tree = _parse(text, source.file.rel)
+    except SyntaxError as exc:
+        yield Skipped(source.file.rel, SkipKind.SYNTAX, _syntax_reason(exc), exc.lineno or 0)
+        return
+    except (ValueError, RecursionError, MemoryError) as exc:
+        reason = f"Python code could not be parsed ({type(exc).__name__}: {exc})"
+        yield Skipped(source.file.rel, SkipKind.SYNTAX, reason)
+        return
+    yield from PythonWalker(source.file.rel, dispatch).walk(tree, text)
+
+
+@scanner(FileKind.NOTEBOOK, name="notebook")
+def scan_notebook(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding | Skipped]:
+    """GP2xx findings for a Jupyter notebook's code cells, at lines of the .ipynb file."""
+    rel = source.file.rel
+    text = source.text
+    try:
+        notebook = json.loads(text)
+    except json.JSONDecodeError as exc:
+        reason = f"notebook is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        yield Skipped(rel, SkipKind.MALFORMED, reason, exc.lineno)
+        return
+    except RecursionError:
+        yield Skipped(rel, SkipKind.MALFORMED, "notebook JSON is nested too deeply to read")
+        return
+    dispatch = dispatch_for(enabled)
+    if not _may_fire_in(dispatch, text):
+        if not isinstance(notebook, dict) or not (
+            isinstance(notebook.get("cells"), list) or isinstance(notebook.get("worksheets"), list)
+        ):
+            yield Skipped(rel, SkipKind.MALFORMED, "not a Jupyter notebook (no 'cells' list)")
+        return
+    try:
+        cells = notebook_cells(text, notebook)
+    except NotebookError as exc:
+        yield Skipped(rel, SkipKind.MALFORMED, str(exc))
+        return
+    language = notebook_language(notebook)
+    if language and language not in ("python", "python3", "ipython", "ipython3"):
+        reason = f"notebook kernel language is {language!r}; gpuport reads Python notebooks only"
+        yield Skipped(rel, SkipKind.SYNTAX, reason)
+        return
+    walker = PythonWalker(rel, dispatch)
+    for cell in cells:
+        yield from _scan_cell(rel, walker, cell)
+
+
+def _scan_cell(rel: str, walker: PythonWalker, cell: Cell) -> Iterator[Finding | Skipped]:
+    def raw_line(cell_line: int) -> int:
+        if 0 < cell_line <= len(cell.raw_lines):
+            return cell.raw_lines[cell_line - 1]
+        return cell.raw_lines[-1] if cell.raw_lines else 0
+
+    def place(finding: Finding) -> Finding:
+        """A finding at a line of the cell, moved to its line of the .ipynb file."""
+        line = finding.location.line
+        return replace(
+            finding,
+            message=f"cell {cell.number}, line {line}: {finding.message}",
+            location=Location(rel, raw_line(line), 0, raw_line(line), 0),
+        )
+
+    prepared = prepare(cell.source)
+    findings: list[Finding] = []
+    for line, command in prepared.shell:
+        findings += walker.shell_command(command, line)
+    for line, name in prepared.env:
+        findings += walker.environment(name, line)
+    if prepared.is_python:  # every cell: an import in one resolves names in the next
+        try:
+            tree = _parse(prepared.python, f"{rel}#cell{cell.number}")
+        except SyntaxError as exc:
+            reason = (
+                f"cell {cell.number}, line {exc.lineno}: {_syntax_reason(exc)}; "
+                "the other cells were analysed"
+            )
+            yield Skipped(rel, SkipKind.SYNTAX, reason, raw_line(exc.lineno or 0), partial=True)
+        except (ValueError, RecursionError, MemoryError) as exc:
+            reason = f"cell {cell.number} could not be parsed ({type(exc).__name__})"
+            yield Skipped(rel, SkipKind.SYNTAX, reason, raw_line(1), partial=True)
+        else:
+            findings += walker.walk(tree, prepared.python)
+    for finding in sorted(findings, key=lambda f: (f.location.line, f.location.column)):
+        yield place(finding)
