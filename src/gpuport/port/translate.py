@@ -22,15 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from gpuport.cxx.lexer import CHAR_RE_TEXT as _CHAR
-from gpuport.cxx.lexer import COMMENT_RE_TEXT as _COMMENT
-from gpuport.cxx.lexer import DIRECTIVE_GAP_RE_TEXT as _DIRECTIVE_GAP
-from gpuport.cxx.lexer import ID_CHARS as _ID
-from gpuport.cxx.lexer import ID_START_CHARS as _ID_START
-from gpuport.cxx.lexer import NUMBER_RE_TEXT as _NUMBER
-from gpuport.cxx.lexer import RAW_RE_TEXT as _RAW
-from gpuport.cxx.lexer import STRING_RE_TEXT as _STRING
-from gpuport.cxx.lexer import Kind, Token, code_only, tokenize
 from gpuport.edits import ChangeStatus
 from gpuport.files import FileKind, classify
 from gpuport.findings import Severity
@@ -45,6 +36,15 @@ from gpuport.port.apimap import (
 )
 from gpuport.port.model import Change, FileResult
 from gpuport.scan.kernels import scan_cuda_text
+from gpuport.syntax.cxx import CHAR_RE_TEXT as _CHAR
+from gpuport.syntax.cxx import COMMENT_RE_TEXT as _COMMENT
+from gpuport.syntax.cxx import DIRECTIVE_GAP_RE_TEXT as _DIRECTIVE_GAP
+from gpuport.syntax.cxx import ID_CHARS as _ID
+from gpuport.syntax.cxx import ID_START_CHARS as _ID_START
+from gpuport.syntax.cxx import NUMBER_RE_TEXT as _NUMBER
+from gpuport.syntax.cxx import RAW_RE_TEXT as _RAW
+from gpuport.syntax.cxx import STRING_RE_TEXT as _STRING
+from gpuport.syntax.cxx import Kind, Token, code_only, tokenize
 
 CONVERTED = ChangeStatus.CONVERTED
 NEEDS_REVIEW = ChangeStatus.NEEDS_REVIEW

@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate
 
-from gpuport.cxx.lexer import code_only
 from gpuport.files import FileKind, SourceText
 from gpuport.findings import Confidence, Finding, Fix, Skipped
 from gpuport.rules import Rule
@@ -50,6 +49,8 @@ from gpuport.scan.kernel_rules import (
     WARPSIZE_NOT_CONSTEXPR,
     WMMA,
 )
+from gpuport.syntax.cxx import code_only
+from gpuport.syntax.text import LineIndex
 
 __all__ = ["scan_cuda_text", "uses_cuda"]
 
@@ -60,7 +61,6 @@ _PLUS_ONE = (1).__add__
 # Source positions and small parsing helpers
 
 
-_NEWLINE_RE = re.compile(r"\r\n|\r|\n")  # the lexer's idea of a line break
 # Starts at the '#' rather than at ``^`` (which Python's regex engine tries at every offset);
 # that the '#' opens its line is checked in ``_Source._index_includes``.
 _INCLUDE_RE = re.compile(r"#[ \t]*include(?:_next)?[ \t]*[<\"]([^>\"\r\n]+)[>\"]")
@@ -80,35 +80,22 @@ def _line_start(text: str, pos: int) -> int:
 class _Source:
     """One file's text, its code-only twin, and per-file indexes built once, on demand."""
 
-    __slots__ = ("_body", "_include_spans", "_includes", "_line_starts", "code", "rel", "text")
+    __slots__ = ("_body", "_include_spans", "_includes", "_lines", "code", "rel", "text")
 
     def __init__(self, rel: str, text: str, code: str) -> None:
         self.rel = rel
         self.text = text
         self.code = code
-        self._line_starts: list[int] | None = None
+        self._lines: LineIndex | None = None
         self._includes: list[tuple[str, int]] | None = None
         self._include_spans: list[tuple[int, int]] = []
         self._body: str | None = None
 
-    def _index_lines(self) -> list[int]:
-        text = self.text
-        if "\r" in text:
-            starts = [0, *(m.end() for m in _NEWLINE_RE.finditer(text))]
-        else:
-            # every line but the last is its length plus the '\n'; summed in C, not Python
-            lines = text.split("\n")
-            del lines[-1]
-            starts = list(accumulate(map(_PLUS_ONE, map(len, lines)), initial=0))
-        self._line_starts = starts
-        return starts
-
     def position(self, offset: int) -> tuple[int, int]:
-        starts = self._line_starts
-        if starts is None:
-            starts = self._index_lines()
-        index = bisect.bisect_right(starts, offset) - 1
-        return index + 1, offset - starts[index] + 1
+        lines = self._lines
+        if lines is None:
+            lines = self._lines = LineIndex(self.text, lone_cr_breaks=True)
+        return lines.position(offset)
 
     def line_of(self, offset: int) -> int:
         return self.position(offset)[0]
