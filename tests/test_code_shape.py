@@ -138,8 +138,6 @@ LONG_MODULES: dict[str, int] = {
     "gpuport.scan.containers": 1910,
     "gpuport.scan.deps": 1430,
     "gpuport.scan.deps_parse": 1490,
-    "gpuport.scan.kernel_rules": 830,
-    "gpuport.scan.kernels": 2040,
     "gpuport.scan.python_rules": 2070,
 }
 

@@ -35,7 +35,7 @@ from gpuport.port.apimap import (
     version_text,
 )
 from gpuport.port.model import Change, FileResult
-from gpuport.scan.kernels import scan_cuda_text
+from gpuport.scan.kernels import analyze as scan_cuda_text
 from gpuport.syntax.cxx import CHAR_RE_TEXT as _CHAR
 from gpuport.syntax.cxx import COMMENT_RE_TEXT as _COMMENT
 from gpuport.syntax.cxx import DIRECTIVE_GAP_RE_TEXT as _DIRECTIVE_GAP
