@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 
 from gpuport.findings import Category, Confidence, Finding, Severity
+from gpuport.kb.kernels import kernel_apis
 from gpuport.rules import rule
 from gpuport.scan.kernels.brackets import match_forward
 from gpuport.scan.kernels.references import (
@@ -32,11 +33,10 @@ _TEXTURE_NAME_ANCHORS = (
     "texref",
     "surfref",
 )
+# A texture<...> or surface<...> reference declaration, or a reference API.
 _TEXTURE_REF_RE = re.compile(
-    r"(?:texture|surface)\s*<[^;<>{}]*>\s*[A-Za-z_]\w*\s*[;,]"
-    r"|(cudaBindTexture\w*|cudaUnbindTexture|cudaBindSurfaceToArray|cudaGetTextureReference"
-    r"|cudaGetSurfaceReference|cudaGetTextureAlignmentOffset|textureReference|surfaceReference"
-    r"|cuTexRef\w*|cuSurfRef\w*|cuModuleGetTexRef|cuModuleGetSurfRef|CUtexref|CUsurfref)\b"
+    r"(?:texture|surface)\s*<[^;<>{}]*>\s*[A-Za-z_]\w*\s*[;,]|"
+    + kernel_apis()["texture-reference-apis"].pattern.pattern
 )
 
 TEXTURE_REFERENCE = rule(
@@ -123,11 +123,7 @@ def nanosleep(src: KernelSource) -> Iterator[Finding]:
 
 
 _GRAPH_NAME_ANCHORS = ("cudaGraph", "cudaConditional", "DeviceUpdatable")
-_GRAPH_NAMES_RE = re.compile(
-    r"(cudaGraphConditionalHandle\w*|cudaGraphCond(?:Type|Assign)\w+|cudaGraphSetConditional"
-    r"|cudaConditionalNodeParams|cudaGraphInstantiateFlagDeviceLaunch|cudaGraphDeviceNode_t"
-    r"|cudaLaunchAttributeDeviceUpdatableKernelNode|cudaGraphKernelNodeUpdatesApply)\b"
-)
+_GRAPH_NAMES_RE = kernel_apis()["graph-features"].pattern
 
 GRAPH_FEATURES = rule(
     id="GP322",

@@ -1,15 +1,16 @@
 """NVIDIA libraries without a drop-in ROCm twin (GP312-GP314, GP316-GP318, GP321, GP323, GP326): each rule, then its check.
 
 Each is reported once per file, at the first use, with a count of the library's identifiers
-and headers (:func:`gpuport.scan.kernels.summaries.library_use`).
+and headers (:func:`gpuport.scan.kernels.summaries.library_use`); what those look like is
+knowledge, in ``kb/cuda_kernel_apis.toml`` (:mod:`gpuport.kb.kernels`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpuport.findings import Category, Confidence, Finding, Severity
+from gpuport.kb.kernels import kernel_libraries
 from gpuport.rules import rule
 from gpuport.scan.kernels.references import (
     COMPOSABLE_KERNEL,
@@ -25,14 +26,7 @@ from gpuport.scan.kernels.references import (
     ROCWMMA,
 )
 from gpuport.scan.kernels.source import KernelSource
-from gpuport.scan.kernels.summaries import LibraryUse, library_use
-
-_CUTLASS = LibraryUse(
-    "CUTLASS/CuTe",
-    re.compile(r"(?:cutlass|cute)::\w+"),
-    re.compile(r"^(?:cutlass|cute)/"),
-    "use hipBLASLt or composable_kernel on AMD",
-)
+from gpuport.scan.kernels.summaries import library_use
 
 CUTLASS_CUTE = rule(
     id="GP312",
@@ -64,15 +58,8 @@ CUTLASS_CUTE = rule(
 
 def cutlass_cute(src: KernelSource) -> Iterator[Finding]:
     """CUTLASS/CuTe includes and ``cutlass::``/``cute::`` names, once per file."""
-    yield from library_use(src, CUTLASS_CUTE, _CUTLASS)
+    yield from library_use(src, CUTLASS_CUTE, kernel_libraries()[CUTLASS_CUTE.id])
 
-
-_CUBLASLT = LibraryUse(
-    "cuBLASLt",
-    re.compile(r"(?:cublasLt|CUBLASLT_)\w*"),
-    re.compile(r"^cublasLt\.h$"),
-    "port to hipBLASLt and re-check attributes, epilogues and heuristics",
-)
 
 CUBLASLT = rule(
     id="GP313",
@@ -102,15 +89,8 @@ CUBLASLT = rule(
 
 def cublaslt(src: KernelSource) -> Iterator[Finding]:
     """cuBLASLt calls, types and constants, once per file."""
-    yield from library_use(src, CUBLASLT, _CUBLASLT)
+    yield from library_use(src, CUBLASLT, kernel_libraries()[CUBLASLT.id])
 
-
-_CUDNN = LibraryUse(
-    "cuDNN",
-    re.compile(r"(?:cudnn|CUDNN_)\w*"),
-    re.compile(r"^(?:cudnn\w*\.h|cudnn_frontend\w*\.h)$"),
-    "MIOpen is the counterpart, with a different API (find step, formats, no graph API)",
-)
 
 CUDNN = rule(
     id="GP314",
@@ -146,28 +126,8 @@ CUDNN = rule(
 
 def cudnn(src: KernelSource) -> Iterator[Finding]:
     """cuDNN (and cudnn-frontend) calls, types and constants, once per file."""
-    yield from library_use(src, CUDNN, _CUDNN)
+    yield from library_use(src, CUDNN, kernel_libraries()[CUDNN.id])
 
-
-_LIBCUDACXX = LibraryUse(
-    "libcu++",
-    re.compile(r"cuda::(?:std::)?\w+"),
-    re.compile(r"^cuda/(?!(?:std/)?(?:pipeline|barrier|ptx)$)"),
-    "libhipcxx (early access) keeps these names; otherwise use std:: and HIP atomics",
-    frozenset(
-        {
-            "cuda::pipeline",
-            "cuda::barrier",
-            "cuda::memcpy_async",
-            "cuda::make_pipeline",
-            "cuda::pipeline_shared_state",
-            "cuda::aligned_size_t",
-            "cuda::ptx",
-            "cuda::std::pipeline",
-            "cuda::std::barrier",
-        }
-    ),
-)
 
 LIBCUDACXX = rule(
     id="GP316",
@@ -200,15 +160,8 @@ LIBCUDACXX = rule(
 
 def libcudacxx(src: KernelSource) -> Iterator[Finding]:
     """libcu++ headers and ``cuda::``/``cuda::std::`` names, once per file."""
-    yield from library_use(src, LIBCUDACXX, _LIBCUDACXX)
+    yield from library_use(src, LIBCUDACXX, kernel_libraries()[LIBCUDACXX.id])
 
-
-_NVRTC = LibraryUse(
-    "NVRTC",
-    re.compile(r"(?:nvrtc[A-Z]|NVRTC_)\w*"),
-    re.compile(r"^nvrtc\.h$"),
-    "hipRTC is the counterpart; it emits AMD code objects, not PTX",
-)
 
 NVRTC = rule(
     id="GP317",
@@ -238,15 +191,8 @@ NVRTC = rule(
 
 def nvrtc(src: KernelSource) -> Iterator[Finding]:
     """NVRTC calls, types and constants, once per file."""
-    yield from library_use(src, NVRTC, _NVRTC)
+    yield from library_use(src, NVRTC, kernel_libraries()[NVRTC.id])
 
-
-_NVTX = LibraryUse(
-    "NVTX",
-    re.compile(r"(?:nvtx[A-Z]\w*|nvtx3::\w+|NVTX3?_[A-Z]\w*)"),
-    re.compile(r"^(?:nvToolsExt\w*\.h|nvtx3/.*)$"),
-    "ROCTx (roctxRangePush/roctxRangePop/roctxMark) is the counterpart",
-)
 
 NVTX = rule(
     id="GP318",
@@ -276,18 +222,8 @@ NVTX = rule(
 
 def nvtx(src: KernelSource) -> Iterator[Finding]:
     """NVTX includes and calls, once per file."""
-    yield from library_use(src, NVTX, _NVTX)
+    yield from library_use(src, NVTX, kernel_libraries()[NVTX.id])
 
-
-_MEMORY_POOLS = LibraryUse(
-    "CUDA memory pools",
-    re.compile(
-        r"(?:cudaMemPool\w*|cudaDevice(?:Set|Get|GetDefault)MemPool|cudaMallocFromPoolAsync"
-        r"|cuMemPool\w*)"
-    ),
-    None,
-    "supported as hipMemPool*/hipMallocFromPoolAsync; check the pool attributes you set",
-)
 
 MEMORY_POOLS = rule(
     id="GP321",
@@ -317,15 +253,8 @@ MEMORY_POOLS = rule(
 
 def stream_ordered_memory_pools(src: KernelSource) -> Iterator[Finding]:
     """Explicit memory-pool calls and types, once per file."""
-    yield from library_use(src, MEMORY_POOLS, _MEMORY_POOLS)
+    yield from library_use(src, MEMORY_POOLS, kernel_libraries()[MEMORY_POOLS.id])
 
-
-_WMMA = LibraryUse(
-    "WMMA",
-    re.compile(r"(?:nvcuda::wmma|wmma::\w+)"),
-    re.compile(r"^mma\.h$"),
-    "HIP has no warp matrix functions; port to rocWMMA",
-)
 
 WMMA = rule(
     id="GP323",
@@ -352,15 +281,8 @@ WMMA = rule(
 
 def wmma(src: KernelSource) -> Iterator[Finding]:
     """``<mma.h>`` and ``nvcuda::wmma``/``wmma::`` names, once per file."""
-    yield from library_use(src, WMMA, _WMMA)
+    yield from library_use(src, WMMA, kernel_libraries()[WMMA.id])
 
-
-_FP8 = LibraryUse(
-    "CUDA low-precision types",
-    re.compile(r"__nv_(?:fp[864]\w*|cvt_\w+)"),
-    re.compile(r"^cuda_fp[864]\.h(?:pp)?$"),
-    "use hip/hip_fp8.h types; MI300 (gfx942) uses the FNUZ encodings",
-)
 
 FP8_TYPES = rule(
     id="GP326",
@@ -393,4 +315,4 @@ FP8_TYPES = rule(
 
 def fp8_formats(src: KernelSource) -> Iterator[Finding]:
     """FP8/FP6/FP4 headers, types and conversions, once per file."""
-    yield from library_use(src, FP8_TYPES, _FP8)
+    yield from library_use(src, FP8_TYPES, kernel_libraries()[FP8_TYPES.id])

@@ -1,7 +1,8 @@
 """Inline assembly in CUDA code: the ``asm`` statements of a file, and what their PTX templates use.
 
 Reading a template is syntax (statements, opcodes with their qualifiers, ``%`` special
-registers); what each instruction becomes on AMD GPUs is knowledge, in the tables below.
+registers); which instructions and registers exist, their feature families and what each
+becomes on AMD GPUs is knowledge, in ``kb/ptx.toml`` (:mod:`gpuport.kb.kernels`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,14 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from gpuport.kb.kernels import (
+    PTX_FAMILIES,
+    ptx_features,
+    ptx_instructions,
+    ptx_qualifiers,
+    ptx_wrappers,
+    special_registers,
+)
 from gpuport.scan.kernels.brackets import match_forward
 from gpuport.scan.kernels.words import words
 
@@ -20,191 +29,63 @@ _STRING_RE = re.compile(r"(?:u8|[uUL])?\"((?:[^\"\\\r\n]|\\.)*)\"")
 _STATEMENT_SPLIT_RE = re.compile(r"[;\n]")
 _OPCODE_RE = re.compile(r"^(?:@!?%?\w+\s+)?([a-z][a-z0-9_]*(?:\.[\w:]+)*)")
 _LABEL_RE = re.compile(r"^\$?\w+:\s*")
+# The special registers gpuport knows, longest first; `\b` makes each match a whole name.
 _SPECIAL_REG_RE = re.compile(
-    r"%%?(laneid|warpid|nwarpid|smid|nsmid|gridid|globaltimer(?:_lo|_hi)?|clock64|clock_hi|clock"
-    r"|lanemask_(?:eq|lt|le|gt|ge)|dynamic_smem_size|total_smem_size|cluster\w*|nclusterid"
-    r"|is_explicit_cluster)\b"
+    r"%%?("
+    + "|".join(
+        re.escape(reg.name) + (r"\w*" if reg.prefix else "")
+        for reg in sorted(special_registers().values(), key=lambda reg: -len(reg.name))
+    )
+    + r")\b"
 )
-_PTX_BARE_OPS = frozenset({"trap", "exit", "ret", "brkpt", "bra", "nanosleep", "pmevent"})
+_INSTRUCTIONS = ptx_instructions()
+_QUALIFIERS = ptx_qualifiers()
+_QUALIFIED_OPCODES = frozenset(opcode for opcode, _ in _QUALIFIERS)
+# Opcodes that mark a template as PTX even without a '.' qualifier (trap, exit, bra, …).
+_PTX_BARE_OPS = frozenset(op for op, instruction in _INSTRUCTIONS.items() if instruction.bare)
 
-# PTX special registers and their HIP replacements.
-_SPECIAL_REG_HIP = {
-    "laneid": "__lane_id()",
-    "warpid": "threadIdx.x / warpSize (AMD has no stable hardware warp slot id)",
-    "nwarpid": "no HIP equivalent; derive from blockDim and warpSize",
-    "smid": "__smid()",
-    "nsmid": "hipDeviceAttributeMultiprocessorCount, queried on the host",
-    "gridid": "no HIP equivalent",
-    "globaltimer": "wall_clock64() (constant rate: hipDeviceAttributeWallClockRate)",
-    "globaltimer_lo": "wall_clock64()",
-    "globaltimer_hi": "wall_clock64()",
-    "clock": "clock()",
-    "clock_hi": "clock64()",
-    "clock64": "clock64()",
-    "lanemask_eq": "__lanemask_eq()",
-    "lanemask_lt": "__lanemask_lt()",
-    "lanemask_gt": "__lanemask_gt()",
-    "lanemask_le": "__lanemask_lt() | __lanemask_eq()",
-    "lanemask_ge": "__lanemask_gt() | __lanemask_eq()",
-    "dynamic_smem_size": "pass the size to the kernel as an argument",
-    "total_smem_size": "hipDeviceAttributeMaxSharedMemoryPerBlock, queried on the host",
+HOPPER, CLUSTER, ASYNC = PTX_FAMILIES
+# An asm statement belongs to the most specific family it uses, in this order.
+_MOST_SPECIFIC_FIRST = (HOPPER, CLUSTER, ASYNC)
+_FAMILY_OP_PREFIXES = {
+    family: feature.opcode_prefixes for family, feature in ptx_features().items()
 }
-_PLAIN_CXX = "plain C++ arithmetic"
-_MATH = "HIP math intrinsics (__fsqrt_rn, __frsqrt_rn, __expf, __logf, …)"
-# PTX opcodes (the part before the first '.') and what HIP offers instead.
-_PTX_OP_HIP = {
-    "shfl": "__shfl*_sync with a 64-bit mask, or __shfl/__shfl_xor/__shfl_up/__shfl_down",
-    "vote": "__ballot / __any / __all (64-bit results)",
-    "activemask": "__activemask() (64-bit)",
-    "match": "__match_any_sync / __match_all_sync (64-bit masks)",
-    "redux": "a __shfl_xor reduction over warpSize lanes",
-    "bar": "__syncthreads()",
-    "barrier": "__syncthreads()",
-    "membar": "__threadfence() / __threadfence_block() / __threadfence_system()",
-    "fence": "__threadfence() or __atomic_thread_fence with a scope",
-    "ld": "a plain load (__ldg for read-only data; PTX cache qualifiers have no HIP form)",
-    "st": "a plain store",
-    "prefetch": "nothing (drop it) or __builtin_prefetch",
-    "prefetchu": "nothing (drop it)",
-    "createpolicy": "nothing (L2 cache policies have no HIP equivalent)",
-    "discard": "nothing (drop it)",
-    "applypriority": "nothing (drop it)",
-    "prmt": "__byte_perm()",
-    "lop3": "plain & | ^ ~ (the compiler chooses the instruction)",
-    "bfe": "shifts and masks (or __builtin_amdgcn_ubfe)",
-    "bfi": "shifts and masks",
-    "brev": "__brev() / __brevll()",
-    "popc": "__popc() / __popcll()",
-    "clz": "__clz() / __clzll()",
-    "bfind": "31 - __clz(x)",
-    "fns": "__fns32() / __fns64()",
-    "mma": "rocWMMA or MFMA builtins (__builtin_amdgcn_mfma_*)",
-    "wmma": "rocWMMA",
-    "ldmatrix": "rocWMMA load_matrix_sync, or LDS loads",
-    "movmatrix": "rocWMMA, or LDS transposes",
-    "cvt": "HIP conversion intrinsics (__float2half_rn, __float2bfloat16, hip_fp8.h)",
-    "cvta": "nothing: HIP pointers are generic",
-    "isspacep": "__builtin_amdgcn_is_shared / __builtin_amdgcn_is_private",
-    "atom": "atomicAdd / atomicCAS / … (or __hip_atomic_* with a scope)",
-    "red": "atomicAdd / … with the result unused",
-    "nanosleep": "__builtin_amdgcn_s_sleep()",
-    "trap": "__builtin_trap() or abort()",
-    "exit": "return from the kernel",
-    "tex": "texture objects (tex1Dfetch<T>, tex2D<T>)",
-    "tld4": "texture objects (tex2Dgather<T>)",
-    "suld": "surface objects (surf2Dread)",
-    "sust": "surface objects (surf2Dwrite)",
-    "dp4a": "plain multiply-adds (the compiler uses dot instructions where they exist)",
-    "dp2a": "plain multiply-adds",
-    "mov": _PLAIN_CXX,
-    "add": _PLAIN_CXX,
-    "addc": _PLAIN_CXX,
-    "sub": _PLAIN_CXX,
-    "subc": _PLAIN_CXX,
-    "mul": _PLAIN_CXX,
-    "mad": _PLAIN_CXX,
-    "madc": _PLAIN_CXX,
-    "mul24": _PLAIN_CXX,
-    "mad24": _PLAIN_CXX,
-    "fma": "fma() / __fmaf_rn()",
-    "div": _PLAIN_CXX,
-    "rem": _PLAIN_CXX,
-    "abs": _PLAIN_CXX,
-    "neg": _PLAIN_CXX,
-    "min": "min() / fminf()",
-    "max": "max() / fmaxf()",
-    "and": _PLAIN_CXX,
-    "or": _PLAIN_CXX,
-    "xor": _PLAIN_CXX,
-    "not": _PLAIN_CXX,
-    "shl": _PLAIN_CXX,
-    "shr": _PLAIN_CXX,
-    "shf": "__funnelshift_l() / __funnelshift_r()",
-    "selp": _PLAIN_CXX,
-    "setp": _PLAIN_CXX,
-    "set": _PLAIN_CXX,
-    "slct": _PLAIN_CXX,
-    "testp": "isnan() / isinf() / isfinite()",
-    "copysign": "copysign()",
-    "sqrt": _MATH,
-    "rsqrt": _MATH,
-    "rcp": _MATH,
-    "ex2": _MATH,
-    "lg2": _MATH,
-    "sin": _MATH,
-    "cos": _MATH,
-    "tanh": _MATH,
+_FAMILY_REGISTERS = {
+    family: frozenset(
+        reg.name for reg in special_registers().values() if reg.family == family and not reg.prefix
+    )
+    for family in PTX_FAMILIES
 }
-
-# Opcode prefixes that belong to other rules (checked before GP301, most specific first).
-_HOPPER_OP_PREFIXES = (
-    "wgmma.",
-    "cp.async.bulk",
-    "cp.reduce.async.bulk",
-    "setmaxnreg",
-    "fence.proxy.async",
-    "fence.mbarrier_init",
-    "mbarrier.expect_tx",
-    "mbarrier.arrive.expect_tx",
-    "mbarrier.try_wait",
-    "griddepcontrol",
-    "tcgen05",
-    "tensormap.",
-    "elect.sync",
-    "stmatrix",
-    "multimem",
-    "st.async",
-    "red.async",
-)
-_CLUSTER_OP_PREFIXES = ("barrier.cluster", "mapa")
-_ASYNC_OP_PREFIXES = ("cp.async", "mbarrier")
-
-
-_SHFL_MODE_HIP = {
-    "bfly": "__shfl_xor_sync (64-bit mask) or __shfl_xor",
-    "down": "__shfl_down_sync (64-bit mask) or __shfl_down",
-    "up": "__shfl_up_sync (64-bit mask) or __shfl_up",
-    "idx": "__shfl_sync (64-bit mask) or __shfl",
+_FAMILY_REGISTER_PREFIXES = {
+    family: tuple(
+        reg.name for reg in special_registers().values() if reg.family == family and reg.prefix
+    )
+    for family in PTX_FAMILIES
 }
-_VOTE_MODE_HIP = {
-    "ballot": "__ballot (64-bit result)",
-    "any": "__any",
-    "all": "__all",
-    "uni": "__all with a 64-bit lane mask",
-}
+_HOPPER_WRAPPER_PREFIXES = ptx_wrappers()[HOPPER].name_prefixes
 
 
-HOPPER = "hopper"
-CLUSTER = "cluster"
-ASYNC = "async"
-
-
-def ptx_op_hip(op: str) -> str | None:
-    """What HIP offers instead of the PTX instruction ``op`` (with its qualifiers), if known."""
+def ptx_op_hip(op: str) -> str:
+    """What HIP offers instead of the PTX instruction ``op`` (with its qualifiers); "" if none."""
     base, *qualifiers = op.split(".")
-    table = {"shfl": _SHFL_MODE_HIP, "vote": _VOTE_MODE_HIP}.get(base)
-    if table is not None:
+    if base in _QUALIFIED_OPCODES:
         for qualifier in qualifiers:
-            if qualifier in table:
-                return table[qualifier]
-    return _PTX_OP_HIP.get(base)
+            found = _QUALIFIERS.get((base, qualifier))
+            if found is not None:
+                return found.hip
+    instruction = _INSTRUCTIONS.get(base)
+    return "" if instruction is None else instruction.hip
 
 
-def special_register_hip(register: str) -> str | None:
-    """What HIP offers instead of the PTX special register ``%register``, if known."""
-    return _SPECIAL_REG_HIP.get(register)
+def special_register_hip(register: str) -> str:
+    """What HIP offers instead of the PTX special register ``%register``; "" if none."""
+    known = special_registers().get(register)
+    return "" if known is None else known.hip
 
 
 def is_hopper_wrapper(name: str) -> bool:
     """Whether ``cuda::ptx::name`` wraps a Hopper-or-newer instruction."""
-    return _HOPPER_PTX_FN_RE.match(name) is not None
-
-
-_HOPPER_PTX_FN_RE = re.compile(
-    r"^(?:wgmma|cp_async_bulk|cp_reduce_async_bulk|tensormap|fence_proxy_async|mbarrier_expect_tx"
-    r"|mbarrier_arrive_expect_tx|mbarrier_try_wait|elect_sync|st_async|red_async|tcgen05|multimem"
-    r"|griddepcontrol|setmaxnreg|stmatrix)"
-)
+    return name.startswith(_HOPPER_WRAPPER_PREFIXES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,16 +99,15 @@ class Ptx:
     @property
     def family(self) -> str | None:
         """HOPPER, CLUSTER or ASYNC for templates using those features (most specific first)."""
-        ops = self.opcodes
-        if any(op.startswith(_HOPPER_OP_PREFIXES) for op in ops):
-            return HOPPER
-        if any(op.startswith(_CLUSTER_OP_PREFIXES) for op in ops) or any(
-            reg.startswith("cluster") or reg in ("nclusterid", "is_explicit_cluster")
-            for _, reg in self.special
-        ):
-            return CLUSTER
-        if any(op.startswith(_ASYNC_OP_PREFIXES) for op in ops):
-            return ASYNC
+        for family in _MOST_SPECIFIC_FIRST:
+            if any(op.startswith(_FAMILY_OP_PREFIXES.get(family, ())) for op in self.opcodes):
+                return family
+            registers = _FAMILY_REGISTERS[family]
+            prefixes = _FAMILY_REGISTER_PREFIXES[family]
+            if (registers or prefixes) and any(
+                reg in registers or reg.startswith(prefixes) for _, reg in self.special
+            ):
+                return family
         return None
 
     def shown(self) -> str:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 
 from gpuport.findings import Category, Confidence, Finding, Severity
+from gpuport.kb.kernels import kernel_apis
 from gpuport.rules import rule
 from gpuport.scan.kernels.ptx import (
     ASYNC,
@@ -134,12 +135,7 @@ _HOPPER_NAME_ANCHORS = (
     "MMA::",
     "cp_async_bulk",
 )
-_HOPPER_NAMES_RE = re.compile(
-    r"(cuTensorMapEncode\w*|CUtensorMap\w*|cudaGridDependencySynchronize"
-    r"|cudaTriggerProgrammaticLaunchCompletion|cudaLaunchAttributeProgrammatic\w+"
-    r"|CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC\w+|SM90_\w+|SM100_\w+|GMMA::\w+|UMMA::\w+"
-    r"|cp_async_bulk\w*)\b"
-)
+_HOPPER_NAMES_RE = kernel_apis()["hopper-features"].pattern
 
 HOPPER_ONLY = rule(
     id="GP309",
@@ -208,11 +204,10 @@ def hopper_only_feature(src: KernelSource) -> Iterator[Finding]:
 
 
 _CLUSTER_NAME_ANCHORS = ("luster", "LUSTER")
+# The cluster APIs, or a call of a cluster group's member functions.
 _CLUSTER_NAMES_RE = re.compile(
-    r"(__cluster_dims__|cudaLaunchAttributeCluster\w+|cudaFuncAttribute\w*Cluster\w*"
-    r"|cudaOccupancyMax\w*Cluster\w*|cudaDevAttrClusterLaunch|CU_LAUNCH_ATTRIBUTE_CLUSTER\w*"
-    r"|CU_FUNC_ATTRIBUTE_\w*CLUSTER\w*|this_cluster|cluster_group)\b"
-    r"|cluster\w*\s*\.\s*(?:sync|map_shared_rank|block_rank|barrier_arrive|barrier_wait"
+    kernel_apis()["cluster-apis"].pattern.pattern
+    + r"|cluster\w*\s*\.\s*(?:sync|map_shared_rank|block_rank|barrier_arrive|barrier_wait"
     r"|dim_blocks|num_blocks)\s*\("
 )
 
@@ -272,15 +267,8 @@ def thread_block_clusters(src: KernelSource) -> Iterator[Finding]:
 
 
 _ASYNC_NAME_ANCHORS = ("pipeline", "memcpy_async", "barrier", "aligned_size_t", "::wait")
-_ASYNC_NAMES_RE = re.compile(
-    r"(__pipeline_(?:memcpy_async|commit|wait_prior|arrive_on)|memcpy_async|make_pipeline"
-    r"|pipeline_shared_state)\b|cuda::(?:pipeline|barrier|aligned_size_t)\b"
-    r"|(?:cg|cooperative_groups)::wait(?:_prior)?\b"
-)
-_ASYNC_HEADER_RE = re.compile(
-    r"^(?:cuda/(?:std/)?(?:pipeline|barrier)|cuda_pipeline\w*\.h|cuda_awbarrier\w*\.h"
-    r"|cooperative_groups/memcpy_async\.h)$"
-)
+_ASYNC_NAMES_RE = kernel_apis()["async-copy-apis"].pattern
+_ASYNC_HEADER_RE = kernel_apis()["async-copy-headers"].pattern
 
 ASYNC_COPY = rule(
     id="GP311",

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from gpuport.findings import Category, Confidence, Finding, Fix, Severity
+from gpuport.kb.kernels import kernel_apis
 from gpuport.rules import rule
 from gpuport.scan.kernels.references import HIP_PORTING_GUIDE, HIPIFY_APIS
 from gpuport.scan.kernels.source import KernelSource
@@ -28,20 +29,7 @@ _API_RE = re.compile(
 _API_CANDIDATE_RE = re.compile(r"(?:cu|CU)(?:b::)?\w*")
 _API_FAMILIES = ("runtime", "driver", "cuBLAS", "cuRAND", "cuFFT", "cuSPARSE", "cuSOLVER", "CUB")
 # Names with their own rule, or with no HIP counterpart in HIPIFY's tables: not a rename.
-_NOT_RENAMED_RE = re.compile(
-    r"^(?:cuTensorMap\w*|CUtensorMap\w*|cudaBindTexture\w*|cudaUnbindTexture"
-    r"|cudaBindSurfaceToArray|cudaGet(?:Texture|Surface)Reference|cudaGetTextureAlignmentOffset"
-    r"|cuTexRef\w*|cuSurfRef\w*|cuModuleGet(?:Tex|Surf)Ref|CUtexref|CUsurfref"
-    r"|cudaLaunchAttributeCluster\w*|cudaFuncAttribute\w*Cluster\w*|cudaOccupancyMax\w*Cluster\w*"
-    r"|cudaDevAttrClusterLaunch|CU_LAUNCH_ATTRIBUTE_CLUSTER\w*|CU_FUNC_ATTRIBUTE_\w*CLUSTER\w*"
-    r"|cudaGraphConditional\w*|cudaGraphCond(?:Type|Assign)\w+|cudaGraphSetConditional"
-    r"|cudaConditionalNodeParams|cudaGraphInstantiateFlagDeviceLaunch|cudaGraphDeviceNode_t"
-    r"|cudaLaunchAttributeDeviceUpdatableKernelNode|cudaGraphKernelNodeUpdatesApply"
-    r"|cudaLaunchAttributeProgrammatic\w*|CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC\w*"
-    r"|cudaGridDependencySynchronize|cudaTriggerProgrammaticLaunchCompletion"
-    r"|cudaGraphicsD3D\w+|cudaD3D\w+|cudaGraphicsVDPAU\w+|cudaVDPAU\w+|cudaEGL\w+|cudaGraphicsEGL\w+"
-    r"|cuda_\w+)$"
-)
+_NOT_RENAMED_RE = kernel_apis()["not-renamed"].pattern
 _HELPER_MACRO_RE = re.compile(r"#[ \t]*define[ \t]+((?:cu|CU)\w+)")
 _HELPER_FUNCTION_RE = re.compile(
     r"((?:cu|CU)\w+)\s*\([^;{}()]*\)\s*(?:const\s*)?(?:noexcept\s*)?\{"
@@ -50,13 +38,7 @@ _RETURN_TYPE_BEFORE_RE = re.compile(
     r"(?:void|int|bool|unsigned|auto|inline|static|cudaError_t|CUresult|size_t|float|double)"
     r"\s*[*&]?\s*$"
 )
-_RENAMED_HEADER_RE = re.compile(
-    r"^(?:cuda_runtime(?:_api)?\.h|cuda\.h|cuda_fp16\.hp?p?|cuda_bf16\.hp?p?|cuComplex\.h"
-    r"|cublas(?:_v2|_api|Xt)?\.h|curand(?:_kernel|_mtgp32\w*|_philox4x32_x|_normal|_uniform)?\.h"
-    r"|cufft(?:Xt)?\.h|cusparse(?:_v2)?\.h|cusolver(?:Dn|Sp|Rf|_common)?\.h"
-    r"|cooperative_groups\.h|cooperative_groups/reduce\.h|cub/.+|device_launch_parameters\.h"
-    r"|cuda_profiler_api\.h|cuda_texture_types\.h|texture_fetch_functions\.h|nccl\.h)$"
-)
+_RENAMED_HEADER_RE = kernel_apis()["renamed-headers"].pattern
 
 CUDA_API_RENAMES = rule(
     id="GP300",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from gpuport.findings import Finding
+from gpuport.kb.kernels import KernelLibrary
 from gpuport.rules import Rule
 from gpuport.scan.kernels.source import KernelSource
 from gpuport.scan.kernels.words import anchored, inside_other_namespace, words
@@ -21,22 +21,7 @@ def top(counter: Counter[str], n: int = 3) -> str:
     return ", ".join(parts)
 
 
-@dataclass(frozen=True, slots=True)
-class LibraryUse:
-    """How a library shows in a file: its identifiers and headers, and what to say about it."""
-
-    label: str
-    identifiers: re.Pattern[str] | None
-    headers: re.Pattern[str] | None
-    advice: str
-    skip: frozenset[str] = frozenset()  # names (and their ``name::`` members) left to others
-
-    @property
-    def skip_prefixes(self) -> tuple[str, ...]:
-        return tuple(name + "::" for name in sorted(self.skip))
-
-
-def library_use(src: KernelSource, rule: Rule, library: LibraryUse) -> Iterator[Finding]:
+def library_use(src: KernelSource, rule: Rule, library: KernelLibrary) -> Iterator[Finding]:
     """One finding of ``rule`` at the first use of ``library``, counting every use in the file."""
     if not src.mentions(rule.needles):
         return
