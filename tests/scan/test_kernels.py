@@ -28,8 +28,9 @@ from gpuport.scan.kernels import (
 )
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "kernels"
+# One folder per rule, GP3xx-<slug>/, holding the fixture files mainly about that rule.
 FIXTURE_FILES = sorted(
-    p for p in FIXTURES.iterdir() if p.suffix in (".cu", ".cuh", ".cpp") and p.is_file()
+    p for p in FIXTURES.rglob("*") if p.suffix in (".cu", ".cuh", ".cpp") and p.is_file()
 )
 
 
@@ -60,6 +61,14 @@ def test_fixture_set_covers_every_rule() -> None:
             if "expect:" in line:
                 expected.update(part.strip() for part in line.split("expect:", 1)[1].split(","))
     assert {r.id for r in KERNEL_RULES} <= expected
+
+
+def test_fixtures_sit_in_one_folder_per_rule_named_by_id_and_slug() -> None:
+    folders = {f"{rule.id}-{rule.slug}" for rule in KERNEL_RULES}
+    assert FIXTURE_FILES
+    for path in FIXTURE_FILES:
+        assert path.parent.parent == FIXTURES, f"{path} is not in a rule's folder"
+        assert path.parent.name in folders, f"{path.parent.name} is not GP3xx-<slug> of a rule"
 
 
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.name)
@@ -357,7 +366,9 @@ def test_any_input_scans_without_raising(pieces: list[str]) -> None:
 
 
 def test_a_large_file_scans_quickly() -> None:
-    unit = (FIXTURES / "warp_width.cu").read_text(encoding="utf-8")
+    unit = (FIXTURES / "GP302-lane-math-assumes-warp-32" / "warp_width.cu").read_text(
+        encoding="utf-8"
+    )
     text = unit * 40  # about 5,000 lines
     started = time.perf_counter()
     findings = analyze("big.cu", text)
