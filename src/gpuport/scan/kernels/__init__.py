@@ -83,8 +83,9 @@ def analyze(rel: str, text: str, *, code: str | None = None, renames: bool = Tru
 
 def _run(src: KernelSource, checks: Iterable[tuple[Rule, Check]]) -> list[Finding]:
     findings: list[Finding] = []
-    for _, check in checks:
-        findings.extend(check(src))
+    for rule, check in checks:
+        if src.mentions(rule.needles):
+            findings.extend(check(src))
     findings.sort(key=lambda f: f.sort_key)
     return findings
 

@@ -95,20 +95,7 @@ class Ptx:
     opcodes: tuple[str, ...]
     special: tuple[tuple[str, str], ...]  # (opcode, special register) pairs
     is_ptx: bool
-
-    @property
-    def family(self) -> str | None:
-        """HOPPER, CLUSTER or ASYNC for templates using those features (most specific first)."""
-        for family in _MOST_SPECIFIC_FIRST:
-            if any(op.startswith(_FAMILY_OP_PREFIXES.get(family, ())) for op in self.opcodes):
-                return family
-            registers = _FAMILY_REGISTERS[family]
-            prefixes = _FAMILY_REGISTER_PREFIXES[family]
-            if (registers or prefixes) and any(
-                reg in registers or reg.startswith(prefixes) for _, reg in self.special
-            ):
-                return family
-        return None
+    family: str | None  # HOPPER, CLUSTER or ASYNC when it uses such features
 
     def shown(self) -> str:
         """The instructions, with the special register each reads, for a message."""
@@ -143,7 +130,21 @@ def read_ptx(template: str) -> Ptx:
             pair = (opcode, reg.group(1))
             if pair not in special:
                 special.append(pair)
-    return Ptx(tuple(opcodes), tuple(special), is_ptx)
+    return Ptx(tuple(opcodes), tuple(special), is_ptx, _family(opcodes, special))
+
+
+def _family(opcodes: list[str], special: list[tuple[str, str]]) -> str | None:
+    """The most specific feature family the instructions or special registers belong to."""
+    for family in _MOST_SPECIFIC_FIRST:
+        if any(op.startswith(_FAMILY_OP_PREFIXES.get(family, ())) for op in opcodes):
+            return family
+        registers = _FAMILY_REGISTERS[family]
+        prefixes = _FAMILY_REGISTER_PREFIXES[family]
+        if (registers or prefixes) and any(
+            reg in registers or reg.startswith(prefixes) for _, reg in special
+        ):
+            return family
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,7 +91,7 @@ def inline_ptx_assembly(src: KernelSource) -> Iterator[Finding]:
             yield src.finding(
                 INLINE_PTX, statement.start, statement.end, message=_rewrite(statement.ptx)
             )
-    if "ptx::" in src.code:
+    if src.mentions(("ptx::",)):
         for m in src.once_per_line(ptx_wrapper_calls(src.body)):
             name = m.group(1)
             if is_hopper_wrapper(name):
@@ -183,7 +183,7 @@ def hopper_only_feature(src: KernelSource) -> Iterator[Finding]:
                 message="inline PTX uses Hopper-or-newer instructions with no AMD counterpart: "
                 + statement.ptx.shown(),
             )
-    if "ptx::" in src.code:
+    if src.mentions(("ptx::",)):
         for m in src.once_per_line(ptx_wrapper_calls(src.body)):
             name = m.group(1)
             if is_hopper_wrapper(name):

@@ -41,6 +41,7 @@ class KernelSource:
         "_include_spans",
         "_includes",
         "_lines",
+        "_mentioned",
         "_names",
         "code",
         "rel",
@@ -58,6 +59,7 @@ class KernelSource:
         self._names: Names | None = None
         self._constants: Constants | None = None
         self._asm: list[AsmStatement] | None = None
+        self._mentioned: dict[str, bool] = {}
 
     def position(self, offset: int) -> tuple[int, int]:
         lines = self._lines
@@ -66,8 +68,18 @@ class KernelSource:
         return lines.position(offset)
 
     def mentions(self, needles: tuple[str, ...]) -> bool:
-        """Whether the code holds one of ``needles`` (a rule's): else that rule cannot fire."""
-        return any(map(self.code.__contains__, needles))
+        """Whether the code holds one of ``needles`` (a rule's): else that rule cannot fire.
+
+        Each word is looked for once per file: rules share words ("asm", "ptx::"), and the
+        pass tests a rule's needles before its check does."""
+        known = self._mentioned
+        for needle in needles:
+            found = known.get(needle)
+            if found is None:
+                found = known[needle] = needle in self.code
+            if found:
+                return True
+        return False
 
     def line_of(self, offset: int) -> int:
         return self.position(offset)[0]
