@@ -157,6 +157,15 @@ class AsmStatement:
     ptx: Ptx | None  # None unless the template is PTX (not blank, not host assembly)
 
 
+def asm_of_family(
+    statements: list[AsmStatement], family: str
+) -> Iterator[tuple[AsmStatement, Ptx]]:
+    """The statements whose PTX belongs to ``family`` (HOPPER, CLUSTER or ASYNC), with it."""
+    for statement in statements:
+        if statement.ptx is not None and statement.ptx.family == family:
+            yield statement, statement.ptx
+
+
 def asm_statements(text: str, code: str) -> list[AsmStatement]:
     """Every ``asm``/``__asm__`` statement in ``code``; templates are read from ``text``."""
     found: list[AsmStatement] = []

@@ -18,6 +18,7 @@ from gpuport.scan.kernels.ptx import (
     CLUSTER,
     HOPPER,
     Ptx,
+    asm_of_family,
     is_hopper_wrapper,
     ptx_op_hip,
     ptx_wrapper_calls,
@@ -174,15 +175,11 @@ HOPPER_ONLY = rule(
 
 def hopper_only_feature(src: KernelSource) -> Iterator[Finding]:
     """Hopper-or-newer PTX, its ``cuda::ptx::`` wrappers, and the TMA/PDL/CuTe-SM90 names."""
-    for statement in src.asm:
-        if statement.ptx is not None and statement.ptx.family == HOPPER:
-            yield src.finding(
-                HOPPER_ONLY,
-                statement.start,
-                statement.end,
-                message="inline PTX uses Hopper-or-newer instructions with no AMD counterpart: "
-                + statement.ptx.shown(),
-            )
+    for statement, ptx in asm_of_family(src.asm, HOPPER):
+        message = (
+            "inline PTX uses Hopper-or-newer instructions with no AMD counterpart: " + ptx.shown()
+        )
+        yield src.finding(HOPPER_ONLY, statement.start, statement.end, message=message)
     if src.mentions(("ptx::",)):
         for m in src.once_per_line(ptx_wrapper_calls(src.body)):
             name = m.group(1)
@@ -248,15 +245,11 @@ THREAD_BLOCK_CLUSTERS = rule(
 
 def thread_block_clusters(src: KernelSource) -> Iterator[Finding]:
     """Cluster PTX, cluster launch attributes and queries, and cooperative-groups clusters."""
-    for statement in src.asm:
-        if statement.ptx is not None and statement.ptx.family == CLUSTER:
-            yield src.finding(
-                THREAD_BLOCK_CLUSTERS,
-                statement.start,
-                statement.end,
-                message="inline PTX uses thread-block clusters, which AMD Instinct GPUs lack: "
-                + statement.ptx.shown(),
-            )
+    for statement, ptx in asm_of_family(src.asm, CLUSTER):
+        message = (
+            "inline PTX uses thread-block clusters, which AMD Instinct GPUs lack: " + ptx.shown()
+        )
+        yield src.finding(THREAD_BLOCK_CLUSTERS, statement.start, statement.end, message=message)
     for m, name in names_once_per_line(src, _CLUSTER_NAMES_RE, _CLUSTER_NAME_ANCHORS):
         yield src.finding(
             THREAD_BLOCK_CLUSTERS,
@@ -305,15 +298,12 @@ ASYNC_COPY = rule(
 
 def async_copy_pipeline(src: KernelSource) -> Iterator[Finding]:
     """cp.async/mbarrier PTX, the pipeline and memcpy_async APIs, and their headers."""
-    for statement in src.asm:
-        if statement.ptx is not None and statement.ptx.family == ASYNC:
-            yield src.finding(
-                ASYNC_COPY,
-                statement.start,
-                statement.end,
-                message="inline PTX uses asynchronous copies or mbarriers with no HIP "
-                "counterpart: " + statement.ptx.shown(),
-            )
+    for statement, ptx in asm_of_family(src.asm, ASYNC):
+        message = (
+            "inline PTX uses asynchronous copies or mbarriers with no HIP counterpart: "
+            + ptx.shown()
+        )
+        yield src.finding(ASYNC_COPY, statement.start, statement.end, message=message)
     for m, name in names_once_per_line(src, _ASYNC_NAMES_RE, _ASYNC_NAME_ANCHORS):
         yield src.finding(
             ASYNC_COPY,
