@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuport.cxx.lexer import Kind, code_only, code_only_by_tokens, significant, tokenize
+from gpuport.syntax.cxx import Kind, code_only, code_only_by_tokens, significant, tokenize
 
 PIECES = [
     '\r#include "a.h"',

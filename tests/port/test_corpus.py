@@ -27,11 +27,11 @@ from pathlib import Path
 
 import pytest
 
-from gpuport.cxx.lexer import code_only
 from gpuport.port.apimap import ApiMap, Version, load_api_map, parse_version, version_text
 from gpuport.port.check import ROCM_LIBRARY_HEADER_PREFIXES, CheckOptions, check_project
 from gpuport.port.model import ChangeStatus, CheckStatus, CompileCheck, FileResult, PortResult
 from gpuport.port.project import port_project
+from gpuport.syntax.cxx import code_only
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "corpus"

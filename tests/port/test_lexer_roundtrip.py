@@ -6,12 +6,12 @@ from __future__ import annotations
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gpuport.cxx.lexer import Kind, code_only, code_only_by_tokens, tokenize
 from gpuport.port.translate import (
     candidate_identifiers,
     is_candidate_name,
     translate_source,
 )
+from gpuport.syntax.cxx import Kind, code_only, code_only_by_tokens, tokenize
 
 VERSIONS = ("5.2", "6.1", "6.2", "6.4", "7.0")
 

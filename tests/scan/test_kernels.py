@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -12,17 +13,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from expect import check_fixture
-from gpuport.files import FileKind
+from gpuport.files import FileKind, ProjectFile, SourceText
 from gpuport.findings import Category, Finding, Severity
 from gpuport.scan.base import scanners_for
 from gpuport.scan.catalog import all_rules, get_rule
 from gpuport.scan.engine import ScanOptions, scan_path
-from gpuport.scan.kernel_rules import KERNEL_RULES
-from gpuport.scan.kernels import FULL_MASK_64, scan_cuda_text, uses_cuda
+from gpuport.scan.kernels import (
+    CHECKS,
+    FULL_MASK_64,
+    KERNEL_RULES,
+    analyze,
+    scan_kernels,
+    uses_cuda,
+)
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "kernels"
+# One folder per rule, GP3xx-<slug>/, holding the fixture files mainly about that rule.
 FIXTURE_FILES = sorted(
-    p for p in FIXTURES.iterdir() if p.suffix in (".cu", ".cuh", ".cpp") and p.is_file()
+    p for p in FIXTURES.rglob("*") if p.suffix in (".cu", ".cuh", ".cpp") and p.is_file()
 )
 
 
@@ -53,6 +61,14 @@ def test_fixture_set_covers_every_rule() -> None:
             if "expect:" in line:
                 expected.update(part.strip() for part in line.split("expect:", 1)[1].split(","))
     assert {r.id for r in KERNEL_RULES} <= expected
+
+
+def test_fixtures_sit_in_one_folder_per_rule_named_by_id_and_slug() -> None:
+    folders = {f"{rule.id}-{rule.slug}" for rule in KERNEL_RULES}
+    assert FIXTURE_FILES
+    for path in FIXTURE_FILES:
+        assert path.parent.parent == FIXTURES, f"{path} is not in a rule's folder"
+        assert path.parent.name in folders, f"{path.parent.name} is not GP3xx-<slug> of a rule"
 
 
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.name)
@@ -96,12 +112,28 @@ def test_rules_are_declared_once_with_docs() -> None:
     assert get_rule("inline-ptx-assembly").id == "GP301"
 
 
+def test_each_rule_is_one_function_named_after_its_slug_beside_its_declaration() -> None:
+    assert [rule.id for rule, _ in CHECKS] == sorted(rule.id for rule in KERNEL_RULES)
+    for rule, check in CHECKS:
+        assert check.__name__ == rule.slug.replace("-", "_"), rule.id
+        declared_in = vars(sys.modules[check.__module__]).values()
+        assert any(value is rule for value in declared_in), f"{rule.id} is declared elsewhere"
+        assert rule.needles, f"{rule.id} declares no needles: no file could ever be skipped"
+
+
+def test_a_file_without_the_enabled_rules_needles_is_skipped() -> None:
+    text = "__global__ void k(float* x) { x[threadIdx.x & 31] = 0.f; }\n"
+    source = SourceText(ProjectFile(Path("k.cu"), "k.cu", FileKind.CUDA, len(text)), text)
+    assert list(scan_kernels(source, frozenset({"GP319"}))) == []
+    assert [f.rule_id for f in scan_kernels(source, frozenset({"GP302"}))] == ["GP302"]
+
+
 # -- GP303 masks and their opt-in mechanical fix -----------------------------------------------
 
 
 def test_literal_full_mask_gets_a_mechanical_64_bit_replacement() -> None:
     text = "__device__ float f(float v) {\n  return __shfl_xor_sync(0xffffffff, v, 1);\n}\n"
-    (finding,) = by_rule(scan_cuda_text("k.cu", text), "GP303")
+    (finding,) = by_rule(analyze("k.cu", text), "GP303")
     assert finding.fix is not None and finding.fix.mechanical
     assert finding.fix.replacement == FULL_MASK_64 == "0xffffffffffffffffULL"
     assert (finding.location.line, finding.location.column) == (2, 26)
@@ -131,12 +163,12 @@ def test_literal_full_mask_gets_a_mechanical_64_bit_replacement() -> None:
 )
 def test_which_masks_are_full_32_lane_masks(mask: str, flagged: bool) -> None:
     text = f"__device__ int f(int p, unsigned long long mask) {{ return __any_sync({mask}, p); }}\n"
-    assert bool(by_rule(scan_cuda_text("k.cu", text), "GP303")) is flagged
+    assert bool(by_rule(analyze("k.cu", text), "GP303")) is flagged
 
 
 def test_wide_32_bit_mask_is_explained_as_half_a_wavefront() -> None:
     text = "__device__ int f(int p) { return __all_sync(0xffffffffull, p); }\n"
-    (finding,) = by_rule(scan_cuda_text("k.cu", text), "GP303")
+    (finding,) = by_rule(analyze("k.cu", text), "GP303")
     assert "lanes 0-31" in finding.message
 
 
@@ -148,7 +180,7 @@ def test_mask_macro_is_fixed_at_its_definition_once() -> None:
         "  return v + __shfl_down_sync(FULL, v, 2);\n"
         "}\n"
     )
-    (finding,) = by_rule(scan_cuda_text("k.cu", text), "GP303")
+    (finding,) = by_rule(analyze("k.cu", text), "GP303")
     assert finding.location.line == 1
     assert finding.fix is not None and finding.fix.mechanical
     assert apply(text, finding).splitlines()[0] == "#define FULL 0xffffffffffffffffULL"
@@ -161,7 +193,7 @@ def test_mask_variable_needs_review_because_its_type_changes() -> None:
         "  return __shfl_sync(full, v, 0);\n"
         "}\n"
     )
-    (finding,) = by_rule(scan_cuda_text("k.cu", text), "GP303")
+    (finding,) = by_rule(analyze("k.cu", text), "GP303")
     assert finding.location.line == 2
     assert finding.fix is not None and not finding.fix.mechanical
     assert "unsigned long long" in finding.message
@@ -180,7 +212,7 @@ def test_ptx_message_names_the_instruction_and_the_hip_replacement() -> None:
         "  return id + r;\n"
         "}\n"
     )
-    findings = by_rule(scan_cuda_text("k.cu", text), "GP301")
+    findings = by_rule(analyze("k.cu", text), "GP301")
     assert [f.location.line for f in findings] == [3, 4, 5]
     assert "mov.u32 %laneid → __lane_id()" in findings[0].message
     assert "prmt.b32 → __byte_perm()" in findings[1].message
@@ -199,7 +231,7 @@ def test_asm_spanning_lines_is_one_finding_with_its_extent() -> None:
         "  return r;\n"
         "}\n"
     )
-    (finding,) = scan_cuda_text("k.cu", text)
+    (finding,) = analyze("k.cu", text)
     assert finding.rule_id == "GP301"
     assert (finding.location.line, finding.location.end_line) == (3, 6)
     assert "__shfl_down_sync" in finding.message
@@ -207,7 +239,7 @@ def test_asm_spanning_lines_is_one_finding_with_its_extent() -> None:
 
 def test_unterminated_asm_does_not_break_the_scan() -> None:
     text = '__device__ void f() {\n  asm volatile("mov.u32 %0, %%laneid;" : "=r"(x)\n'
-    (finding,) = scan_cuda_text("k.cu", text)
+    (finding,) = analyze("k.cu", text)
     assert finding.rule_id == "GP301"
 
 
@@ -229,7 +261,7 @@ def test_api_renames_are_counted_once_per_file() -> None:
         "  // cudaFree(d) in a comment does not count\n"
         "}\n"
     )
-    (finding,) = by_rule(scan_cuda_text("k.cu", text), "GP300")
+    (finding,) = by_rule(analyze("k.cu", text), "GP300")
     assert finding.location.line == 1
     assert finding.severity is Severity.LOW
     assert finding.fix is not None and finding.fix.mechanical
@@ -243,7 +275,7 @@ def test_api_renames_are_counted_once_per_file() -> None:
 
 def test_no_count_without_cuda_apis() -> None:
     text = "__global__ void k(float* x) { x[threadIdx.x] = 0.f; }\n"
-    assert scan_cuda_text("k.cu", text) == []
+    assert analyze("k.cu", text) == []
 
 
 # -- GP304 fix span -----------------------------------------------------------------------------
@@ -251,7 +283,7 @@ def test_no_count_without_cuda_apis() -> None:
 
 def test_popc_of_a_ballot_becomes_popcll() -> None:
     text = "__device__ int f(bool p) { return __popc(__ballot_sync(~0ull, p)); }\n"
-    (finding,) = scan_cuda_text("k.cu", text)
+    (finding,) = analyze("k.cu", text)
     assert finding.rule_id == "GP304"
     assert apply(text, finding) == (
         "__device__ int f(bool p) { return __popcll(__ballot_sync(~0ull, p)); }\n"
@@ -327,19 +359,19 @@ def test_uses_cuda_ignores_comments_and_strings() -> None:
     )
 )
 def test_any_input_scans_without_raising(pieces: list[str]) -> None:
-    findings = scan_cuda_text("fuzz.cu", "".join(pieces))
+    findings = analyze("fuzz.cu", "".join(pieces))
     for f in findings:
         assert f.rule_id.startswith("GP3")
         assert f.location.line >= 1 and f.location.column >= 1
 
 
 def test_a_large_file_scans_quickly() -> None:
-    unit = (FIXTURES / "warp_width.cu").read_text(encoding="utf-8")
+    unit = (FIXTURES / "GP302-lane-math-assumes-warp-32" / "warp_width.cu").read_text(
+        encoding="utf-8"
+    )
     text = unit * 40  # about 5,000 lines
     started = time.perf_counter()
-    findings = scan_cuda_text("big.cu", text)
+    findings = analyze("big.cu", text)
     elapsed = time.perf_counter() - started
-    assert len(by_rule(findings, "GP302")) == 40 * len(
-        by_rule(scan_cuda_text("u.cu", unit), "GP302")
-    )
+    assert len(by_rule(findings, "GP302")) == 40 * len(by_rule(analyze("u.cu", unit), "GP302"))
     assert elapsed < 5.0, f"{elapsed:.2f}s for {len(text):,} characters"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from gpuport.cxx.lexer import ID_CHARS as _ID
 from gpuport.findings import Severity
 from gpuport.port.model import Change
 from gpuport.port.translate.translation import NEEDS_REVIEW, UNCONVERTED
-from gpuport.scan.kernels import scan_cuda_text
+from gpuport.scan.kernels import analyze as scan_cuda_text
+from gpuport.syntax.cxx import ID_CHARS as _ID
 
 
 def scanner_findings(rel: str, text: str, code: str) -> list[Change]:

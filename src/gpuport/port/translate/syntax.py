@@ -1,7 +1,7 @@
 """What the translator reads of C/C++ around a name: lines and directives, calls, definitions.
 
 The fast walk (:mod:`.walk`) stops at names; these helpers look a little way around one with
-the lossless lexer (:mod:`gpuport.cxx.lexer`) where structure matters, and with plain string
+the lossless lexer (:mod:`gpuport.syntax.cxx`) where structure matters, and with plain string
 scans where a character or two decides.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from gpuport.cxx.lexer import Kind, Token, tokenize
+from gpuport.syntax.cxx import Kind, Token, tokenize
 
 NEWLINE_RE = re.compile(r"\r\n|\r|\n")
 _CONTINUATION_RE = re.compile(r"\\(?:\r\n|\r|\n)")

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
-from gpuport.cxx.lexer import code_only
 from gpuport.edits import ChangeStatus, TextEdit
 from gpuport.files import FileKind
 from gpuport.port.apimap import ApiMap, Version
 from gpuport.port.model import Change
 from gpuport.port.translate.actions import Action, Rename
 from gpuport.port.translate.syntax import Call, parse_call
+from gpuport.syntax.cxx import code_only
 
 if TYPE_CHECKING:
     from gpuport.port.translate.arch import ArchUse

@@ -4,7 +4,7 @@ Speed comes from looking only at what can matter: the pattern skips, inside the 
 expression engine and token by token like the lexer, everything up to the next comment,
 string or character literal (to step over it), ``#include`` line, or identifier with a
 CUDA-ish spelling (``cu…``, ``CU…``, ``nv…``, ``__…``) or a name from a short list. Its token
-rules are the lossless lexer's (:mod:`gpuport.cxx.lexer`), which the tests check. Each name
+rules are the lossless lexer's (:mod:`gpuport.syntax.cxx`), which the tests check. Each name
 it stops at goes to its handler (warp, arch, includes, names) or takes the API map's action.
 """
 
@@ -15,20 +15,20 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
-from gpuport.cxx.lexer import CHAR_RE_TEXT as _CHAR
-from gpuport.cxx.lexer import COMMENT_RE_TEXT as _COMMENT
-from gpuport.cxx.lexer import DIRECTIVE_GAP_RE_TEXT as _DIRECTIVE_GAP
-from gpuport.cxx.lexer import ID_CHARS as _ID
-from gpuport.cxx.lexer import ID_START_CHARS as _ID_START
-from gpuport.cxx.lexer import NUMBER_RE_TEXT as _NUMBER
-from gpuport.cxx.lexer import RAW_RE_TEXT as _RAW
-from gpuport.cxx.lexer import STRING_RE_TEXT as _STRING
 from gpuport.files import FileKind
 from gpuport.port.apimap import Version, parse_version
 from gpuport.port.translate import arch, includes, names, warp
 from gpuport.port.translate.actions import CANDIDATE_PREFIXES, Rename, actions
 from gpuport.port.translate.syntax import starts_line
 from gpuport.port.translate.translation import CONVERTED, Translation
+from gpuport.syntax.cxx import CHAR_RE_TEXT as _CHAR
+from gpuport.syntax.cxx import COMMENT_RE_TEXT as _COMMENT
+from gpuport.syntax.cxx import DIRECTIVE_GAP_RE_TEXT as _DIRECTIVE_GAP
+from gpuport.syntax.cxx import ID_CHARS as _ID
+from gpuport.syntax.cxx import ID_START_CHARS as _ID_START
+from gpuport.syntax.cxx import NUMBER_RE_TEXT as _NUMBER
+from gpuport.syntax.cxx import RAW_RE_TEXT as _RAW
+from gpuport.syntax.cxx import STRING_RE_TEXT as _STRING
 
 _NOT_AFTER_ID = rf"(?<![{_ID}])"
 _INCLUDE = (

@@ -1,1 +1,0 @@
-"""C, C++ and CUDA source handling shared by ``scan`` and ``port``."""

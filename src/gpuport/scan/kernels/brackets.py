@@ -1,0 +1,116 @@
+"""Bracket matching, argument splitting and block ends in code text (comments and strings blanked)."""
+
+from __future__ import annotations
+
+import re
+
+OPEN = {"(": ")", "[": "]", "{": "}"}
+CLOSE = {")": "(", "]": "[", "}": "{"}
+_BRACKETS_RE = re.compile(r"[()\[\]{}]")
+_BRACES_RE = re.compile(r"[{}]")
+MAX_SPAN = 20_000  # how far a bracket match may run before we give up (unbalanced input)
+
+
+def match_forward(code: str, open_at: int, span: int = MAX_SPAN) -> int:
+    """Offset of the bracket closing the one at ``open_at`` (within ``span``), or -1."""
+    depth = 0
+    limit = min(len(code), open_at + span)
+    for m in _BRACKETS_RE.finditer(code, open_at, limit):
+        ch = m.group()
+        if ch in OPEN:
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return m.start()
+    return -1
+
+
+def match_backward(code: str, close_at: int) -> int:
+    """Offset of the bracket opening the one at ``close_at``, or -1."""
+    depth = 0
+    stop = max(-1, close_at - 2_000)
+    for i in range(close_at, stop, -1):
+        ch = code[i]
+        if ch in CLOSE:
+            depth += 1
+        elif ch in OPEN:
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def split_args(code: str, open_at: int, close_at: int) -> list[tuple[int, int]]:
+    """(start, end) offsets of the top-level, comma-separated arguments inside brackets."""
+    args: list[tuple[int, int]] = []
+    depth = 0
+    start = open_at + 1
+    for i in range(open_at + 1, close_at):
+        ch = code[i]
+        if ch in OPEN:
+            depth += 1
+        elif ch in CLOSE:
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append((start, i))
+            start = i + 1
+    if code[start:close_at].strip() or args:
+        args.append((start, close_at))
+    return args
+
+
+def trimmed(code: str, start: int, end: int) -> tuple[int, int]:
+    """The span without surrounding whitespace."""
+    while start < end and code[start].isspace():
+        start += 1
+    while end > start and code[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def enclosing_bracket(code: str, pos: int, floor: int) -> tuple[str, int] | None:
+    """The innermost unclosed ``[``, ``(`` or ``<`` before ``pos`` (not before ``floor``)."""
+    depth = {"]": 0, ")": 0, ">": 0}
+    opener = {"[": "]", "(": ")", "<": ">"}
+    for i in range(pos - 1, floor - 1, -1):
+        ch = code[i]
+        if ch in depth:
+            if ch == ">" and code[i - 1 : i + 1] in ("->", ">>"):
+                continue
+            depth[ch] += 1
+        elif ch in opener:
+            if ch == "<" and code[i - 1 : i + 1] == "<<":
+                continue
+            closer = opener[ch]
+            if depth[closer]:
+                depth[closer] -= 1
+            else:
+                return ch, i
+    return None
+
+
+def scope_end(code: str, pos: int) -> int:
+    """Offset of the ``}`` closing the block that contains ``pos`` (at most MAX_SPAN on)."""
+    depth = 0
+    limit = min(len(code), pos + MAX_SPAN)
+    for m in _BRACES_RE.finditer(code, pos, limit):
+        if m.group() == "{":
+            depth += 1
+        elif depth == 0:
+            return m.start()
+        else:
+            depth -= 1
+    return limit
+
+
+def body_after(code: str, after: int) -> tuple[int, int]:
+    """The span of the statement or ``{}`` block that starts after ``after`` (a loop's body)."""
+    i = after
+    while i < len(code) and code[i].isspace():
+        i += 1
+    if i < len(code) and code[i] == "{":
+        close_at = match_forward(code, i)
+        return i, (close_at if close_at >= 0 else min(len(code), i + MAX_SPAN))
+    semi = code.find(";", i)
+    return i, (semi if semi >= 0 else len(code))

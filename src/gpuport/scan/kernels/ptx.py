@@ -1,0 +1,199 @@
+"""Inline assembly in CUDA code: the ``asm`` statements of a file, and what their PTX templates use.
+
+Reading a template is syntax (statements, opcodes with their qualifiers, ``%`` special
+registers); which instructions and registers exist, their feature families and what each
+becomes on AMD GPUs is knowledge, in ``kb/ptx.toml`` (:mod:`gpuport.kb.kernels`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from gpuport.kb.kernels import (
+    PTX_FAMILIES,
+    ptx_features,
+    ptx_instructions,
+    ptx_qualifiers,
+    ptx_wrappers,
+    special_registers,
+)
+from gpuport.scan.kernels.brackets import match_forward
+from gpuport.scan.kernels.words import words
+
+_ASM_RE = re.compile(
+    r"(?:asm|__asm__|__asm)\b(?:\s+(?:volatile|__volatile__|__volatile|inline|goto))*\s*\("
+)
+_STRING_RE = re.compile(r"(?:u8|[uUL])?\"((?:[^\"\\\r\n]|\\.)*)\"")
+_STATEMENT_SPLIT_RE = re.compile(r"[;\n]")
+_OPCODE_RE = re.compile(r"^(?:@!?%?\w+\s+)?([a-z][a-z0-9_]*(?:\.[\w:]+)*)")
+_LABEL_RE = re.compile(r"^\$?\w+:\s*")
+# The special registers gpuport knows, longest first; `\b` makes each match a whole name.
+_SPECIAL_REG_RE = re.compile(
+    r"%%?("
+    + "|".join(
+        re.escape(reg.name) + (r"\w*" if reg.prefix else "")
+        for reg in sorted(special_registers().values(), key=lambda reg: -len(reg.name))
+    )
+    + r")\b"
+)
+_INSTRUCTIONS = ptx_instructions()
+_QUALIFIERS = ptx_qualifiers()
+_QUALIFIED_OPCODES = frozenset(opcode for opcode, _ in _QUALIFIERS)
+# Opcodes that mark a template as PTX even without a '.' qualifier (trap, exit, bra, …).
+_PTX_BARE_OPS = frozenset(op for op, instruction in _INSTRUCTIONS.items() if instruction.bare)
+
+HOPPER, CLUSTER, ASYNC = PTX_FAMILIES
+# An asm statement belongs to the most specific family it uses, in this order.
+_MOST_SPECIFIC_FIRST = (HOPPER, CLUSTER, ASYNC)
+_FAMILY_OP_PREFIXES = {
+    family: feature.opcode_prefixes for family, feature in ptx_features().items()
+}
+_FAMILY_REGISTERS = {
+    family: frozenset(
+        reg.name for reg in special_registers().values() if reg.family == family and not reg.prefix
+    )
+    for family in PTX_FAMILIES
+}
+_FAMILY_REGISTER_PREFIXES = {
+    family: tuple(
+        reg.name for reg in special_registers().values() if reg.family == family and reg.prefix
+    )
+    for family in PTX_FAMILIES
+}
+_HOPPER_WRAPPER_PREFIXES = ptx_wrappers()[HOPPER].name_prefixes
+
+
+def ptx_op_hip(op: str) -> str:
+    """What HIP offers instead of the PTX instruction ``op`` (with its qualifiers); "" if none."""
+    base, *qualifiers = op.split(".")
+    if base in _QUALIFIED_OPCODES:
+        for qualifier in qualifiers:
+            found = _QUALIFIERS.get((base, qualifier))
+            if found is not None:
+                return found.hip
+    instruction = _INSTRUCTIONS.get(base)
+    return "" if instruction is None else instruction.hip
+
+
+def special_register_hip(register: str) -> str:
+    """What HIP offers instead of the PTX special register ``%register``; "" if none."""
+    known = special_registers().get(register)
+    return "" if known is None else known.hip
+
+
+def is_hopper_wrapper(name: str) -> bool:
+    """Whether ``cuda::ptx::name`` wraps a Hopper-or-newer instruction."""
+    return name.startswith(_HOPPER_WRAPPER_PREFIXES)
+
+
+@dataclass(frozen=True, slots=True)
+class Ptx:
+    """What one PTX template uses."""
+
+    opcodes: tuple[str, ...]
+    special: tuple[tuple[str, str], ...]  # (opcode, special register) pairs
+    is_ptx: bool
+    family: str | None  # HOPPER, CLUSTER or ASYNC when it uses such features
+
+    def shown(self) -> str:
+        """The instructions, with the special register each reads, for a message."""
+        regs = {op: f"{op} %{reg}" for op, reg in reversed(self.special)}
+        named = [regs.get(op, op) for op in self.opcodes]
+        return ", ".join(named[:4]) + (", …" if len(named) > 4 else "")
+
+
+def read_ptx(template: str) -> Ptx:
+    """The opcodes and special registers of a PTX template (escapes already undone)."""
+    opcodes: list[str] = []
+    special: list[tuple[str, str]] = []
+    is_ptx = False
+    for raw in _STATEMENT_SPLIT_RE.split(template):
+        stmt = raw.strip().lstrip("{}").strip()
+        if not stmt:
+            continue
+        if stmt.startswith("."):  # .reg / .pred declarations
+            is_ptx = True
+            continue
+        stmt = _LABEL_RE.sub("", stmt)  # labels
+        m = _OPCODE_RE.match(stmt)
+        if not m:
+            continue
+        opcode = m.group(1)
+        if "." in opcode or opcode in _PTX_BARE_OPS:
+            is_ptx = True
+        if opcode not in opcodes:
+            opcodes.append(opcode)
+        for reg in _SPECIAL_REG_RE.finditer(stmt):
+            is_ptx = True
+            pair = (opcode, reg.group(1))
+            if pair not in special:
+                special.append(pair)
+    return Ptx(tuple(opcodes), tuple(special), is_ptx, _family(opcodes, special))
+
+
+def _family(opcodes: list[str], special: list[tuple[str, str]]) -> str | None:
+    """The most specific feature family the instructions or special registers belong to."""
+    for family in _MOST_SPECIFIC_FIRST:
+        if any(op.startswith(_FAMILY_OP_PREFIXES.get(family, ())) for op in opcodes):
+            return family
+        registers = _FAMILY_REGISTERS[family]
+        prefixes = _FAMILY_REGISTER_PREFIXES[family]
+        if (registers or prefixes) and any(
+            reg in registers or reg.startswith(prefixes) for _, reg in special
+        ):
+            return family
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class AsmStatement:
+    """One ``asm(...)`` statement: its extent and, when its template is visible PTX, the PTX."""
+
+    start: int
+    end: int  # just past the closing parenthesis
+    hidden_template: bool  # the template is a macro or variable gpuport cannot read
+    ptx: Ptx | None  # None unless the template is PTX (not blank, not host assembly)
+
+
+def asm_of_family(
+    statements: list[AsmStatement], family: str
+) -> Iterator[tuple[AsmStatement, Ptx]]:
+    """The statements whose PTX belongs to ``family`` (HOPPER, CLUSTER or ASYNC), with it."""
+    for statement in statements:
+        if statement.ptx is not None and statement.ptx.family == family:
+            yield statement, statement.ptx
+
+
+def asm_statements(text: str, code: str) -> list[AsmStatement]:
+    """Every ``asm``/``__asm__`` statement in ``code``; templates are read from ``text``."""
+    found: list[AsmStatement] = []
+    if "asm" not in code:
+        return found
+    for m in words(_ASM_RE, code):
+        open_at = m.end() - 1
+        close_at = match_forward(code, open_at)
+        if close_at < 0:
+            close_at = min(len(code), open_at + 2_000)
+        colon = code.find(":", open_at, close_at)
+        template_end = colon if colon >= 0 else close_at
+        pieces = _STRING_RE.findall(text, open_at + 1, template_end)
+        if not pieces:
+            hidden = bool(code[open_at + 1 : template_end].strip())
+            found.append(AsmStatement(m.start(), close_at + 1, hidden, None))
+            continue
+        template = "".join(pieces).replace("\\n", "\n").replace("\\t", " ")
+        ptx = read_ptx(template) if template.strip() else None
+        if ptx is not None and not ptx.is_ptx:  # host assembly (x86 pause, rdtsc, …)
+            ptx = None
+        found.append(AsmStatement(m.start(), close_at + 1, False, ptx))
+    return found
+
+
+_WRAPPER_CALL_RE = re.compile(r"cuda::ptx::(\w+)")
+
+
+def ptx_wrapper_calls(body: str) -> Iterator[re.Match[str]]:
+    """``cuda::ptx::name`` uses (libcu++'s PTX wrappers); group 1 is the name."""
+    return words(_WRAPPER_CALL_RE, body, also=":")

@@ -1,0 +1,122 @@
+"""The CUDA names ``gpuport port`` renames to HIP (GP300): the rule, then its check, counted once per file."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+
+from gpuport.findings import Category, Confidence, Finding, Fix, Severity
+from gpuport.kb.kernels import kernel_apis
+from gpuport.rules import rule
+from gpuport.scan.kernels.references import HIP_PORTING_GUIDE, HIPIFY_APIS
+from gpuport.scan.kernels.source import KernelSource
+from gpuport.scan.kernels.summaries import top
+from gpuport.scan.kernels.words import words
+
+_API_RE = re.compile(
+    r"(?:"
+    r"(cuda[A-Z]\w*)"
+    r"|(cu[A-Z][A-Za-z0-9_]*|CU[a-z]\w*|CU_[A-Z0-9_]+|CUDA_SUCCESS|CUDA_ERROR_\w+)"
+    r"|(cublas(?!Lt)[A-Z]\w*|CUBLAS_(?!LT)[A-Z]\w*)"
+    r"|(curand[A-Z_]\w*|CURAND_[A-Z]\w*)"
+    r"|(cufft[A-Z]\w*|CUFFT_[A-Z]\w*)"
+    r"|(cusparse[A-Z]\w*|CUSPARSE_[A-Z]\w*)"
+    r"|(cusolver[A-Z]\w*|CUSOLVER_[A-Z]\w*)"
+    r"|(cub::\w+)"
+    r")"
+)
+_API_CANDIDATE_RE = re.compile(r"(?:cu|CU)(?:b::)?\w*")
+_API_FAMILIES = ("runtime", "driver", "cuBLAS", "cuRAND", "cuFFT", "cuSPARSE", "cuSOLVER", "CUB")
+# Names with their own rule, or with no HIP counterpart in HIPIFY's tables: not a rename.
+_NOT_RENAMED_RE = kernel_apis()["not-renamed"].pattern
+_HELPER_MACRO_RE = re.compile(r"#[ \t]*define[ \t]+((?:cu|CU)\w+)")
+_HELPER_FUNCTION_RE = re.compile(
+    r"((?:cu|CU)\w+)\s*\([^;{}()]*\)\s*(?:const\s*)?(?:noexcept\s*)?\{"
+)
+_RETURN_TYPE_BEFORE_RE = re.compile(
+    r"(?:void|int|bool|unsigned|auto|inline|static|cudaError_t|CUresult|size_t|float|double)"
+    r"\s*[*&]?\s*$"
+)
+_RENAMED_HEADER_RE = kernel_apis()["renamed-headers"].pattern
+
+CUDA_API_RENAMES = rule(
+    id="GP300",
+    slug="cuda-api-renames",
+    category=Category.KERNELS,
+    severity=Severity.LOW,
+    confidence=Confidence.HIGH,
+    summary="CUDA runtime, driver or library API references that gpuport port renames to HIP",
+    what=(
+        "Counts, once per file, the CUDA runtime (`cuda*`), driver (`cu*`, `CU*`) and library "
+        "(cuBLAS, cuRAND, cuFFT, cuSPARSE, cuSOLVER, CUB) identifiers and CUDA headers that "
+        "have a one-to-one HIP counterpart, and lists the most frequent ones. APIs with their "
+        "own rule (cuDNN, cuBLASLt, NVRTC, NVTX, texture references, clusters, TMA) are not "
+        "counted here."
+    ),
+    why=(
+        "None of these names exist on ROCm, so the file does not build until they are renamed "
+        "(`cudaMalloc` → `hipMalloc`, `cublasSgemm` → `hipblasSgemm`, `cuda_runtime.h` → "
+        "`hip/hip_runtime.h`). The rename is mechanical, which is why this finding is low: "
+        "it exists so that an assessment can count the mechanical part of the work."
+    ),
+    example=(
+        "#include <cuda_runtime.h>\n"
+        "cudaMalloc(&p, n);\n"
+        "cudaMemcpy(p, h, n, cudaMemcpyHostToDevice);\n"
+    ),
+    instead=(
+        "#include <hip/hip_runtime.h>\nhipMalloc(&p, n);\nhipMemcpy(p, h, n, hipMemcpyHostToDevice);\n"
+    ),
+    fix="Run `gpuport port`: it renames every counted reference to its HIP equivalent.",
+    mechanical=True,
+    references=(HIPIFY_APIS, HIP_PORTING_GUIDE),
+    needles=("cu", "CU"),
+)
+
+
+def cuda_api_renames(src: KernelSource) -> Iterator[Finding]:
+    """CUDA runtime, driver and library names and headers with a HIP twin, counted per family."""
+    if not src.mentions(CUDA_API_RENAMES.needles):
+        return
+    code = src.body
+    # cu* names the project defines itself (macros and helper functions) are its own
+    user_defined = {m.group(1) for m in _HELPER_MACRO_RE.finditer(src.code)}
+    for helper in words(_HELPER_FUNCTION_RE, src.code):
+        if _RETURN_TYPE_BEFORE_RE.search(src.code, max(0, helper.start() - 40), helper.start()):
+            user_defined.add(helper.group(1))
+    families: dict[str, Counter[str]] = {}
+    first: int | None = None
+    for candidate in words(_API_CANDIDATE_RE, code, also=".>"):
+        m = _API_RE.fullmatch(candidate.group())
+        index = m.lastindex if m is not None else None
+        if m is None or index is None:
+            continue
+        name = m.group(index)
+        if name in user_defined or _NOT_RENAMED_RE.match(name):
+            continue
+        families.setdefault(_API_FAMILIES[index - 1], Counter())[name] += 1
+        if first is None:
+            first = candidate.start()
+    headers: Counter[str] = Counter()
+    for header, offset in src.includes:
+        if _RENAMED_HEADER_RE.match(header):
+            headers[header] += 1
+            first = offset if first is None else min(first, offset)
+    if first is None:
+        return
+    total = sum(sum(c.values()) for c in families.values()) + sum(headers.values())
+    parts = [
+        f"{family} {sum(families[family].values())} ({top(families[family])})"
+        for family in _API_FAMILIES
+        if family in families
+    ]
+    if headers:
+        parts.append(f"headers {sum(headers.values())} ({top(headers)})")
+    yield src.finding(
+        CUDA_API_RENAMES,
+        first,
+        message=f"{total} CUDA API reference{'s' if total != 1 else ''} that gpuport port "
+        f"renames to HIP: {'; '.join(parts)}",
+        fix=Fix(CUDA_API_RENAMES.fix, mechanical=True),
+    )

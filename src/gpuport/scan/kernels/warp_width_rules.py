@@ -1,0 +1,478 @@
+"""Code that assumes 32-lane warps (GP302, GP305, GP306, GP307, GP308): each rule, then its check.
+
+AMD CDNA GPUs run 64-lane wavefronts; these rules find lane and warp arithmetic, constants,
+buffers and shuffle loops written for 32.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from gpuport.findings import Category, Confidence, Finding, Severity
+from gpuport.rules import rule
+from gpuport.scan.kernels.brackets import (
+    body_after,
+    enclosing_bracket,
+    match_backward,
+    match_forward,
+    scope_end,
+    split_args,
+)
+from gpuport.scan.kernels.names import LANE_HINT_RE, LANE_NAME_RE, TRACKING_WORDS
+from gpuport.scan.kernels.references import HIP_WARP_FUNCTIONS, HIP_WARP_SIZE
+from gpuport.scan.kernels.source import KernelSource, directive_line_start
+from gpuport.scan.kernels.statements import CPP_KEYWORDS, statement_before
+from gpuport.scan.kernels.words import word_start, words
+
+_LANE_OP_RE = re.compile(r"(?:&\s*(?:31|0[xX]1[fF])|%\s*32|/\s*32|>>\s*5)[uU]?(?![\w.'])(?!\s*=)")
+
+LANE_MATH_WARP_32 = rule(
+    id="GP302",
+    slug="lane-math-assumes-warp-32",
+    category=Category.KERNELS,
+    severity=Severity.MEDIUM,
+    confidence=Confidence.MEDIUM,
+    summary="Lane or warp index computed from a thread index with a hard-coded warp size of 32",
+    what=(
+        "Finds `& 31`, `& 0x1f`, `% 32`, `/ 32` and `>> 5` applied to `threadIdx.*`, to "
+        "a variable assigned from it, or to a parenthesised expression that contains it. The "
+        "same operators on other values (sizes, counters) are not reported; `% warpSize` and "
+        "`& (warpSize - 1)` are the portable spelling and are fine."
+    ),
+    why=(
+        "AMD Instinct GPUs (CDNA, gfx9) run 64-wide wavefronts; RDNA GPUs run 32-wide. With a "
+        "wavefront of 64, `threadIdx.x & 31` gives two threads of the same wavefront the same "
+        "'lane', and `threadIdx.x / 32` puts one wavefront in two 'warps', so per-warp "
+        "reductions, ballots and shared-memory slots silently mix results."
+    ),
+    example="int lane = threadIdx.x & 31;\nint warp = threadIdx.x >> 5;\n",
+    instead="int lane = threadIdx.x % warpSize;   // or __lane_id()\nint warp = threadIdx.x / warpSize;\n",
+    fix=(
+        "Use `warpSize` (or `__lane_id()`) instead of 32, 31 and 5, and check that every buffer "
+        "sized per warp follows; a template parameter chosen on the host works where a "
+        "compile-time constant is needed."
+    ),
+    mechanical=False,
+    references=(HIP_WARP_SIZE, HIP_WARP_FUNCTIONS),
+    needles=TRACKING_WORDS,
+)
+
+
+def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
+    """``& 31``, ``% 32``, ``/ 32``, ``>> 5`` applied to a thread index."""
+    code = src.code
+    if not src.mentions(LANE_MATH_WARP_32.needles):
+        return
+    names = src.names
+    for m in _LANE_OP_RE.finditer(code):
+        if m.start() > 0 and code[m.start() - 1] in "&|":
+            continue  # && and || are not bit operations
+        operand = _left_operand(code, m.start())
+        if not names.is_thread_expr(operand):
+            continue
+        op = " ".join(m.group().split())
+        shown = " ".join(operand.split())
+        if len(shown) > 40:
+            shown = shown[:37] + "…"
+        portable = "% warpSize (or __lane_id())" if op[0] in "&%" else "/ warpSize"
+        yield src.finding(
+            LANE_MATH_WARP_32,
+            m.start(),
+            m.end(),
+            message=f"`{shown} {op}` assumes 32-wide warps; AMD CDNA wavefronts are 64 wide "
+            f"— use {portable}",
+        )
+
+
+def _left_operand(code: str, op_at: int) -> str:
+    """The expression text just left of a binary operator: a name chain or a bracketed group."""
+    i = op_at - 1
+    while i >= 0 and code[i] in " \t":
+        i -= 1
+    if i < 0:
+        return ""
+    if code[i] == ")":
+        open_at = match_backward(code, i)
+        if open_at < 0:
+            return ""
+        # a call: include the function name
+        j = open_at - 1
+        while j >= 0 and (code[j].isalnum() or code[j] in "_."):
+            j -= 1
+        return code[j + 1 : i + 1]
+    end = i + 1
+    while i >= 0 and (code[i].isalnum() or code[i] in "_."):
+        i -= 1
+        if i >= 1 and code[i - 1 : i + 1] == "->":
+            i -= 2
+    return code[i + 1 : end]
+
+
+_WARP_NAME_RE = re.compile(
+    r"warp_?(?:size|sz|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp", re.I
+)
+# Starts at the '#' (see source._INCLUDE_RE); the line start is found by directive_line_start.
+_DEFINE_32_RE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*32[uU]?[ \t]*\)?[ \t]*$", re.M)
+_VALUE_32_RE = re.compile(r"(?:=\s*\(?\s*32[uU]?\s*\)?\s*(?=[;,>})])|\{\s*32[uU]?\s*\})")
+_NAME_BEFORE_RE = re.compile(r"([A-Za-z_]\w*)\s*$")
+_ASSIGNMENT_OPERATOR_CHARS = "=!<>+-*/%&|^"
+
+WARP_SIZE_HARDCODED = rule(
+    id="GP305",
+    slug="warp-size-hardcoded",
+    category=Category.KERNELS,
+    severity=Severity.MEDIUM,
+    confidence=Confidence.MEDIUM,
+    summary="A warp-size constant is defined as 32",
+    what=(
+        "Finds `#define WARP_SIZE 32`, `constexpr int kWarpSize = 32`, enumerators and "
+        "template defaults of that kind, for names that say warp size, threads per warp or "
+        "lanes per warp. Files that also define the same name as 64 (per-architecture "
+        "selection) are left alone."
+    ),
+    why=(
+        "Everything sized or indexed with the constant (shuffle loops, per-warp shared memory, "
+        "lane masks) then assumes 32 lanes, while CDNA GPUs run 64. The code usually still "
+        "compiles and runs, with wrong results or half the hardware idle."
+    ),
+    example="#define WARP_SIZE 32\n",
+    instead=(
+        "#if defined(__GFX8__) || defined(__GFX9__)\n#define WARP_SIZE 64\n#else\n"
+        "#define WARP_SIZE 32\n#endif\n"
+    ),
+    fix=(
+        "Use `warpSize` in device code, query `hipDeviceAttributeWarpSize` on the host and "
+        "pass it as a template argument where a constant is needed, or select 64 for gfx8/gfx9 "
+        "targets and 32 otherwise as HIP's documentation shows."
+    ),
+    mechanical=False,
+    references=(HIP_WARP_SIZE,),
+    needles=("32",),
+)
+
+
+def warp_size_hardcoded(src: KernelSource) -> Iterator[Finding]:
+    """Warp-size names defined as 32 (macros, constants, enumerators, template defaults)."""
+    code = src.code
+    if not src.mentions(WARP_SIZE_HARDCODED.needles):
+        return
+    hits: list[tuple[int, int, str]] = []
+    if "define" in code:
+        for m in _DEFINE_32_RE.finditer(code):
+            line_start = directive_line_start(code, m.start())
+            if line_start >= 0:
+                hits.append((line_start, m.end(), m.group(1)))
+    for m in _values_32(code):
+        is_operator = m.start() > 0 and code[m.start() - 1] in _ASSIGNMENT_OPERATOR_CHARS
+        if m.group().startswith("=") and is_operator:
+            continue  # ==, <=, += …
+        before = _NAME_BEFORE_RE.search(code, max(0, m.start() - 80), m.start())
+        if before is not None:
+            hits.append((before.start(1), m.end(), before.group(1)))
+    checked_64: dict[str, bool] = {}
+    for start, end, name in src.once_per_line(sorted(hits)):
+        if not _WARP_NAME_RE.search(name):
+            continue
+        # A name also given the value 64 is already selected per architecture (HIP's
+        # recommended pattern): leave it alone.
+        if name not in checked_64:
+            also_64 = re.compile(re.escape(name) + r"(?:\s*=\s*|\s*\{\s*|[ \t]+)\(?\s*64[uU]?\b")
+            checked_64[name] = next(words(also_64, code), None) is not None
+        if checked_64[name]:
+            continue
+        yield src.finding(
+            WARP_SIZE_HARDCODED,
+            start,
+            end,
+            message=f"{name} is fixed at 32, but AMD CDNA wavefronts have 64 lanes; use "
+            "warpSize or select the value per architecture",
+        )
+
+
+def _values_32(code: str) -> Iterator[re.Match[str]]:
+    """``_VALUE_32_RE.finditer(code)``, tried only where a "32" follows ``=`` or ``{``.
+
+    '=' and '{' are everywhere in C++, and trying the pattern at each costs more than
+    finding each "32" and looking back over the spaces and the one '(' the pattern allows.
+    Matches cannot overlap (each holds one '=' or '{', at its start), so none is lost.
+    """
+    at = code.find("32")
+    while at >= 0:
+        start = at - 1
+        while start >= 0 and code[start].isspace():
+            start -= 1
+        if start >= 0 and code[start] == "(":
+            start -= 1
+            while start >= 0 and code[start].isspace():
+                start -= 1
+        if start >= 0 and code[start] in "={":
+            m = _VALUE_32_RE.match(code, start)
+            if m is not None:
+                yield m
+        at = code.find("32", at + 2)
+
+
+_WARPSIZE_RE = re.compile(r"warpSize\b")
+_CONST_CONTEXT_RE = re.compile(r"(constexpr|static_assert|alignas|__launch_bounds__|case)\b")
+_CONST_CONTEXT_WORDS = {
+    "case": "as a case label",
+    "constexpr": "in a constant expression",
+    "static_assert": "in static_assert",
+    "alignas": "in alignas",
+    "__launch_bounds__": "in __launch_bounds__",
+}
+_PREV_WORD_RE = re.compile(r"([A-Za-z_]\w*)\s*[*&]*\s*(?:\[[^\[\]]*\]\s*)*$")
+_TEMPLATE_ARGS_RE = re.compile(r"[\w\s:+\-*/%,]*")
+
+WARPSIZE_NOT_CONSTEXPR = rule(
+    id="GP306",
+    slug="warpsize-not-constexpr",
+    category=Category.KERNELS,
+    severity=Severity.MEDIUM,
+    confidence=Confidence.HIGH,
+    summary="warpSize is used where a compile-time constant is required",
+    what=(
+        "Finds `warpSize` in array bounds of declarations, template arguments, `constexpr` "
+        "initialisers, `static_assert`, `alignas`, `__launch_bounds__` and `case` labels."
+    ),
+    why=(
+        "`warpSize` is a run-time value in CUDA (nvcc rejects it in constant expressions), "
+        "but HIP before ROCm 7.0 made it a compile-time constant, so code ported to older ROCm "
+        "releases often uses it in array bounds and template arguments. Since ROCm 7.0 it is "
+        "no longer constant: these uses stop compiling, and before that they baked in one "
+        "target's wavefront size (64 on gfx9, 32 on gfx10 and later)."
+    ),
+    example="__shared__ float partial[warpSize];\n",
+    instead=(
+        "template <int WarpSize> __global__ void k(...) { __shared__ float partial[WarpSize]; }\n"
+        "// host: query hipDeviceAttributeWarpSize, launch k<64> or k<32>\n"
+    ),
+    fix=(
+        "Make the warp size a template parameter chosen on the host from "
+        "`hipDeviceAttributeWarpSize`, or size buffers for the largest case (64)."
+    ),
+    mechanical=False,
+    references=(HIP_WARP_SIZE,),
+    needles=("warpSize",),
+)
+
+
+def warpsize_not_constexpr(src: KernelSource) -> Iterator[Finding]:
+    """``warpSize`` where C++ needs a constant: array bounds, template arguments, constexpr."""
+    code = src.code
+    if not src.mentions(WARPSIZE_NOT_CONSTEXPR.needles):
+        return
+    hits: list[tuple[int, int, str]] = []
+    for m in words(_WARPSIZE_RE, code, also=".>"):
+        use = _constant_required(code, m.start())
+        if use is not None:
+            hits.append((m.start(), m.end(), use))
+    for start, end, what in src.once_per_line(hits):
+        yield src.finding(
+            WARPSIZE_NOT_CONSTEXPR,
+            start,
+            end,
+            message=f"warpSize used {what}: it is not a compile-time constant in HIP "
+            "(ROCm 7.0 and later) and differs between AMD GPUs (64 or 32)",
+        )
+
+
+def _constant_required(code: str, pos: int) -> str | None:
+    """How the name at ``pos`` is used, when a compile-time constant is required there."""
+    stmt_start, stmt = statement_before(code, pos)
+    context = None
+    for m in _CONST_CONTEXT_RE.finditer(stmt):
+        if word_start(stmt, m.start()):
+            context = m.group(1)
+    if context is not None:
+        return _CONST_CONTEXT_WORDS[context]
+    bracket = enclosing_bracket(code, pos, stmt_start)
+    if bracket is None:
+        return None
+    kind, at = bracket
+    if kind == "[":
+        before = _PREV_WORD_RE.search(code, max(stmt_start, at - 120), at)
+        if before is None or before.group(1) in CPP_KEYWORDS:
+            return None  # an index, or new T[n]
+        head = _NAME_BEFORE_RE.search(code, stmt_start, before.start())
+        # a declaration has a type before the name: `float buf[...]`, `__shared__ T x[...]`
+        if head is not None and head.group(1) not in CPP_KEYWORDS:
+            return "as an array bound"
+        return None
+    if kind == "<" and at > 0 and (code[at - 1].isalnum() or code[at - 1] == "_"):
+        close = code.find(">", pos, pos + 200)
+        if close < 0:
+            return None
+        if _TEMPLATE_ARGS_RE.fullmatch(code, at + 1, pos) and _TEMPLATE_ARGS_RE.fullmatch(
+            code, pos, close
+        ):
+            return "as a template argument"
+    return None
+
+
+_SHARED_32_RE = re.compile(r"__shared__[^;{}()]*?\b(\w+)\s*\[\s*32[uU]?\s*\]\s*;")
+_WARP_INDEX_RE = re.compile(r"warp|wid\b|/|>>", re.I)
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_]\w*")
+
+PER_WARP_ARRAY_32 = rule(
+    id="GP307",
+    slug="lane-indexed-array-32",
+    category=Category.KERNELS,
+    severity=Severity.MEDIUM,
+    confidence=Confidence.MEDIUM,
+    summary="A shared array of 32 elements is indexed by lane",
+    what=(
+        "Finds `__shared__` arrays declared with exactly 32 elements that are indexed by a lane "
+        "variable (one computed from `threadIdx` with `& 31`, `% 32`, `% warpSize`, "
+        "`__lane_id()`, or named `lane`, `lane_id`, `laneId`)."
+    ),
+    why=(
+        "With 64-wide wavefronts a portable lane index runs to 63 and writes past the end of "
+        "the array; a lane computed with `& 31` instead makes two lanes share a slot. Either "
+        "way the per-warp scratch buffer is corrupted."
+    ),
+    example="__shared__ float scratch[32];\nscratch[lane] = v;\n",
+    instead="__shared__ float scratch[64];   // the largest wavefront\nscratch[lane] = v;\n",
+    fix="Size per-lane buffers for 64 lanes (or a warp-size template parameter).",
+    mechanical=False,
+    references=(HIP_WARP_SIZE,),
+    needles=("__shared__",),
+)
+
+
+def lane_indexed_array_32(src: KernelSource) -> Iterator[Finding]:
+    """``__shared__`` arrays of 32 elements indexed by a lane number."""
+    code = src.code
+    if not src.mentions(PER_WARP_ARRAY_32.needles):
+        return
+    names = src.names
+    for decl in _SHARED_32_RE.finditer(code):
+        array = decl.group(1)
+        uses = list(
+            words(
+                re.compile(re.escape(array) + r"\s*\[([^\[\]]+)\]"),
+                code,
+                decl.end(),
+                scope_end(code, decl.end()),
+            )
+        )
+        # One slot per warp (written at a warp index, read back by lane under a guard) is
+        # the classic block reduction, and 32 slots are plenty for 64-lane wavefronts.
+        if any(_WARP_INDEX_RE.search(use.group(1)) for use in uses):
+            continue
+        for use in uses:
+            index = use.group(1).strip()
+            index_words = _IDENTIFIER_RE.findall(index)
+            lane_name = _IDENTIFIER_RE.fullmatch(index) and (
+                index in names.lane or LANE_NAME_RE.match(index)
+            )
+            lane_expr = LANE_HINT_RE.search(index) and any(
+                w in names.thread or w in ("threadIdx", "__lane_id") for w in index_words
+            )
+            if lane_name or lane_expr:
+                yield src.finding(
+                    PER_WARP_ARRAY_32,
+                    decl.start(),
+                    decl.end(),
+                    message=f"__shared__ {array}[32] is indexed by lane ({array}[{index}], "
+                    f"line {src.line_of(use.start())}); a 64-lane wavefront needs 64 slots",
+                )
+                break
+
+
+_LOOP_DOWN_16_RE = re.compile(
+    r"for\s*\(\s*(?:[A-Za-z_]\w*\s+)*?(\w+)\s*=\s*16[uU]?\s*;\s*\1\s*(?:>=?|!=)\s*[01][uU]?\s*;"
+    r"\s*(?:\1\s*>>=\s*1|\1\s*/=\s*2|\1\s*=\s*\1\s*(?:>>\s*1|/\s*2))\s*\)"
+)
+_LOOP_UP_32_RE = re.compile(
+    r"for\s*\(\s*(?:[A-Za-z_]\w*\s+)*?(\w+)\s*=\s*1[uU]?\s*;\s*\1\s*(?:<\s*32|<=\s*16)[uU]?\s*;"
+    r"\s*(?:\1\s*<<=\s*1|\1\s*\*=\s*2|\1\s*\+=\s*\1|\1\s*=\s*\1\s*(?:<<\s*1|\*\s*2))\s*\)"
+)
+_SHFL_CALL_RE = re.compile(r"__shfl_(xor|down|up)(_sync)?\s*\(")
+
+SHUFFLE_FROM_16 = rule(
+    id="GP308",
+    slug="shuffle-reduction-32-lanes",
+    category=Category.KERNELS,
+    severity=Severity.MEDIUM,
+    confidence=Confidence.HIGH,
+    summary="A shuffle reduction covers only 32 lanes (starts at offset 16 or stops below 32)",
+    what=(
+        "Finds loops such as `for (int o = 16; o > 0; o >>= 1)` or `for (int o = 1; o < 32; "
+        "o <<= 1)` whose body calls `__shfl_xor*`, `__shfl_down*` or `__shfl_up*` without an "
+        "explicit width of 32 or less, and unrolled shuffle sequences whose largest offset is "
+        "a literal 16."
+    ),
+    why=(
+        "A butterfly or tree reduction must start at half the wavefront. On a 64-wide "
+        "wavefront a reduction that starts at 16 combines lanes 0-31 and 32-63 separately, so "
+        "lane 0 holds the sum of only half the wavefront."
+    ),
+    example="for (int o = 16; o > 0; o >>= 1)\n  v += __shfl_xor_sync(0xffffffff, v, o);\n",
+    instead="for (int o = warpSize / 2; o > 0; o >>= 1)\n  v += __shfl_xor(v, o);\n",
+    fix=(
+        "Start at `warpSize / 2` (or loop while `o < warpSize`), or pass an explicit width of "
+        "32 if the code really means groups of 32 lanes."
+    ),
+    mechanical=False,
+    references=(HIP_WARP_FUNCTIONS,),
+    needles=("__shfl",),
+)
+
+
+def shuffle_reduction_32_lanes(src: KernelSource) -> Iterator[Finding]:
+    """Shuffle loops from offset 16 (or up to 32), and unrolled shuffles whose largest offset is 16."""
+    code = src.code
+    if not src.mentions(SHUFFLE_FROM_16.needles):
+        return
+
+    def shuffles(start: int, end: int) -> Iterator[tuple[re.Match[str], list[str]]]:
+        for m in words(_SHFL_CALL_RE, code, start, end):
+            close_at = match_forward(code, m.end() - 1)
+            if close_at >= 0:
+                args = split_args(code, m.end() - 1, close_at)
+                yield m, [code[a:b].strip() for a, b in args]
+
+    def narrow(m: re.Match[str], args: list[str]) -> bool:
+        """An explicit width of 32 or less: groups of lanes on purpose."""
+        width_index = 3 if m.group(2) else 2
+        if len(args) <= width_index:
+            return False
+        width = args[width_index].rstrip("uU")
+        return width.isdigit() and int(width) <= 32
+
+    for regex, what in (
+        (_LOOP_DOWN_16_RE, "starts at offset 16"),
+        (_LOOP_UP_32_RE, "stops below offset 32"),
+    ):
+        for m in words(regex, code):
+            body_start, body_end = body_after(code, m.end())
+            calls = list(shuffles(body_start, body_end))
+            if not calls or all(narrow(c, a) for c, a in calls):
+                continue
+            name = f"__shfl_{calls[0][0].group(1)}{calls[0][0].group(2) or ''}"
+            yield src.finding(
+                SHUFFLE_FROM_16,
+                m.start(),
+                m.end(),
+                message=f"{name} loop {what}, so it reduces only 32 lanes; on a 64-lane "
+                "wavefront start at warpSize / 2",
+            )
+    # Unrolled reductions: a literal offset of 16 is the largest, and none is 32.
+    literal_offsets: list[tuple[re.Match[str], str, bool]] = []
+    for m, args in shuffles(0, len(code)):
+        offset_index = 2 if m.group(2) else 1
+        if len(args) > offset_index and m.group(1) in ("xor", "down"):
+            literal_offsets.append((m, args[offset_index].rstrip("uU"), narrow(m, args)))
+    if any(offset == "32" for _, offset, _ in literal_offsets):
+        return
+    for m, offset, is_narrow in literal_offsets:
+        if offset == "16" and not is_narrow:
+            yield src.finding(
+                SHUFFLE_FROM_16,
+                m.start(),
+                m.end(),
+                message=f"shuffle reduction starts at offset 16 (__shfl_{m.group(1)}"
+                f"{m.group(2) or ''}), so it covers only 32 lanes of a 64-lane wavefront",
+            )
