@@ -12,17 +12,16 @@ from expect import check_fixture, scan_fixture
 from gpuport.findings import Category, SkipKind
 from gpuport.port.model import ChangeStatus
 from gpuport.scan.build import (
-    LineIndex,
     analyze_cmake,
     analyze_makefile,
     analyze_shell_build,
-    cmake_commands,
     delete_span,
-    program_name,
-    shell_commands,
 )
 from gpuport.scan.catalog import iter_rules
 from gpuport.scan.engine import ScanOptions, scan_path
+from gpuport.syntax.cmake import cmake_commands
+from gpuport.syntax.shell import program_name, shell_commands
+from gpuport.syntax.text import LineIndex
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "build"
 MARKED = sorted(p for p in FIXTURES.rglob("*") if p.is_file())

@@ -13,19 +13,22 @@ from expect import check_fixture, scan_fixture
 from gpuport import kb
 from gpuport.findings import Category, Confidence, SkipKind
 from gpuport.port.model import ChangeStatus
-from gpuport.scan.build import LineIndex, shell_commands
 from gpuport.scan.catalog import iter_rules
 from gpuport.scan.containers import (
     analyze_dockerfile,
     analyze_yaml,
     container_shell_hits,
+    rocm_compose_access,
+)
+from gpuport.scan.engine import ScanOptions, scan_path
+from gpuport.syntax.dockerfile import (
     dockerfile_instructions,
     expand_arguments,
     instruction_words,
     logical_text,
-    rocm_compose_access,
 )
-from gpuport.scan.engine import ScanOptions, scan_path
+from gpuport.syntax.shell import shell_commands
+from gpuport.syntax.text import LineIndex
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "containers"
 MARKED = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.name != "broken.yaml")

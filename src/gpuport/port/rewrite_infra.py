@@ -20,9 +20,9 @@ from gpuport.scan.build import (
     analyze_cmake,
     analyze_makefile,
     analyze_shell_build,
-    shell_commands,
 )
 from gpuport.scan.containers import analyze_dockerfile, analyze_yaml, container_shell_hits
+from gpuport.syntax.shell import shell_commands
 from gpuport.syntax.text import LineIndex
 
 Rewriter = Callable[[str, str, str], FileResult]

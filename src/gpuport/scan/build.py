@@ -19,6 +19,25 @@ from gpuport.files import FileKind, SourceText
 from gpuport.findings import Category, Confidence, Severity, SkipKind, Skipped
 from gpuport.rules import rule
 from gpuport.scan.base import ScanOutput, scanner
+from gpuport.syntax.cmake import (
+    IDENTIFIER_RE,
+    CMakeArg,
+    CMakeCommand,
+    CMakeProblem,
+    argument_word,
+    assigned_values,
+    cmake_commands,
+    genex_content,
+    project_languages,
+)
+from gpuport.syntax.shell import (
+    ASSIGNMENT_RE,
+    Word,
+    program_index,
+    program_name,
+    shell_commands,
+    split_word,
+)
 from gpuport.syntax.text import LineIndex
 
 # The AMD GPU targets written where a CUDA architecture list was (kb/platform.toml [defaults]).
@@ -329,216 +348,6 @@ CUDA_TOOLKIT_PATH = rule(
 )
 
 # ---------------------------------------------------------------------------------------------
-# Shell words
-
-
-@dataclass(frozen=True, slots=True)
-class Word:
-    """A shell word: its value with quotes and escapes removed, and its raw span."""
-
-    text: str
-    start: int
-    end: int
-
-
-_BLANKS = " \t\r\f\v"
-_ASSIGNMENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
-_WRAPPERS = frozenset({"sudo", "env", "exec", "time", "nohup", "command", "nice", "stdbuf"})
-
-
-def shell_commands(
-    text: str, start: int = 0, end: int | None = None, *, heredocs: bool = True
-) -> list[list[Word]]:
-    """The simple commands of a shell text, as words with offsets into ``text``.
-
-    Quotes, escapes, ``$(...)``, ``${...}`` and backquotes stay inside their word; comments
-    are dropped; line continuations are blanks; ``;``, ``&&``, ``||``, ``|``, ``&``, parentheses
-    and newlines end a command. Here-document bodies are skipped unless ``heredocs`` is False.
-    This is a reader for finding things, not a full shell grammar.
-    """
-    stop = len(text) if end is None else end
-    commands: list[list[Word]] = []
-    words: list[Word] = []
-    buf: list[str] = []
-    word_start = -1
-    pending_heredocs: list[tuple[str, bool]] = []
-    i = start
-
-    def flush(at: int) -> None:
-        nonlocal word_start
-        if word_start >= 0:
-            words.append(Word("".join(buf), word_start, at))
-            buf.clear()
-            word_start = -1
-
-    def end_command() -> None:
-        nonlocal words
-        if words:
-            commands.append(words)
-            words = []
-
-    while i < stop:
-        char = text[i]
-        if char in _BLANKS:
-            flush(i)
-            i += 1
-            continue
-        if char == "\\" and text.startswith(("\\\n", "\\\r\n"), i):
-            flush(i)
-            i += 2 if text[i + 1] == "\n" else 3
-            continue
-        if char == "\n":
-            flush(i)
-            end_command()
-            i += 1
-            if pending_heredocs and heredocs:
-                i = _skip_heredoc_bodies(text, i, stop, pending_heredocs)
-            pending_heredocs.clear()
-            continue
-        if char == "#" and word_start < 0:
-            newline = text.find("\n", i, stop)
-            i = stop if newline < 0 else newline
-            continue
-        if char in ";&|()":
-            flush(i)
-            if char == "&" and text.startswith(">", i + 1):  # &> and &>> redirections
-                i += 2
-                continue
-            pair = text[i : i + 2]
-            i += 2 if pair in ("&&", "||", ";;", "|&") else 1
-            end_command()
-            continue
-        if char in "<>":
-            flush(i)
-            if text.startswith("<<", i) and not text.startswith("<<<", i):
-                match = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z0-9_.-]+)\2").match(text, i, stop)
-                if match:
-                    pending_heredocs.append((match.group(3), bool(match.group(1))))
-                    i = match.end()
-                    continue
-            i += 1
-            while i < stop and text[i] in "<>&|":
-                i += 1
-            continue
-        if word_start < 0:
-            word_start = i
-        if char == "'":
-            close = text.find("'", i + 1, stop)
-            close = stop if close < 0 else close
-            buf.append(text[i + 1 : close])
-            i = close + 1
-        elif char == '"':
-            i += 1
-            while i < stop and text[i] != '"':
-                if text[i] == "\\" and i + 1 < stop and text[i + 1] in '"\\$`\n':
-                    if text[i + 1] != "\n":
-                        buf.append(text[i + 1])
-                    i += 2
-                    continue
-                buf.append(text[i])
-                i += 1
-            i += 1
-        elif char == "\\":
-            buf.append(text[i + 1 : i + 2])
-            i += 2
-        elif char == "$" and text.startswith(("$(", "${"), i):
-            close = _matching(text, i + 1, stop)
-            buf.append(text[i:close])
-            i = close
-        elif char == "`":
-            close = text.find("`", i + 1, stop)
-            close = stop if close < 0 else close + 1
-            buf.append(text[i:close])
-            i = close
-        else:
-            buf.append(char)
-            i += 1
-    flush(min(i, stop))
-    end_command()
-    return commands
-
-
-def _matching(text: str, open_at: int, stop: int) -> int:
-    """The offset after the bracket closing the one at ``open_at`` (quotes respected)."""
-    pairs = {"(": ")", "{": "}"}
-    opener = text[open_at]
-    closer = pairs[opener]
-    depth = 0
-    i = open_at
-    while i < stop:
-        char = text[i]
-        if char in "'\"":
-            close = text.find(char, i + 1, stop)
-            i = stop if close < 0 else close + 1
-            continue
-        if char == "\\":
-            i += 2
-            continue
-        if char == opener:
-            depth += 1
-        elif char == closer:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return stop
-
-
-def _skip_heredoc_bodies(text: str, i: int, stop: int, pending: list[tuple[str, bool]]) -> int:
-    for delimiter, strip_tabs in pending:
-        while i < stop:
-            newline = text.find("\n", i, stop)
-            line_end = stop if newline < 0 else newline
-            line = text[i:line_end].rstrip("\r")
-            i = line_end + 1 if newline >= 0 else stop
-            if (line.lstrip("\t") if strip_tabs else line) == delimiter:
-                break
-    return i
-
-
-def program_index(words: Sequence[Word]) -> int | None:
-    """The index of the word naming the program, past assignments and wrappers like sudo."""
-    i = 0
-    while i < len(words):
-        word = words[i].text
-        if _ASSIGNMENT_RE.match(word):
-            i += 1
-            continue
-        name = word.rsplit("/", 1)[-1]
-        if name in _WRAPPERS:
-            i += 1
-            while i < len(words) and (
-                words[i].text.startswith("-") or _ASSIGNMENT_RE.match(words[i].text)
-            ):
-                takes_value = name == "sudo" and words[i].text in ("-u", "-g", "-C", "-D")
-                i += 2 if takes_value else 1
-            continue
-        return i
-    return None
-
-
-def program_name(words: Sequence[Word]) -> str:
-    index = program_index(words)
-    if index is None:
-        return ""
-    return words[index].text.lstrip("@-+").rsplit("/", 1)[-1]
-
-
-def split_word(text: str, word: Word) -> list[Word]:
-    """Blank-separated pieces of a quoted word (``NVCCFLAGS="-O3 -arch=sm_80"``), with spans.
-
-    Pieces keep their raw spelling as ``text``; a word without blanks comes back whole.
-    """
-    raw = text[word.start : word.end]
-    if not any(blank in word.text for blank in " \t"):
-        return [word]
-    pieces = []
-    for match in re.finditer(r"[^\s'\"]+", raw):
-        pieces.append(Word(match.group(0), word.start + match.start(), word.start + match.end()))
-    return pieces
-
-
-# ---------------------------------------------------------------------------------------------
 # Word-level checks shared by shell scripts, Makefiles, Dockerfile RUN lines and CMake strings
 
 
@@ -703,7 +512,7 @@ def _command_hits(ctx: _WordContext, words: list[Word]) -> None:
     assigns = prog_index is None or prog in ("export", "declare", "local", "readonly", "typeset")
     for index, word in enumerate(words):
         is_assignment = assigns or (prog_index is not None and index < prog_index)
-        if ctx.kind in ("shell", "docker") and is_assignment and _ASSIGNMENT_RE.match(word.text):
+        if ctx.kind in ("shell", "docker") and is_assignment and ASSIGNMENT_RE.match(word.text):
             _assignment_hits(ctx, word, word.text.split("=", 1)[0].rstrip("+"))
             continue
         if (
@@ -1171,149 +980,6 @@ def analyze_makefile(
 # CMake
 
 
-@dataclass(frozen=True, slots=True)
-class CMakeArg:
-    """One argument; ``value`` is the text inside quotes or brackets, ``start:end`` the raw span."""
-
-    value: str
-    start: int
-    end: int
-    quoted: bool
-
-
-@dataclass(frozen=True, slots=True)
-class CMakeCommand:
-    name: str  # lower case
-    start: int  # offset of the command name
-    end: int  # offset after the closing parenthesis
-    args: tuple[CMakeArg, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class CMakeProblem:
-    offset: int
-    reason: str
-
-
-_BRACKET_OPEN_RE = re.compile(r"\[(=*)\[")
-_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def cmake_commands(text: str) -> tuple[list[CMakeCommand], CMakeProblem | None]:
-    """Every command invocation of a CMake file, comments left out; stops at a syntax error."""
-    commands: list[CMakeCommand] = []
-    i = 0
-    n = len(text)
-    while i < n:
-        char = text[i]
-        if char in " \t\r\n\f\v":
-            i += 1
-            continue
-        if char == "#":
-            i = _skip_cmake_comment(text, i)
-            if i < 0:
-                return commands, CMakeProblem(n - 1, "unterminated bracket comment")
-            continue
-        ident = _IDENT_RE.match(text, i)
-        if not ident:
-            return commands, CMakeProblem(i, f"unexpected {char!r} where a command should start")
-        name_start = i
-        i = ident.end()
-        while i < n and text[i] in " \t":
-            i += 1
-        if i >= n or text[i] != "(":
-            return commands, CMakeProblem(name_start, f"command {ident.group(0)!r} has no '('")
-        args, i, problem = _cmake_args(text, i + 1)
-        if problem is not None:
-            return commands, problem
-        commands.append(CMakeCommand(ident.group(0).lower(), name_start, i, tuple(args)))
-    return commands, None
-
-
-def _skip_cmake_comment(text: str, i: int) -> int:
-    bracket = _BRACKET_OPEN_RE.match(text, i + 1)
-    if bracket:
-        close = text.find("]" + bracket.group(1) + "]", bracket.end())
-        return -1 if close < 0 else close + len(bracket.group(1)) + 2
-    newline = text.find("\n", i)
-    return len(text) if newline < 0 else newline
-
-
-def _cmake_args(text: str, i: int) -> tuple[list[CMakeArg], int, CMakeProblem | None]:
-    args: list[CMakeArg] = []
-    n = len(text)
-    depth = 1
-    open_at = i - 1
-    while i < n:
-        char = text[i]
-        if char in " \t\r\n\f\v":
-            i += 1
-        elif char == "#":
-            i = _skip_cmake_comment(text, i)
-            if i < 0:
-                return args, n, CMakeProblem(n - 1, "unterminated bracket comment")
-        elif char == "(":
-            depth += 1
-            i += 1
-        elif char == ")":
-            depth -= 1
-            i += 1
-            if depth == 0:
-                return args, i, None
-        elif char == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            if j >= n:
-                return args, n, CMakeProblem(i, "unterminated quoted argument")
-            args.append(CMakeArg(text[i + 1 : j], i, j + 1, True))
-            i = j + 1
-        elif char == "[" and _BRACKET_OPEN_RE.match(text, i):
-            bracket = _BRACKET_OPEN_RE.match(text, i)
-            assert bracket is not None
-            close = text.find("]" + bracket.group(1) + "]", bracket.end())
-            if close < 0:
-                return args, n, CMakeProblem(i, "unterminated bracket argument")
-            args.append(
-                CMakeArg(text[bracket.end() : close], i, close + len(bracket.group(1)) + 2, True)
-            )
-            i = close + len(bracket.group(1)) + 2
-        else:
-            j = i
-            while j < n and text[j] not in " \t\r\n\f\v()#":
-                if text[j] == "\\":
-                    j += 2
-                elif text[j] == '"':  # legacy unquoted argument with a quoted part inside
-                    close = text.find('"', j + 1)
-                    j = n if close < 0 else close + 1
-                elif text.startswith(("${", "$<"), j) or text.startswith("$ENV{", j):
-                    j = _cmake_reference_end(text, j)
-                else:
-                    j += 1
-            args.append(CMakeArg(text[i:j], i, j, False))
-            i = j
-    return args, n, CMakeProblem(open_at, "unterminated command (no closing ')')")
-
-
-def _cmake_reference_end(text: str, i: int) -> int:
-    """The end of ``${...}``, ``$ENV{...}`` or ``$<...>`` starting at ``i`` (nesting respected)."""
-    opener = "<" if text.startswith("$<", i) else "{"
-    closer = ">" if opener == "<" else "}"
-    depth = 0
-    j = i
-    while j < len(text):
-        if text[j] == opener:
-            depth += 1
-        elif text[j] == closer:
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        elif text[j] in "\n" and opener == "{":
-            return j
-        j += 1
-    return len(text)
-
-
 # Variables and properties of the CUDA language, with their HIP counterparts
 # (https://cmake.org/cmake/help/latest/manual/cmake-variables.7.html, "CMAKE_<LANG>_..."
 # variables exist for HIP since CMake 3.21). None: no counterpart.
@@ -1430,7 +1096,7 @@ def _cmake_command_hits(ctx: _CMakeContext, command: CMakeCommand, covered: set[
             if arg.value.upper() == "CUDA":
                 _language_hit(ctx, arg, f"{name}(CUDA) needs nvcc")
     elif name == "project" and len(args) > 1:
-        for arg in _project_languages(args):
+        for arg in project_languages(args):
             if arg.value.upper() == "CUDA":
                 _language_hit(ctx, arg, "project() enables the CUDA language, which needs nvcc")
     elif name == "find_package" and args:
@@ -1485,7 +1151,7 @@ def _cmake_command_hits(ctx: _CMakeContext, command: CMakeCommand, covered: set[
             if (
                 not arg.quoted
                 and arg.value not in _CMAKE_KEYWORDS
-                and _IDENT_RE.fullmatch(arg.value)
+                and IDENTIFIER_RE.fullmatch(arg.value)
             ):
                 _bare_link_hit(ctx, command, arg)
     if name in _SOURCE_COMMANDS or (
@@ -1493,60 +1159,12 @@ def _cmake_command_hits(ctx: _CMakeContext, command: CMakeCommand, covered: set[
     ):
         _cuda_source_hit(ctx, command, covered)
     # nvcc flags written in CMake strings (CMAKE_CUDA_FLAGS, target_compile_options...)
-    words = [
-        _genex_content(
-            Word(a.value, a.start + (1 if a.quoted else 0), a.end - (1 if a.quoted else 0))
-        )
-        for a in args
-    ]
+    words = [genex_content(argument_word(a)) for a in args]
     ctx.hits.extend(
         h
         for h in build_word_hits(ctx.text, [words], "cmake", ctx.offload_archs)
         if h.rule is not CUDA_TOOLKIT_PATH  # already found per argument
     )
-
-
-def _genex_content(word: Word) -> Word:
-    """``word`` without the generator-expression syntax around it.
-
-    ``$<$<COMPILE_LANGUAGE:CUDA>:-arch=sm_80>`` is read as ``-arch=sm_80``, so that an edit of
-    the flag leaves the ``$<...:`` and ``>`` around it alone.
-    https://cmake.org/cmake/help/latest/manual/cmake-generator-expressions.7.html
-    """
-    text, start, end = word.text, word.start, word.end
-    while text.startswith("$<"):  # skip the condition, up to its ':' at the outer level
-        depth, i = 0, 0
-        while i < len(text):
-            if text.startswith("$<", i):
-                depth += 1
-                i += 2
-                continue
-            if text[i] == ">":
-                depth -= 1
-            elif text[i] == ":" and depth == 1:
-                break
-            i += 1
-        if i >= len(text):
-            return word  # no ':': a plain expression such as $<TARGET_FILE:x> stays whole
-        text, start = text[i + 1 :], start + i + 1
-    while text.endswith(">") and text.count(">") > text.count("<"):
-        text, end = text[:-1], end - 1
-    return Word(text, start, end) if (start, end) != (word.start, word.end) else word
-
-
-def _project_languages(args: Sequence[CMakeArg]) -> list[CMakeArg]:
-    keywords = {"VERSION", "DESCRIPTION", "HOMEPAGE_URL", "LANGUAGES"}
-    values = [a.value for a in args]
-    if "LANGUAGES" in values:
-        out = []
-        for arg in args[values.index("LANGUAGES") + 1 :]:
-            if arg.value in keywords:
-                break
-            out.append(arg)
-        return out
-    if any(v in keywords for v in values[1:]):
-        return []
-    return list(args[1:])
 
 
 def _language_hit(ctx: _CMakeContext, arg: CMakeArg, message: str) -> None:
@@ -1627,7 +1245,7 @@ def _cmake_arch_hits(ctx: _CMakeContext, command: CMakeCommand) -> None:
             status = ChangeStatus.CONVERTED
             note = ""
             is_name_arg = arg.value == name
-            values = _arch_values(command, position) if is_name_arg else []
+            values = assigned_values(command, position) if is_name_arg else []
             if values:
                 edits.append(TextEdit(values[0].start, values[-1].end, f'"{targets}"'))
                 status = ChangeStatus.NEEDS_REVIEW
@@ -1647,26 +1265,6 @@ def _cmake_arch_hits(ctx: _CMakeContext, command: CMakeCommand) -> None:
                     after=new_name,
                 )
             )
-
-
-def _arch_values(command: CMakeCommand, position: int) -> list[CMakeArg]:
-    """The value arguments after an architecture variable or property name, if it is set here."""
-    args = command.args
-    stop_words = {"CACHE", "PARENT_SCOPE", "FORCE", "PROPERTIES"}
-    if command.name == "set" and position == 0:
-        values = []
-        for arg in args[1:]:
-            if arg.value in stop_words:
-                break
-            values.append(arg)
-        return values
-    if command.name == "set_target_properties" and position + 1 < len(args):
-        return [args[position + 1]]
-    if command.name == "set_property" and position > 0 and args[position - 1].value == "PROPERTY":
-        return list(args[position + 1 :])
-    if command.name == "list" and position == 1 and args[0].value == "APPEND":
-        return list(args[2:])
-    return []
 
 
 def _cmake_arg_hits(ctx: _CMakeContext, command: CMakeCommand, arg: CMakeArg) -> None:

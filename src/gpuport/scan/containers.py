@@ -9,13 +9,9 @@ steps) goes through the shell reader of :mod:`gpuport.scan.build`.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-
-import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from gpuport import kb
 from gpuport.edits import ChangeStatus, Hit, TextEdit, hits_to_findings
@@ -25,14 +21,34 @@ from gpuport.rules import rule
 from gpuport.scan.base import ScanOutput, scanner
 from gpuport.scan.build import (
     DEFAULT_OFFLOAD_ARCHS,
-    Word,
     build_word_hits,
     delete_span,
     env_assignment_hits,
-    program_index,
-    shell_commands,
 )
+from gpuport.syntax.dockerfile import (
+    ArgDefault,
+    Instruction,
+    dockerfile_instructions,
+    env_pairs,
+    expand_arguments,
+    from_line,
+    global_arguments,
+    instruction_words,
+)
+from gpuport.syntax.shell import Word, program_index, shell_commands
 from gpuport.syntax.text import LineIndex
+from gpuport.syntax.yaml import (
+    MappingNode,
+    Node,
+    ScalarNode,
+    SequenceNode,
+    YamlProblem,
+    compose_documents,
+    last_line,
+    mapping_get,
+    scalar_is,
+    scalar_span,
+)
 
 _ROCM_DOCKER_DOC = (
     "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html"
@@ -878,172 +894,6 @@ def _nvidia_env_hit(
 # Dockerfiles
 
 
-@dataclass(frozen=True, slots=True)
-class Instruction:
-    """One Dockerfile instruction; ``segments`` are the file spans of its argument text."""
-
-    keyword: str  # upper case
-    start: int  # offset of the keyword
-    end: int  # offset after the last character of the instruction (heredocs included)
-    segments: tuple[tuple[int, int], ...]
-    heredocs: tuple[tuple[int, int], ...] = ()  # spans of here-document bodies
-
-
-def logical_text(text: str, instruction: Instruction) -> str:
-    return "".join(text[s:e] for s, e in instruction.segments)
-
-
-class _OffsetMap:
-    """Offsets in an instruction's logical text (continuations joined) back to the file."""
-
-    def __init__(self, instruction: Instruction) -> None:
-        self.segments = instruction.segments
-        self.firsts: list[int] = []  # logical offset where each segment starts
-        consumed = 0
-        for start, stop in self.segments:
-            self.firsts.append(consumed)
-            consumed += stop - start
-        self.fallback = self.segments[-1][1] if self.segments else instruction.end
-
-    def file_offset(self, position: int, *, end: bool = False) -> int:
-        index = bisect.bisect_right(self.firsts, position - 1 if end else position) - 1
-        if index < 0 or not self.segments:
-            return self.segments[0][0] if self.segments else self.fallback
-        start, stop = self.segments[index]
-        return min(start + position - self.firsts[index], stop)
-
-
-_DIRECTIVE_RE = re.compile(r"^#\s*([A-Za-z]+)\s*=\s*(\S+)\s*$")
-_HEREDOC_RE = re.compile(r"<<(-?)([\"']?)([A-Za-z_][A-Za-z0-9_]*)\2")
-
-
-def dockerfile_instructions(text: str) -> list[Instruction]:
-    """The instructions of a Dockerfile, honouring the ``escape`` parser directive."""
-    lines = text.splitlines(keepends=True)
-    offsets = []
-    position = 0
-    for line in lines:
-        offsets.append(position)
-        position += len(line)
-    escape = "\\"
-    for line in lines:  # parser directives come first, before any other line
-        directive = _DIRECTIVE_RE.match(line.strip())
-        if not directive:
-            break
-        if directive.group(1).lower() == "escape":
-            escape = directive.group(2)[:1]
-    instructions: list[Instruction] = []
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            i += 1
-            continue
-        keyword_match = re.match(r"\s*([A-Za-z]+)", line)
-        if not keyword_match:
-            i += 1
-            continue
-        keyword = keyword_match.group(1).upper()
-        start = offsets[i] + keyword_match.start(1)
-        segments: list[tuple[int, int]] = []
-        seg_begin = offsets[i] + keyword_match.end(1)
-        end = start
-        while True:
-            body = lines[i].rstrip("\r\n")
-            continued = body.rstrip().endswith(escape)
-            stop = offsets[i] + len(body.rstrip()) - 1 if continued else offsets[i] + len(body)
-            segments.append((seg_begin, max(seg_begin, stop)))
-            end = offsets[i] + len(body)
-            i += 1
-            if not continued:
-                break
-            # Comment and empty lines inside a continued instruction are dropped by Docker.
-            while i < len(lines) and (not lines[i].strip() or lines[i].lstrip().startswith("#")):
-                i += 1
-            if i >= len(lines):
-                break
-            seg_begin = offsets[i]
-        heredocs: list[tuple[int, int]] = []
-        joined = "".join(text[s:e] for s, e in segments)
-        if keyword in ("RUN", "COPY", "ADD"):
-            for heredoc in _HEREDOC_RE.finditer(joined):
-                body_start = offsets[i] if i < len(lines) else len(text)
-                strip_tabs = bool(heredoc.group(1))
-                while i < len(lines):
-                    content = lines[i].rstrip("\r\n")
-                    i += 1
-                    if (content.lstrip("\t") if strip_tabs else content) == heredoc.group(3):
-                        heredocs.append((body_start, offsets[i - 1]))
-                        end = offsets[i - 1] + len(content)
-                        break
-                else:
-                    heredocs.append((body_start, len(text)))
-                    end = len(text)
-        instructions.append(Instruction(keyword, start, end, tuple(segments), tuple(heredocs)))
-    return instructions
-
-
-def instruction_words(text: str, instruction: Instruction) -> list[list[Word]]:
-    """The shell commands of an instruction's argument text, with offsets into the file."""
-    logical = logical_text(text, instruction)
-    offsets = _OffsetMap(instruction)
-    stripped = logical.lstrip()
-    if stripped.startswith("["):  # exec form: a JSON array of strings
-        words = []
-        for match in re.finditer(r'"((?:[^"\\]|\\.)*)"', logical):
-            words.append(
-                Word(
-                    match.group(1),
-                    offsets.file_offset(match.start()),
-                    offsets.file_offset(match.end(), end=True),
-                )
-            )
-        return [words]
-    commands = []
-    for words in shell_commands(logical, heredocs=False):
-        commands.append(
-            [
-                Word(
-                    w.text,
-                    offsets.file_offset(w.start),
-                    offsets.file_offset(w.end, end=True),
-                )
-                for w in words
-            ]
-        )
-    for start, stop in instruction.heredocs:
-        commands.extend(shell_commands(text, start, stop))
-    return commands
-
-
-_VARIABLE_RE = re.compile(
-    r"\$(?:\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)(?P<op>:?[-+])?(?P<word>[^}]*)\}|(?P<bare>[A-Za-z_][A-Za-z0-9_]*))"
-)
-
-
-def expand_arguments(value: str, arguments: dict[str, str]) -> str:
-    """Substitute ``$VAR``, ``${VAR}``, ``${VAR:-default}`` and ``${VAR:+alt}`` like Docker does."""
-
-    def substitute(match: re.Match[str]) -> str:
-        name = match.group("braced") or match.group("bare")
-        current = arguments.get(name, "")
-        op = match.group("op") or ""
-        if op.endswith("-"):
-            return current or match.group("word")
-        if op.endswith("+"):
-            return match.group("word") if current else ""
-        return current
-
-    return _VARIABLE_RE.sub(substitute, value)
-
-
-@dataclass(slots=True)
-class _ArgDefault:
-    value: str
-    span: tuple[int, int]  # raw span of the default value in the file
-
-
 def analyze_dockerfile(
     text: str,
     rocm_version: str = kb.DEFAULT_ROCM_VERSION,
@@ -1051,27 +901,12 @@ def analyze_dockerfile(
 ) -> list[Hit]:
     """GP4xx (and GP5xx for build steps) hits in a Dockerfile."""
     hits: list[Hit] = []
-    global_args: dict[str, _ArgDefault] = {}
+    instructions = dockerfile_instructions(text)
+    global_args = global_arguments(text, instructions)
     stages: set[str] = set()
-    seen_from = False
-    for instruction in dockerfile_instructions(text):
+    for instruction in instructions:
         keyword = instruction.keyword
-        if keyword == "ARG" and not seen_from:
-            commands = instruction_words(text, instruction)
-            for word in commands[0] if commands else []:
-                name, sep, value = word.text.partition("=")
-                if sep:
-                    offset = text.find("=", word.start, word.end) + 1
-                    raw_value = text[offset : word.end]
-                    if raw_value[:1] in ("'", '"') and raw_value[-1:] == raw_value[:1]:
-                        offset, end = offset + 1, word.end - 1
-                    else:
-                        end = word.end
-                    # Docker expands earlier ARGs in a default (ARG BASE=cuda:${CUDA_VERSION}).
-                    known = {arg_name: arg.value for arg_name, arg in global_args.items()}
-                    global_args[name] = _ArgDefault(expand_arguments(value, known), (offset, end))
-        elif keyword == "FROM":
-            seen_from = True
+        if keyword == "FROM":
             hit = _from_hit(text, instruction, global_args, stages, rocm_version)
             if hit is not None:
                 hits.append(hit)
@@ -1087,17 +922,16 @@ def analyze_dockerfile(
 def _from_hit(
     text: str,
     instruction: Instruction,
-    global_args: dict[str, _ArgDefault],
+    global_args: dict[str, ArgDefault],
     stages: set[str],
     rocm_version: str,
 ) -> Hit | None:
-    commands = instruction_words(text, instruction)
-    words = [w for w in (commands[0] if commands else []) if not w.text.startswith("--")]
-    if not words:
+    line = from_line(text, instruction)
+    if line is None:
         return None
-    image = words[0]
-    if len(words) >= 3 and words[1].text.lower() == "as":
-        stages.add(words[2].text.lower())
+    image = line.image
+    if line.stage is not None:
+        stages.add(line.stage)
     values = {name: arg.value for name, arg in global_args.items()}
     resolved = expand_arguments(image.text, values)
     if resolved.lower() in stages:
@@ -1118,46 +952,23 @@ def _from_hit(
 def _env_instruction_hits(
     text: str, instruction: Instruction, offload_archs: tuple[str, ...]
 ) -> list[Hit]:
-    commands = instruction_words(text, instruction)
-    words = commands[0] if commands else []
-    if not words:
-        return []
-    pairs: list[tuple[str, tuple[int, int], tuple[int, int], tuple[int, int]]] = []
-    if "=" in words[0].text:
-        for word in words:
-            name, sep, _ = word.text.partition("=")
-            if not sep:
-                continue
-            equals = text.find("=", word.start, word.end)
-            pairs.append(
-                (name, (word.start, equals), (equals + 1, word.end), (word.start, word.end))
-            )
-    else:  # legacy form: ENV NAME value with blanks
-        name_word = words[0]
-        value_start = words[1].start if len(words) > 1 else name_word.end
-        value_end = words[-1].end
-        pairs.append(
-            (
-                name_word.text,
-                (name_word.start, name_word.end),
-                (value_start, value_end),
-                (name_word.start, value_end),
-            )
-        )
+    pairs = env_pairs(text, instruction)
     hits: list[Hit] = []
     removable = [
-        p for p in pairs if _NVIDIA_ENV_RE.match(p[0]) and p[0] != "NVIDIA_VISIBLE_DEVICES"
+        p for p in pairs if _NVIDIA_ENV_RE.match(p.name) and p.name != "NVIDIA_VISIBLE_DEVICES"
     ]
     remove_all = len(removable) == len(pairs)
     whole = _instruction_deletion(text, instruction)
-    for name, name_span, value_span, pair_span in pairs:
-        if _NVIDIA_ENV_RE.match(name):
-            hit = _nvidia_env_hit(text, name, pair_span[0], pair_span[1], name_span)
+    for pair in pairs:
+        if _NVIDIA_ENV_RE.match(pair.name):
+            hit = _nvidia_env_hit(text, pair.name, pair.span[0], pair.span[1], pair.name_span)
             if remove_all:
                 hit = replace(hit, edits=(whole,))
             hits.append(hit)
             continue
-        hits.extend(env_assignment_hits(text, name, name_span, value_span, offload_archs))
+        hits.extend(
+            env_assignment_hits(text, pair.name, pair.name_span, pair.value_span, offload_archs)
+        )
     return hits
 
 
@@ -1169,12 +980,6 @@ def _instruction_deletion(text: str, instruction: Instruction) -> TextEdit:
 
 # ---------------------------------------------------------------------------------------------
 # YAML: compose files, Kubernetes manifests, Helm values, CI files
-
-
-@dataclass(frozen=True, slots=True)
-class YamlProblem:
-    line: int
-    reason: str
 
 
 @dataclass(slots=True)
@@ -1194,35 +999,6 @@ _ENV_KEYS = frozenset({"env", "environment", "variables"})
 _RESOURCE_PARENTS = frozenset({"limits", "requests", "resources", "capacity", "allocatable"})
 
 
-# libyaml's loader is many times faster; its marks count characters like PyYAML's own.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def scalar_span(node: ScalarNode) -> tuple[int, int]:
-    """The span of a scalar's content in the text (inside quotes, when it is quoted)."""
-    start, end = node.start_mark.index, node.end_mark.index
-    if node.style in ("'", '"'):
-        return start + 1, end - 1
-    return start, end
-
-
-def _last_line(node: Node) -> int:
-    """The 0-based last line holding content of ``node``."""
-    if isinstance(node, ScalarNode):
-        line: int = node.end_mark.line
-        if node.end_mark.column == 0 and line > node.start_mark.line:
-            line -= 1
-        return line
-    if isinstance(node, MappingNode):
-        lines = [_last_line(v) for pair in node.value for v in pair]
-    elif isinstance(node, SequenceNode):
-        lines = [_last_line(v) for v in node.value]
-    else:
-        lines = []
-    start: int = node.start_mark.line
-    return max([start, *lines])
-
-
 def _delete_lines(ctx: _YamlContext, first: int, last: int) -> TextEdit:
     starts = ctx.index.starts
     start = starts[first]
@@ -1237,23 +1013,10 @@ def analyze_yaml(
 ) -> tuple[list[Hit], YamlProblem | None]:
     """GP4xx hits in a YAML file (all documents), and why it could not be parsed, if so."""
     ctx = _YamlContext(text, LineIndex(text), rocm_version, offload_archs)
-    try:
-        documents = list(yaml.compose_all(text, Loader=_YAML_LOADER))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = mark.line + 1 if mark is not None else 0
-        position = getattr(exc, "position", None)  # a ReaderError: an unusable character
-        if mark is None and isinstance(position, int):
-            line = text.count("\n", 0, position) + 1
-        problem = str(getattr(exc, "problem", "") or exc).strip()
-        if "{{" in text:
-            template_line = text.count("\n", 0, text.index("{{")) + 1
-            problem += f" (the file looks like a Helm/Go template: '{{{{' on line {template_line})"
+    documents, problem = compose_documents(text)
+    if problem is not None:
         _fallback_lines(ctx)
-        return ctx.hits, YamlProblem(line, problem)
-    except (ValueError, RecursionError) as exc:  # e.g. PyYAML's reader on odd characters
-        _fallback_lines(ctx)
-        return ctx.hits, YamlProblem(0, str(exc))
+        return ctx.hits, problem
     try:
         for document in documents:
             if document is not None:
@@ -1299,8 +1062,8 @@ def _key_hits(
     in_service = len(path) == 2 and path[0] == "services"
     if name == "image":
         _image_value(ctx, value)
-    elif name == "runtimeClassName" and _scalar_is(value, "nvidia"):
-        first, last = key.start_mark.line, _last_line(value)
+    elif name == "runtimeClassName" and scalar_is(value, "nvidia"):
+        first, last = key.start_mark.line, last_line(value)
         ctx.hits.append(
             Hit(
                 NVIDIA_CONTAINER_RUNTIME,
@@ -1314,7 +1077,7 @@ def _key_hits(
                 fix="Remove runtimeClassName.",
             )
         )
-    elif name == "runtime" and _scalar_is(value, "nvidia") and not in_service:
+    elif name == "runtime" and scalar_is(value, "nvidia") and not in_service:
         ctx.hits.append(
             Hit(
                 NVIDIA_CONTAINER_RUNTIME,
@@ -1356,7 +1119,7 @@ def _key_hits(
             or name.startswith("nvidia.com/mig-")
         ):
             _resource_hit(ctx, key, name)
-    elif name == "deviceClassName" and _scalar_is(value, "gpu.nvidia.com"):
+    elif name == "deviceClassName" and scalar_is(value, "gpu.nvidia.com"):
         ctx.hits.append(
             Hit(
                 K8S_NVIDIA_GPU_RESOURCE,
@@ -1394,10 +1157,6 @@ def _key_hits(
         and isinstance(value, ScalarNode)
     ):
         _k8s_env_item(ctx, parent, key, value)
-
-
-def _scalar_is(node: Node, wanted: str) -> bool:
-    return isinstance(node, ScalarNode) and str(node.value).strip() == wanted
 
 
 def _values_text(mapping: MappingNode) -> str:
@@ -1557,7 +1316,7 @@ def _env_setting(
             ctx.hits.append(_nvidia_env_hit(ctx.text, name, start, end, (start, end)))
         else:
             hit = _nvidia_env_hit(ctx.text, name, start, end, None)
-            deletion = _delete_lines(ctx, key.start_mark.line, _last_line(value))
+            deletion = _delete_lines(ctx, key.start_mark.line, last_line(value))
             ctx.hits.append(replace(hit, edits=(deletion,)))
         return
     if isinstance(value, ScalarNode):
@@ -1582,7 +1341,7 @@ def _env_list_item(ctx: _YamlContext, node: ScalarNode) -> None:
             ctx.hits.append(_nvidia_env_hit(ctx.text, name, start, end, name_span))
         else:
             hit = _nvidia_env_hit(ctx.text, name, start, end, None)
-            deletion = _delete_lines(ctx, node.start_mark.line, _last_line(node))
+            deletion = _delete_lines(ctx, node.start_mark.line, last_line(node))
             ctx.hits.append(replace(hit, edits=(deletion,)))
         return
     ctx.hits.extend(
@@ -1604,7 +1363,7 @@ def _k8s_env_item(ctx: _YamlContext, item: MappingNode, key: ScalarNode, value: 
         else:
             hit = _nvidia_env_hit(ctx.text, name, start, end, None)
             first = item.start_mark.line
-            deletion = _delete_lines(ctx, first, _last_line(item))
+            deletion = _delete_lines(ctx, first, last_line(item))
             ctx.hits.append(replace(hit, edits=(deletion,)))
         return
     if isinstance(env_value, ScalarNode):
@@ -1638,24 +1397,15 @@ def _shell_scalar(ctx: _YamlContext, node: ScalarNode) -> None:
 # Compose services -----------------------------------------------------------------------------
 
 
-def _mapping_get(node: Node, name: str) -> tuple[ScalarNode, Node] | None:
-    if not isinstance(node, MappingNode):
-        return None
-    for key, value in node.value:
-        if isinstance(key, ScalarNode) and key.value == name:
-            return key, value
-    return None
-
-
 def _is_nvidia_device(item: Node) -> bool:
     if not isinstance(item, MappingNode):
         return False
-    driver = _mapping_get(item, "driver")
+    driver = mapping_get(item, "driver")
     if driver is not None:
-        return _scalar_is(driver[1], "nvidia")
-    capabilities = _mapping_get(item, "capabilities")
+        return scalar_is(driver[1], "nvidia")
+    capabilities = mapping_get(item, "capabilities")
     if capabilities is not None and isinstance(capabilities[1], SequenceNode):
-        return any(_scalar_is(c, "gpu") for c in capabilities[1].value)
+        return any(scalar_is(c, "gpu") for c in capabilities[1].value)
     return False
 
 
@@ -1667,10 +1417,10 @@ def _compose_service(ctx: _YamlContext, service: MappingNode) -> None:
     gpu_hits: list[Hit] = []
     removals: list[tuple[int, int]] = []  # line ranges to delete
     anchors: list[int] = []  # lines of the service keys involved: the new keys go above them
-    runtime = _mapping_get(service, "runtime")
-    if runtime is not None and _scalar_is(runtime[1], "nvidia"):
+    runtime = mapping_get(service, "runtime")
+    if runtime is not None and scalar_is(runtime[1], "nvidia"):
         key, value = runtime
-        removals.append((key.start_mark.line, _last_line(value)))
+        removals.append((key.start_mark.line, last_line(value)))
         anchors.append(key.start_mark.line)
         gpu_hits.append(
             Hit(
@@ -1683,10 +1433,10 @@ def _compose_service(ctx: _YamlContext, service: MappingNode) -> None:
                 fix="Give the service /dev/kfd and /dev/dri instead.",
             )
         )
-    gpus = _mapping_get(service, "gpus")
+    gpus = mapping_get(service, "gpus")
     if gpus is not None:
         key, value = gpus
-        removals.append((key.start_mark.line, _last_line(value)))
+        removals.append((key.start_mark.line, last_line(value)))
         anchors.append(key.start_mark.line)
         gpu_hits.append(
             Hit(
@@ -1750,7 +1500,7 @@ def _reservation_removal(
     chain: list[tuple[ScalarNode, Node]] = []
     node: Node = service
     for name in ("deploy", "resources", "reservations", "devices"):
-        found = _mapping_get(node, name)
+        found = mapping_get(node, name)
         if found is None:
             return None
         chain.append(found)
@@ -1763,7 +1513,7 @@ def _reservation_removal(
         return None
     deploy_line: int = chain[0][0].start_mark.line
     if len(nvidia) < len(devices.value):
-        return nvidia, [(item.start_mark.line, _last_line(item)) for item in nvidia], deploy_line
+        return nvidia, [(item.start_mark.line, last_line(item)) for item in nvidia], deploy_line
     # Everything under `devices` goes; so does each parent left with nothing else in it.
     level = len(chain) - 1
     while level > 0:
@@ -1773,7 +1523,7 @@ def _reservation_removal(
         else:
             break
     key, value = chain[level]
-    return nvidia, [(key.start_mark.line, _last_line(value))], deploy_line
+    return nvidia, [(key.start_mark.line, last_line(value))], deploy_line
 
 
 def _device_access(
@@ -1784,7 +1534,7 @@ def _device_access(
     lines: list[str] = []
     notes: list[str] = []
     for name, items in wanted.items():
-        existing = _mapping_get(service, name)
+        existing = mapping_get(service, name)
         if existing is None:
             lines.append(f"{indent}{name}:\n")
             lines.extend(f"{indent}  - {item}\n" for item in items)
@@ -1812,7 +1562,7 @@ def _device_appends(ctx: _YamlContext, service: MappingNode) -> tuple[TextEdit, 
     wanted = rocm_compose_access()
     edits: list[TextEdit] = []
     for name, items in wanted.items():
-        existing = _mapping_get(service, name)
+        existing = mapping_get(service, name)
         if existing is None or not isinstance(existing[1], SequenceNode) or existing[1].flow_style:
             continue
         sequence = existing[1]
@@ -1821,7 +1571,7 @@ def _device_appends(ctx: _YamlContext, service: MappingNode) -> tuple[TextEdit, 
             continue
         last = sequence.value[-1]
         dash_indent = " " * max(last.start_mark.column - 2, 0)
-        at_line = _last_line(sequence) + 1
+        at_line = last_line(sequence) + 1
         at = ctx.index.starts[at_line] if at_line < len(ctx.index.starts) else len(ctx.text)
         edits.append(TextEdit(at, at, "".join(f"{dash_indent}- {item}\n" for item in missing)))
     return tuple(edits)
