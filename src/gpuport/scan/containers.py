@@ -21,9 +21,8 @@ from gpuport.rules import rule
 from gpuport.scan.base import ScanOutput, scanner
 from gpuport.scan.build import (
     DEFAULT_OFFLOAD_ARCHS,
-    build_word_hits,
+    BuildWords,
     delete_span,
-    env_assignment_hits,
 )
 from gpuport.syntax.dockerfile import (
     ArgDefault,
@@ -62,6 +61,29 @@ _K8S_GPU_DOC = "https://kubernetes.io/docs/tasks/manage-gpus/scheduling-gpus/"
 _NODE_LABELLER_DOC = (
     "https://github.com/ROCm/k8s-device-plugin/blob/master/cmd/k8s-node-labeller/README.md"
 )
+
+
+def build_word_hits(
+    text: str, commands: Sequence[Sequence[Word]], kind: str, offload_archs: tuple[str, ...]
+) -> list[Hit]:
+    words = BuildWords(text, kind, offload_archs)
+    words.commands(commands)
+    return words.hits()
+
+
+def env_assignment_hits(
+    text: str,
+    name: str,
+    name_span: tuple[int, int],
+    value_span: tuple[int, int],
+    offload_archs: tuple[str, ...],
+    *,
+    quote: str = '"',
+) -> list[Hit]:
+    words = BuildWords(text, "shell", offload_archs)
+    words.env_setting(name, name_span, value_span, quote=quote)
+    return words.hits()
+
 
 # ---------------------------------------------------------------------------------------------
 # Rules

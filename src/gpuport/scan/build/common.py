@@ -1,0 +1,184 @@
+"""What the build rules share and no rule owns: which rule functions run, and edit helpers.
+
+A file's analysis runs a rule's function only where the rule can fire (its needles are in the
+text) and is enabled, or where the rule *steers* others: its function decides how the words
+around it are read (an option consumes its value) or which hit carries a shared edit. Steering
+rules run whenever their needles are there, and their hits are dropped at the end when they
+are not enabled, so that the hits of the enabled rules never depend on which others are on.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from gpuport import kb
+from gpuport.edits import ChangeStatus, Hit, TextEdit
+from gpuport.rules import Rule, prefilter
+from gpuport.syntax.cmake import CMakeCommand
+from gpuport.syntax.text import LineIndex
+
+
+def case_variants(*words: str) -> tuple[str, ...]:
+    """Every upper/lower-case spelling of ``words``: needles for a case-insensitive match."""
+    variants: list[str] = []
+    for word in words:
+        choices = [(c.lower(), c.upper()) if c.isalpha() else (c,) for c in word]
+        variants.extend("".join(p) for p in itertools.product(*choices))
+    return tuple(dict.fromkeys(variants))
+
+
+def may_fire(text: str, rules: Iterable[Rule], enabled: frozenset[str]) -> bool:
+    """Whether any enabled rule among ``rules`` can fire in ``text`` (their needles are there)."""
+    needles = prefilter(r for r in rules if r.id in enabled)
+    return needles is None or any(needle in text for needle in needles)
+
+
+@dataclass(slots=True)
+class RuleRun:
+    """The hits of one file's analysis, and which rule functions run on it.
+
+    ``enabled`` None: every rule. ``steering``: rules that run whenever they can fire, enabled
+    or not (see the module's docstring).
+    """
+
+    text: str
+    rules: Iterable[Rule]
+    enabled: frozenset[str] | None = None
+    steering: frozenset[str] = frozenset()
+    hits: list[Hit] = field(default_factory=list)
+    running: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        self.running = frozenset(
+            r.id
+            for r in self.rules
+            if (self.enabled is None or r.id in self.enabled or r.id in self.steering)
+            and r.may_fire_in(self.text)
+        )
+
+    def runs(self, rule: Rule) -> bool:
+        """Whether ``rule``'s function runs on this file."""
+        return rule.id in self.running
+
+    def result(self) -> list[Hit]:
+        """The hits of the enabled rules, in the order they were found."""
+        if self.enabled is None:
+            return self.hits
+        return [h for h in self.hits if h.rule.id in self.enabled]
+
+
+@dataclass(slots=True)
+class BuildContext:
+    """One file's analysis: the rules' run, where the words come from, the GPU targets to write.
+
+    ``kind`` is 'shell', 'make', 'docker' or 'cmake'. The CMake fields are facts of the whole
+    file (what it finds, which sources are HIP already) and the ROCm packages the port's edits
+    need, shared by the rules that link libraries.
+    """
+
+    run: RuleRun
+    kind: str
+    offload_archs: tuple[str, ...]
+    first_arch_flag: bool = True  # within one command: only the first arch flag is replaced
+    commands: Sequence[CMakeCommand] = ()
+    index: LineIndex | None = None
+    found_packages: set[str] = field(default_factory=set)  # lower case
+    toolkit_command: CMakeCommand | None = None  # the find_package(CUDAToolkit) of the file
+    hip_sources: set[str] = field(default_factory=set)  # sources already compiled as HIP
+    needed_packages: dict[str, int] = field(default_factory=dict)  # package -> index of its hit
+    first_use: dict[str, int] = field(default_factory=dict)  # package -> offset of first user
+    uses_cuda_language: bool = False  # GP501 found the CUDA language (it then checks the version)
+
+    @property
+    def text(self) -> str:
+        return self.run.text
+
+    def add(self, hit: Hit) -> None:
+        self.run.hits.append(hit)
+
+    def need_package(self, package: str, command: CMakeCommand) -> None:
+        """The hit just added links a target of ``package``, which the file must find."""
+        self.needed_packages.setdefault(package, len(self.run.hits) - 1)
+        self.first_use.setdefault(package, command.start)
+
+
+def delete_span(text: str, start: int, end: int) -> TextEdit:
+    """An edit removing ``text[start:end]`` and the blanks before it on the same line.
+
+    When nothing but blanks and a trailing line continuation would be left on the line, the
+    whole line goes, so that a continued command stays well formed.
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    before = text[line_start:start]
+    after = text[end:line_end].strip()
+    previous_continues = text[: max(line_start - 1, 0)].rstrip(" \t\r").endswith("\\")
+    if not before.strip() and (after == "\\" or (not after and not previous_continues)):
+        return TextEdit(line_start, min(line_end + 1, len(text)), "")
+    if not before.strip() and not after:  # last piece of a continued line: join it back
+        backslash = text.rfind("\\", 0, line_start)
+        while backslash > 0 and text[backslash - 1] in " \t":
+            backslash -= 1
+        return TextEdit(backslash, end, "")
+    cut = start
+    while cut > line_start and text[cut - 1] in " \t":
+        cut -= 1
+    if cut == line_start:  # first thing on its line: eat the blanks after it instead
+        tail = end
+        while tail < line_end and text[tail] in " \t":
+            tail += 1
+        return TextEdit(start, tail, "")
+    return TextEdit(cut, end, "")
+
+
+def offload_flags(archs: Sequence[str]) -> str:
+    """hipcc's flags for the AMD GPU targets ``archs``."""
+    return " ".join(f"--offload-arch={arch}" for arch in archs)
+
+
+def arch_note(archs: Sequence[str]) -> str:
+    """The review note of every edit that writes GPU targets."""
+    return (
+        f"wrote {', '.join(archs)}; set the gfx targets of the GPUs you run on "
+        "(rocminfo | grep gfx)"
+    )
+
+
+def library_replacement(
+    text: str, library: kb.CudaLibrary, start: int, end: int, form: str
+) -> tuple[ChangeStatus, tuple[TextEdit, ...], str]:
+    """How the port replaces a CUDA library reference (``form``: 'link' or 'cmake')."""
+    status_of = {
+        kb.LibraryStatus.EQUIVALENT: ChangeStatus.CONVERTED,
+        kb.LibraryStatus.PARTIAL: ChangeStatus.NEEDS_REVIEW,
+    }
+    notes = library.notes or f"{library.name} -> {library.amd_counterpart}"
+    if library.status is kb.LibraryStatus.NOT_NEEDED and not (
+        library.amd_link_names or library.amd_cmake_targets
+    ):
+        return ChangeStatus.CONVERTED, (delete_span(text, start, end),), ""
+    # The first name is the library itself; the others are what it builds on, which the
+    # linker pulls in through it.
+    if form == "link":
+        names = library.amd_link_names[:1]
+        replacement = " ".join(f"-l{n}" for n in names)
+    else:
+        names = (library.amd_cmake_targets or library.amd_link_names)[:1]
+        replacement = " ".join(names)
+    if library.status in status_of and names:
+        status = status_of[library.status]
+        return (
+            status,
+            (TextEdit(start, end, replacement),),
+            notes if status is not ChangeStatus.CONVERTED else "",
+        )
+    if library.status is kb.LibraryStatus.NOT_NEEDED and names:
+        return ChangeStatus.CONVERTED, (TextEdit(start, end, replacement),), ""
+    reason = {
+        kb.LibraryStatus.DIFFERENT_API: f"{library.amd_counterpart} has a different API: the code needs porting first",
+        kb.LibraryStatus.NONE: f"ROCm has no counterpart to {library.name}",
+    }.get(library.status, f"no ROCm library name recorded for {library.name}")
+    return ChangeStatus.UNCONVERTED, (), f"{reason}. {library.notes}".strip()
