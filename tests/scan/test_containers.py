@@ -15,9 +15,9 @@ from gpuport.findings import Category, Confidence, SkipKind
 from gpuport.port.model import ChangeStatus
 from gpuport.scan.catalog import iter_rules
 from gpuport.scan.containers import (
+    analyze_commands,
     analyze_dockerfile,
     analyze_yaml,
-    container_shell_hits,
     rocm_compose_access,
 )
 from gpuport.scan.engine import ScanOptions, scan_path
@@ -138,7 +138,7 @@ def test_heredoc_bodies_belong_to_their_instruction() -> None:
 
 def test_docker_run_replacement_comes_from_the_knowledge_base() -> None:
     text = "docker run --gpus=all --runtime nvidia img\n"
-    hits = container_shell_hits(text, shell_commands(text), "6.4")
+    hits = analyze_commands(text, shell_commands(text), "6.4")
     flag = kb.find_docker_flag("--gpus")
     assert flag is not None
     assert [h.rule.id for h in hits] == ["GP405", "GP405"]
@@ -149,11 +149,11 @@ def test_docker_run_replacement_comes_from_the_knowledge_base() -> None:
 
 def test_pip_without_index_gets_the_rocm_index_once() -> None:
     text = "pip install torch torchvision numpy\n"
-    [hit] = container_shell_hits(text, shell_commands(text), "6.2")
+    [hit] = analyze_commands(text, shell_commands(text), "6.2")
     assert hit.rule.id == "GP403"
     assert hit.edits[0].text == " --index-url https://download.pytorch.org/whl/rocm6.2"
     text_with_index = "pip install -i https://download.pytorch.org/whl/rocm6.2 torch\n"
-    assert container_shell_hits(text_with_index, shell_commands(text_with_index), "6.2") == []
+    assert analyze_commands(text_with_index, shell_commands(text_with_index), "6.2") == []
 
 
 def test_compose_access_matches_the_docker_flags() -> None:

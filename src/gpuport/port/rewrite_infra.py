@@ -21,8 +21,7 @@ from gpuport.scan.build import (
     analyze_makefile,
     analyze_shell_build,
 )
-from gpuport.scan.containers import analyze_dockerfile, analyze_yaml, container_shell_hits
-from gpuport.syntax.shell import shell_commands
+from gpuport.scan.containers import analyze_dockerfile, analyze_shell_containers, analyze_yaml
 from gpuport.syntax.text import LineIndex
 
 Rewriter = Callable[[str, str, str], FileResult]
@@ -185,7 +184,7 @@ def rewrite_shell(
     offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS,
 ) -> FileResult:
     """``docker run --gpus`` and friends, pip CUDA indexes and nvcc calls in a shell script."""
-    hits = container_shell_hits(text, shell_commands(text), rocm_version)
+    hits = analyze_shell_containers(text, rocm_version)
     hits.extend(analyze_shell_build(text, offload_archs))
     return apply_hits(rel, FileKind.SHELL.value, text, hits)
 

@@ -109,7 +109,8 @@ class BuildWords:
         return bool(self._run.running)
 
     def commands(self, commands: Iterable[Sequence[Word]]) -> None:
-        command_hits(self._ctx, commands)
+        if self.runs:
+            command_hits(self._ctx, commands)
 
     def env_setting(
         self,

@@ -66,36 +66,37 @@ CMAKE_CUDA_LANGUAGE = rule(
 )
 
 
-def cmake_cuda_language(ctx: BuildContext, command: CMakeCommand) -> None:
-    """GP501: CUDA among a command's languages; then an older cmake_minimum_required raised."""
-    name, args = command.name, command.args
-    languages: list[CMakeArg] = []
-    message = ""
-    if name in ("enable_language", "check_language"):
-        message = f"{name}(CUDA) needs nvcc"
-        languages = list(args)
-    elif name == "project" and len(args) > 1:
-        message = "project() enables the CUDA language, which needs nvcc"
-        languages = project_languages(args)
-    found = False
-    for arg in languages:
-        if arg.value.upper() == "CUDA":
-            found = True
-            ctx.add(
-                Hit(
-                    CMAKE_CUDA_LANGUAGE,
-                    arg.start,
-                    arg.end,
-                    message,
-                    "cmake-language",
-                    ChangeStatus.CONVERTED,
-                    (TextEdit(arg.start, arg.end, "HIP"),),
-                    fix="Use HIP.",
+def cmake_cuda_language(ctx: BuildContext, command: CMakeCommand | None) -> None:
+    """GP501: CUDA among a command's languages; at the end of the file (``command`` None), an
+    older ``cmake_minimum_required`` raised when the file uses the CUDA language."""
+    if command is not None:
+        name, args = command.name, command.args
+        languages: list[CMakeArg] = []
+        message = ""
+        if name in ("enable_language", "check_language"):
+            message = f"{name}(CUDA) needs nvcc"
+            languages = list(args)
+        elif name == "project" and len(args) > 1:
+            message = "project() enables the CUDA language, which needs nvcc"
+            languages = project_languages(args)
+        for arg in languages:
+            if arg.value.upper() == "CUDA":
+                ctx.uses_cuda_language = True
+                ctx.add(
+                    Hit(
+                        CMAKE_CUDA_LANGUAGE,
+                        arg.start,
+                        arg.end,
+                        message,
+                        "cmake-language",
+                        ChangeStatus.CONVERTED,
+                        (TextEdit(arg.start, arg.end, "HIP"),),
+                        fix="Use HIP.",
+                    )
                 )
-            )
-    if not found or ctx.uses_cuda_language:
         return
-    ctx.uses_cuda_language = True
+    if not ctx.uses_cuda_language:
+        return
     # HIP as a language needs CMake 3.21: raise the file's first cmake_minimum_required.
     for required in ctx.commands:
         if required.name != "cmake_minimum_required":
@@ -646,6 +647,8 @@ def cmake_hits(ctx: BuildContext) -> None:
             cmake_cuda_sources(ctx, command)
         # nvcc options, architectures and libraries written in CMake strings
         command_hits(ctx, [[genex_content(argument_word(a)) for a in command.args]])
+    if run.runs(CMAKE_CUDA_LANGUAGE):
+        cmake_cuda_language(ctx, None)
     _find_needed_packages(ctx)
 
 

@@ -51,10 +51,13 @@ class RuleRun:
     running: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
+        enabled = self.enabled
+        if enabled is not None and not any(r.id in enabled for r in self.rules):
+            return  # nothing to find, so nothing to steer
         self.running = frozenset(
             r.id
             for r in self.rules
-            if (self.enabled is None or r.id in self.enabled or r.id in self.steering)
+            if (enabled is None or r.id in enabled or r.id in self.steering)
             and r.may_fire_in(self.text)
         )
 
