@@ -15,14 +15,12 @@ from gpuport.files import FileKind, SourceText
 from gpuport.findings import SkipKind, Skipped
 from gpuport.scan.base import ScanOutput, scanner
 from gpuport.scan.build.cmake import CMAKE_RULES, CMAKE_STEERING, cmake_hits
+from gpuport.scan.build.commands import WORD_RULES, WORD_STEERING, command_hits
 from gpuport.scan.build.common import BuildContext, RuleRun, may_fire
 from gpuport.scan.build.words import (
     CUDA_GPU_ARCHITECTURES,
     CUDA_TOOLKIT_PATH,
-    WORD_RULES,
-    WORD_STEERING,
     EnvArchSetting,
-    command_hits,
     cuda_gpu_architectures,
     cuda_toolkit_path,
 )

@@ -14,7 +14,9 @@ from dataclasses import replace
 from gpuport import kb
 from gpuport.edits import ChangeStatus, Hit, TextEdit, hit_after
 from gpuport.findings import Category, Confidence, Severity
+from gpuport.kb import build_tools
 from gpuport.rules import rule
+from gpuport.scan.build.commands import command_hits
 from gpuport.scan.build.common import BuildContext, case_variants, library_replacement
 from gpuport.scan.build.words import (
     CUDA_GPU_ARCHITECTURES,
@@ -22,7 +24,6 @@ from gpuport.scan.build.words import (
     CUDA_TOOLKIT_PATH,
     CMakeArchSettings,
     CMakeLinkItem,
-    command_hits,
     cuda_gpu_architectures,
     cuda_link_libraries,
     cuda_toolkit_path,
@@ -132,29 +133,12 @@ def cmake_cuda_language(ctx: BuildContext, command: CMakeCommand | None) -> None
 # ---------------------------------------------------------------------------------------------
 # GP502
 
-_FINDCUDA_COMMANDS = frozenset(
-    {
-        "cuda_add_executable",
-        "cuda_add_library",
-        "cuda_compile",
-        "cuda_compile_ptx",
-        "cuda_compile_fatbin",
-        "cuda_compile_cubin",
-        "cuda_wrap_srcs",
-        "cuda_include_directories",
-        "cuda_add_cublas_to_target",
-        "cuda_add_cufft_to_target",
-        "cuda_build_clean_target",
-        "cuda_select_nvcc_arch_flags",
-        "cuda_link_separable_compilation_objects",
-        "cuda_compute_separable_compilation_object_file_name",
-    }
-)
+# FindCUDA's commands and the variables it sets (kb/build_tools.toml [[findcuda]]).
+_FINDCUDA_COMMANDS = frozenset(p.name for p in build_tools.findcuda_names() if p.kind == "command")
 _FINDCUDA_VARIABLE_RE = re.compile(
-    r"(?<![\w])CUDA_(?:LIBRARIES|INCLUDE_DIRS|NVCC_FLAGS(?:_[A-Z]+)?|CUBLAS_LIBRARIES"
-    r"|CUFFT_LIBRARIES|(?!RUNTIME_LIBRARY)[A-Za-z]+_LIBRARY|TOOLKIT_ROOT_DIR"
-    r"|PROPAGATE_HOST_FLAGS|HOST_COMPILER|TOOLKIT_INCLUDE|NVCC_EXECUTABLE|SDK_ROOT_DIR"
-    r"|64_BIT_DEVICE_CODE|ATTACH_VS_BUILD_RULE_TO_CUDA_FILE|BUILD_CUBIN|GENERATED_OUTPUT_DIR)(?![\w])"
+    r"(?<![\w])"
+    + build_tools.alternatives(p for p in build_tools.findcuda_names() if p.kind == "variable")
+    + r"(?![\w])"
 )
 
 CMAKE_FINDCUDA = rule(
@@ -348,26 +332,15 @@ def cmake_cuda_library_target(ctx: BuildContext, command: CMakeCommand) -> None:
 # ---------------------------------------------------------------------------------------------
 # GP506
 
-# Variables and properties of the CUDA language, with their HIP counterparts
-# (https://cmake.org/cmake/help/latest/manual/cmake-variables.7.html, "CMAKE_<LANG>_..."
-# variables exist for HIP since CMake 3.21). None: no counterpart.
+# Variables and properties of the CUDA language (kb/build_tools.toml [[cmake_setting]]): HIP's
+# have the same names with HIP for CUDA (CMake 3.21 and later), unless a note says why not;
+# and the generator expressions that test for the CUDA language.
+# https://cmake.org/cmake/help/latest/manual/cmake-generator-expressions.7.html
 _CMAKE_SETTING_RE = re.compile(
-    r"(?<![\w])(?P<name>CMAKE_CUDA_(?:FLAGS(?:_[A-Z]+)?|STANDARD(?:_REQUIRED)?|EXTENSIONS|COMPILER"
-    r"(?:_ID|_VERSION|_LAUNCHER)?|HOST_COMPILER|SEPARABLE_COMPILATION|RUNTIME_LIBRARY"
-    r"|RESOLVE_DEVICE_SYMBOLS)|CUDA_(?:STANDARD(?:_REQUIRED)?|EXTENSIONS|SEPARABLE_COMPILATION"
-    r"|RESOLVE_DEVICE_SYMBOLS|RUNTIME_LIBRARY|PTX_COMPILATION))(?![\w])"
+    r"(?<![\w])(?P<name>" + "|".join(p.pattern for p in build_tools.cmake_settings()) + r")(?![\w])"
     r"|(?P<genex>\$<COMPILE_LANGUAGE:CUDA>|\$<COMPILE_LANG_AND_ID:CUDA,[^>]*>)"
 )
-_SETTING_NO_COUNTERPART = {
-    "CMAKE_CUDA_HOST_COMPILER": "the HIP compiler compiles host code itself",
-    "CMAKE_CUDA_SEPARABLE_COMPILATION": "add -fgpu-rdc to the HIP compile and link options",
-    "CUDA_SEPARABLE_COMPILATION": "add -fgpu-rdc to the HIP compile and link options",
-    "CMAKE_CUDA_RESOLVE_DEVICE_SYMBOLS": "no HIP counterpart; device linking follows -fgpu-rdc",
-    "CUDA_RESOLVE_DEVICE_SYMBOLS": "no HIP counterpart; device linking follows -fgpu-rdc",
-    "CMAKE_CUDA_RUNTIME_LIBRARY": "the HIP runtime is always linked as a shared library",
-    "CUDA_RUNTIME_LIBRARY": "the HIP runtime is always linked as a shared library",
-    "CUDA_PTX_COMPILATION": "AMD GPUs have no PTX; see hipcc --genco for code objects",
-}
+_SETTING_NO_COUNTERPART = {p.name: p.note for p in build_tools.cmake_settings() if p.note}
 
 CMAKE_CUDA_SETTINGS = rule(
     id="GP506",

@@ -1,19 +1,21 @@
 """Build rules found in shell-like words: nvcc, its options, libraries, architectures and paths.
 
 The words come from shell scripts, Makefiles, Dockerfile RUN lines, CI steps and CMake
-arguments. :func:`command_hits` walks one command's words and hands each to the rules; the
-rules that read an option's value (GP504, GP509) say how many words they took.
+arguments; :mod:`gpuport.scan.build.commands` walks them and hands each to these rules. The
+rules that read an option's value (GP504, GP509) say how many words they took. GP504, GP510 and
+GP511 also fire in CMake commands and container environments (their sites say where).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gpuport import kb
 from gpuport.edits import ChangeStatus, Hit, TextEdit
 from gpuport.findings import Category, Confidence, Severity
+from gpuport.kb import build_tools
 from gpuport.rules import rule
 from gpuport.scan.build.common import (
     BuildContext,
@@ -24,7 +26,7 @@ from gpuport.scan.build.common import (
     offload_flags,
 )
 from gpuport.syntax.cmake import CMakeArg, CMakeCommand, assigned_values
-from gpuport.syntax.shell import ASSIGNMENT_RE, Word, program_index, program_name, split_word
+from gpuport.syntax.shell import Word
 
 _HIPCC_DOC = "https://rocm.docs.amd.com/projects/HIP/en/latest/understand/compilers.html"
 _CLANG_HIP_DOC = "https://clang.llvm.org/docs/HIPSupport.html"
@@ -85,17 +87,20 @@ _ARCH_FLAG_RE = re.compile(
     r"^(?P<flag>-arch|--gpu-architecture|-gencode|--generate-code|-code|--gpu-code)(?:=(?P<value>.*))?$"
 )
 _ARCH_VALUE_RE = re.compile(r"(?:sm|compute|lto)_\d+[a-z]?|native|all-major|all")
-CUDA_ARCH_VARIABLES = {
-    "TORCH_CUDA_ARCH_LIST": "PYTORCH_ROCM_ARCH",
-    "CMAKE_CUDA_ARCHITECTURES": "CMAKE_HIP_ARCHITECTURES",
-    "CUDAARCHS": "",  # no HIP-side environment variable: the CMake variable is set instead
+# The variables listing GPU architectures, and the name that takes each one's place (empty:
+# none), as set in the environment or on a command line, and as CMake variables or properties.
+ENV_ARCH_VARIABLES = {
+    v.name: v.rocm_name for v in build_tools.arch_variables().values() if v.environment
+}
+_CMAKE_ARCH_VARIABLES = {
+    v.name: v.rocm_name for v in build_tools.arch_variables().values() if v.cmake
 }
 _CUDA_ARCH_ASSIGN_RE = re.compile(
-    r"^(?P<dash>-D)?(?P<name>TORCH_CUDA_ARCH_LIST|CMAKE_CUDA_ARCHITECTURES|CUDAARCHS)"
+    r"^(?P<dash>-D)?(?P<name>" + "|".join(map(re.escape, ENV_ARCH_VARIABLES)) + ")"
     r"(?::[A-Z]+)?=(?P<value>.*)$"
 )
 _ARCH_IDENT_RE = re.compile(
-    r"(?<![\w])(?P<name>CMAKE_CUDA_ARCHITECTURES|CUDA_ARCHITECTURES|CUDAARCHS)(?![\w])"
+    r"(?<![\w])(?P<name>" + "|".join(map(re.escape, _CMAKE_ARCH_VARIABLES)) + r")(?![\w])"
 )
 
 CUDA_GPU_ARCHITECTURES = rule(
@@ -188,7 +193,7 @@ def cuda_gpu_architectures(ctx: BuildContext, site: ArchSite) -> int:
         variable = (site.word, site.name, None)
     elif isinstance(site, MakeArchAssignment):
         name_word, values = site.name, site.values
-        new_name = CUDA_ARCH_VARIABLES[name_word.text]
+        new_name = ENV_ARCH_VARIABLES[name_word.text]
         message = f"{name_word.text} lists NVIDIA GPU architectures"
         if not new_name:
             ctx.add(
@@ -229,22 +234,20 @@ def cuda_gpu_architectures(ctx: BuildContext, site: ArchSite) -> int:
             for match in _ARCH_IDENT_RE.finditer(text[arg.start : arg.end]):
                 ident = match.group("name")
                 start, end = arg.start + match.start(), arg.start + match.end()
-                if ident == "CUDAARCHS":
+                new_name = _CMAKE_ARCH_VARIABLES[ident]
+                if not new_name:
                     ctx.add(
                         Hit(
                             CUDA_GPU_ARCHITECTURES,
                             start,
                             end,
-                            "CUDAARCHS lists NVIDIA GPU architectures",
+                            f"{ident} lists NVIDIA GPU architectures",
                             "build-arch",
                             ChangeStatus.UNCONVERTED,
                             note="no HIP-side environment variable; set CMAKE_HIP_ARCHITECTURES",
                         )
                     )
                     continue
-                new_name = (
-                    "CMAKE_HIP_ARCHITECTURES" if ident.startswith("CMAKE_") else "HIP_ARCHITECTURES"
-                )
                 edits = [TextEdit(start, end, new_name)]
                 status, note = ChangeStatus.CONVERTED, ""
                 set_values = assigned_values(command, position) if arg.value == ident else []
@@ -269,9 +272,9 @@ def cuda_gpu_architectures(ctx: BuildContext, site: ArchSite) -> int:
                 )
         return 0
     else:  # EnvArchSetting
-        if site.name not in CUDA_ARCH_VARIABLES:
+        if site.name not in ENV_ARCH_VARIABLES:
             return 0
-        new_name = CUDA_ARCH_VARIABLES[site.name]
+        new_name = ENV_ARCH_VARIABLES[site.name]
         (name_start, name_end), (value_start, value_end) = site.name_span, site.value_span
         message = f"{site.name} lists NVIDIA GPU architectures"
         if not new_name:
@@ -307,7 +310,7 @@ def cuda_gpu_architectures(ctx: BuildContext, site: ArchSite) -> int:
         return 0
     # A variable set in a word: NAME=value in shell code, -DNAME=value on a command line.
     var_word, var_name, dash = variable
-    new_name = CUDA_ARCH_VARIABLES[var_name]
+    new_name = ENV_ARCH_VARIABLES[var_name]
     message = f"{var_name} lists NVIDIA GPU architectures"
     if not new_name:
         ctx.add(
@@ -394,93 +397,30 @@ def nvcc_compiler(ctx: BuildContext, word: Word, *, assigned: bool = False) -> N
 # ---------------------------------------------------------------------------------------------
 # GP509
 
-# nvcc options and what hipcc (clang) takes instead.
-# https://rocm.docs.amd.com/projects/HIP/en/latest/understand/compilers.html (-fgpu-rdc,
-# --offload-arch); https://clang.llvm.org/docs/ClangCommandLineReference.html (-ffast-math,
-# -gline-tables-only, -fgpu-default-stream, -fgpu-flush-denormals-to-zero, -ffp-contract).
-# Clang treats constexpr functions as host+device and accepts extended lambdas by default.
-_FLAG_TAKES_VALUE = frozenset(
+# nvcc's options with another spelling or none in hipcc (kb/build_tools.toml [[nvcc_flag]]).
+_NVCC_FLAGS = build_tools.nvcc_flags()
+_SPELLINGS = build_tools.nvcc_flag_spellings()  # every spelling -> the short one
+# The options converted below; every other one has a `no_counterpart` reason in the knowledge
+# base (a test checks it). https://rocm.docs.amd.com/projects/HIP/en/latest/understand/compilers.html
+# (-fgpu-rdc, --offload-arch); https://clang.llvm.org/docs/ClangCommandLineReference.html
+# (-ffast-math, -gline-tables-only, -fgpu-default-stream, -fgpu-flush-denormals-to-zero,
+# -ffp-contract). Clang treats constexpr functions as host+device and accepts extended lambdas.
+CONVERTED_NVCC_FLAGS = frozenset(
     {
         "-Xcompiler",
-        "--compiler-options",
+        "-use_fast_math",
+        "-lineinfo",
+        "--expt-relaxed-constexpr",
+        "--expt-extended-lambda",
+        "-Wno-deprecated-gpu-targets",
         "-rdc",
-        "--relocatable-device-code",
+        "-dc",
         "-ccbin",
-        "--compiler-bindir",
         "--default-stream",
         "-cudart",
-        "--cudart",
         "-x",
         "-ftz",
-        "--ftz",
         "-fmad",
-        "--fmad",
-        "-Xptxas",
-        "--ptxas-options",
-        "-maxrregcount",
-        "--maxrregcount",
-        "-Xcudafe",
-        "-prec-div",
-        "--prec-div",
-        "-prec-sqrt",
-        "--prec-sqrt",
-        "-Xnvlink",
-        "--nvlink-options",
-    }
-)
-_FLAG_ALIASES = {
-    "--compiler-options": "-Xcompiler",
-    "--use_fast_math": "-use_fast_math",
-    "--generate-line-info": "-lineinfo",
-    "-expt-relaxed-constexpr": "--expt-relaxed-constexpr",
-    "-expt-extended-lambda": "--expt-extended-lambda",
-    "--extended-lambda": "--expt-extended-lambda",
-    "-extended-lambda": "--expt-extended-lambda",
-    "--relocatable-device-code": "-rdc",
-    "--device-c": "-dc",
-    "--compiler-bindir": "-ccbin",
-    "--cudart": "-cudart",
-    "--ftz": "-ftz",
-    "--fmad": "-fmad",
-    "--ptxas-options": "-Xptxas",
-    "--maxrregcount": "-maxrregcount",
-    "--prec-div": "-prec-div",
-    "--prec-sqrt": "-prec-sqrt",
-    "--nvlink-options": "-Xnvlink",
-    "--resource-usage": "-res-usage",
-}
-_NO_COUNTERPART = {
-    "-Xptxas": "PTX assembler options have no meaning for AMD GPUs",
-    "-maxrregcount": "no per-file register cap in hipcc; use __launch_bounds__ in the source",
-    "-Xcudafe": "front-end options of nvcc have no hipcc counterpart",
-    "-prec-div": "hipcc has no switch for division precision",
-    "-prec-sqrt": "hipcc has no switch for square-root precision",
-    "-Xnvlink": "nvlink options have no meaning for AMD GPUs",
-    "-res-usage": "use `-Rpass-analysis=kernel-resource-usage` to see register use",
-    "-keep": "use `-save-temps` to keep intermediate files",
-    "--keep": "use `-save-temps` to keep intermediate files",
-}
-_OTHER_FLAGS = (
-    "-use_fast_math",
-    "-lineinfo",
-    "--expt-relaxed-constexpr",
-    "--expt-extended-lambda",
-    "-dc",
-    "-Wno-deprecated-gpu-targets",
-)
-# Spellings other tools use too (gzip --keep, bc -dc): only read as nvcc's inside nvcc commands.
-_AMBIGUOUS_FLAGS = frozenset(
-    {
-        "-keep",
-        "--keep",
-        "-dc",
-        "-cudart",
-        "-ftz",
-        "-fmad",
-        "-prec-div",
-        "-prec-sqrt",
-        "-res-usage",
-        "-maxrregcount",
     }
 )
 
@@ -506,8 +446,8 @@ NVCC_ONLY_FLAGS = rule(
     fix="Use the clang spelling of each option; drop the ones with no AMD meaning after review.",
     mechanical=True,
     references=(_HIPCC_DOC, _CLANG_HIP_DOC),
-    # Every spelling, alias or not; `-x cu` needs `-x`.
-    needles=tuple(sorted({*_FLAG_TAKES_VALUE, *_FLAG_ALIASES, *_NO_COUNTERPART, *_OTHER_FLAGS})),
+    # Every spelling; `-x cu` needs `-x`.
+    needles=tuple(sorted(_SPELLINGS)),
 )
 
 
@@ -518,9 +458,9 @@ def nvcc_only_flags(ctx: BuildContext, words: Sequence[Word], i: int, nvcc_conte
     """
     word = words[i]
     raw_flag, sep, inline_value = word.text.partition("=")
-    flag = _FLAG_ALIASES.get(raw_flag, raw_flag)
-    known = flag in _FLAG_TAKES_VALUE or flag in _NO_COUNTERPART or flag in _OTHER_FLAGS
-    if not known or (flag in _AMBIGUOUS_FLAGS and not nvcc_context):
+    flag = _SPELLINGS.get(raw_flag, "")
+    option = _NVCC_FLAGS.get(flag)
+    if option is None or (option.ambiguous and not nvcc_context):
         return 0
     if flag == "-x" and not (
         inline_value == "cu" or (i + 1 < len(words) and words[i + 1].text == "cu")
@@ -529,7 +469,7 @@ def nvcc_only_flags(ctx: BuildContext, words: Sequence[Word], i: int, nvcc_conte
     value: str | None = inline_value if sep else None
     end = word.end
     consumed = 1
-    if flag in _FLAG_TAKES_VALUE and not sep:
+    if option.takes_value and not sep:
         if i + 1 >= len(words):
             return 0
         value = words[i + 1].text
@@ -577,7 +517,7 @@ def nvcc_only_flags(ctx: BuildContext, words: Sequence[Word], i: int, nvcc_conte
     elif flag == "-fmad":
         replacement = "-ffp-contract=off" if (value or "").lower() == "false" else ""
     else:
-        replacement, status, note = None, ChangeStatus.UNCONVERTED, _NO_COUNTERPART[flag]
+        replacement, status, note = None, ChangeStatus.UNCONVERTED, option.no_counterpart
     raw = ctx.text[word.start : end]
     if replacement is None:
         edits: tuple[TextEdit, ...] = ()
@@ -701,9 +641,14 @@ def cuda_link_libraries(ctx: BuildContext, site: LinkOption | CMakeLinkItem) -> 
 # ---------------------------------------------------------------------------------------------
 # GP511
 
+# The CUDA toolkit's install folder (with a version: /usr/local/cuda-12.1) and the variables
+# naming it (kb/build_tools.toml [[toolkit_location]]); /lib64 after them becomes /lib.
+_FOLDERS = [p for p in build_tools.toolkit_locations() if p.kind == "folder"]
+_VARIABLES = [p for p in build_tools.toolkit_locations() if p.kind == "variable"]
 CUDA_PATH_RE = re.compile(
-    r"(?P<lit>/usr/local/cuda(?:-\d+(?:\.\d+)*)?)(?![\w.-])(?P<lib1>/lib64(?![\w.-]))?"
-    r"|(?<![\w])(?P<name>CUDA_(?:HOME|PATH|ROOT|DIR|INSTALL_PATH|TOOLKIT_PATH))(?![\w])"
+    r"(?P<lit>" + build_tools.alternatives(_FOLDERS) + r"(?:-\d+(?:\.\d+)*)?)(?![\w.-])"
+    r"(?P<lib1>/lib64(?![\w.-]))?"
+    r"|(?<![\w])(?P<name>" + build_tools.alternatives(_VARIABLES) + r")(?![\w])"
     r"(?P<close>[})])?(?P<lib2>/lib64(?![\w.-]))?"
 )
 
@@ -730,15 +675,7 @@ CUDA_TOOLKIT_PATH = rule(
     references=(
         "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.2.2/install/post-install.html",
     ),
-    needles=(
-        "/usr/local/cuda",
-        "CUDA_HOME",
-        "CUDA_PATH",
-        "CUDA_ROOT",
-        "CUDA_DIR",
-        "CUDA_INSTALL_PATH",
-        "CUDA_TOOLKIT_PATH",
-    ),
+    needles=tuple(build_tools.literal_prefix(p.pattern) for p in (*_FOLDERS, *_VARIABLES)),
 )
 
 
@@ -768,104 +705,3 @@ def cuda_toolkit_path(ctx: BuildContext, start: int, end: int) -> None:
                 fix="Use /opt/rocm and ROCM_PATH.",
             )
         )
-
-
-# ---------------------------------------------------------------------------------------------
-# The walk over one command's words
-
-WORD_RULES = (
-    CUDA_GPU_ARCHITECTURES,
-    NVCC_COMPILER,
-    NVCC_ONLY_FLAGS,
-    CUDA_LINK_LIBRARIES,
-    CUDA_TOOLKIT_PATH,
-)
-# Options read by these rules take their values with them: they run whenever they can fire.
-WORD_STEERING = frozenset({CUDA_GPU_ARCHITECTURES.id, NVCC_ONLY_FLAGS.id})
-
-
-def command_hits(ctx: BuildContext, commands: Iterable[Sequence[Word]]) -> None:
-    """The word rules' hits in ``commands`` (each a list of shell-like words)."""
-    for words in commands:
-        _command(ctx, list(words))
-
-
-def _command(ctx: BuildContext, words: list[Word]) -> None:
-    if not words:
-        return
-    run = ctx.run
-    if ctx.kind != "cmake" and run.runs(CUDA_TOOLKIT_PATH):  # CMake reads paths per argument
-        for word in words:
-            cuda_toolkit_path(ctx, word.start, word.end)
-    prog_index = program_index(words)
-    prog = program_name(words)
-    if prog in ("echo", "printf", "message"):
-        return
-    # Spellings that other tools share (gzip --keep) count only where nvcc is in play: an nvcc
-    # command, a $(NVCC) recipe, a CMake string, or a variable named for nvcc or CUDA.
-    head = words[0].text.upper()
-    is_nvcc_command = (
-        prog == "nvcc"
-        or ctx.kind == "cmake"
-        or (prog_index is not None and "NVCC" in words[prog_index].text.upper())
-        or (ctx.kind == "make" and ("NVCC" in head or "CUDA" in head or "CU_" in head))
-    )
-    nvcc = run.runs(NVCC_COMPILER)
-    expanded: list[Word] = []
-    assigns = prog_index is None or prog in ("export", "declare", "local", "readonly", "typeset")
-    for index, word in enumerate(words):
-        is_assignment = assigns or (prog_index is not None and index < prog_index)
-        if ctx.kind in ("shell", "docker") and is_assignment and ASSIGNMENT_RE.match(word.text):
-            name = word.text.split("=", 1)[0].rstrip("+")
-            if nvcc:
-                nvcc_compiler(ctx, word, assigned=True)
-            if name in CUDA_ARCH_VARIABLES:
-                if run.runs(CUDA_GPU_ARCHITECTURES):
-                    cuda_gpu_architectures(ctx, ArchAssignment(word, name))
-                continue
-            pieces = split_word(ctx.text, word)
-            if len(pieces) > 1:
-                _options(ctx, pieces[1:], "NVCC" in name.upper() or "CUDA" in name.upper())
-            continue
-        if (
-            ctx.kind == "make"
-            and word.text in CUDA_ARCH_VARIABLES
-            and index + 2 < len(words)
-            and words[index + 1].text in _MAKE_ASSIGNMENT_OPERATORS
-        ):  # the rest of the line is the variable's value
-            if run.runs(CUDA_GPU_ARCHITECTURES):
-                cuda_gpu_architectures(ctx, MakeArchAssignment(word, words[index + 2 :]))
-            break
-        if (
-            (index == prog_index and NVCC_WORD_RE.search(word.text))
-            or (ctx.kind == "make" and NVCC_WORD_RE.search(word.text.lstrip("@-+")))
-            or (
-                ctx.kind in ("shell", "docker")
-                and prog in ("which", "type")
-                and word.text == "nvcc"
-            )
-        ):
-            if nvcc:
-                nvcc_compiler(ctx, word)
-            continue
-        expanded.extend(split_word(ctx.text, word) if ctx.kind == "cmake" else [word])
-    _options(ctx, expanded, is_nvcc_command)
-
-
-def _options(ctx: BuildContext, words: list[Word], nvcc_context: bool) -> None:
-    """Architecture options, nvcc-only options and -l options in one command's words."""
-    run = ctx.run
-    arch, flags, link = (
-        run.runs(CUDA_GPU_ARCHITECTURES),
-        run.runs(NVCC_ONLY_FLAGS),
-        run.runs(CUDA_LINK_LIBRARIES),
-    )
-    ctx.first_arch_flag = True
-    i = 0
-    while i < len(words):
-        consumed = cuda_gpu_architectures(ctx, ArchOption(words, i)) if arch else 0
-        if not consumed:
-            consumed = nvcc_only_flags(ctx, words, i, nvcc_context) if flags else 0
-            if not consumed and link:
-                cuda_link_libraries(ctx, LinkOption(words[i]))
-        i += consumed or 1

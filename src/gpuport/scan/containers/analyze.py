@@ -14,9 +14,7 @@ from gpuport.edits import Hit, hits_to_findings
 from gpuport.files import FileKind, SourceText
 from gpuport.findings import SkipKind, Skipped
 from gpuport.scan.base import ScanOutput, scanner
-from gpuport.scan.build import DEFAULT_OFFLOAD_ARCHS, BuildWords, may_fire
-from gpuport.scan.build.common import RuleRun
-from gpuport.scan.build.words import WORD_RULES
+from gpuport.scan.build import DEFAULT_OFFLOAD_ARCHS, WORD_RULES, BuildWords, RuleRun, may_fire
 from gpuport.scan.containers.commands import COMMAND_RULES, command_hits
 from gpuport.scan.containers.common import ContainerContext
 from gpuport.scan.containers.dockerfile import dockerfile_hits

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from gpuport import kb
 from gpuport.edits import ChangeStatus, Hit, TextEdit
 from gpuport.findings import Category, Confidence, Severity
+from gpuport.kb import build_tools
 from gpuport.rules import rule
 from gpuport.scan.build import delete_span
 from gpuport.scan.containers.common import (
@@ -272,18 +273,18 @@ def pip_cuda_wheels(ctx: ContainerContext, args: Sequence[Word]) -> None:
 # ---------------------------------------------------------------------------------------------
 # GP404
 
-_NVIDIA_REPO_RE = re.compile(r"developer\.download\.nvidia\.com/compute/cuda/repos|cuda-keyring")
+# NVIDIA's packages, repository and conda channels (kb/build_tools.toml); a version may follow
+# a package's name in each manager's syntax (apt: pkg=1.2, conda: pkg>=1.2 or "pkg 1.2").
+_NVIDIA_REPO_RE = re.compile(build_tools.alternatives(build_tools.package_repositories()))
+_APT_PACKAGES = [p for p in build_tools.system_packages() if p.kind == "apt"]
+_CONDA_PACKAGES = [p for p in build_tools.system_packages() if p.kind == "conda"]
 _CUDA_APT_PACKAGE_RE = re.compile(
-    r"^(?:cuda(?:-[\w.+-]+)?|nvidia-[\w.+-]+|libcudnn\d*(?:[-_][\w.+-]+)?|libnccl[\w.+-]*"
-    r"|libnvinfer[\w.+-]*|libnvonnxparsers[\w.+-]*|libnvparsers[\w.+-]*|tensorrt[\w.+-]*"
-    r"|libcublas[\w.+-]*|libcufft[\w.+-]*|libcurand[\w.+-]*|libcusparse[\w.+-]*"
-    r"|libcusolver[\w.+-]*|libnpp[\w.+-]*|libnvjpeg[\w.+-]*|libcutensor[\w.+-]*"
-    r"|datacenter-gpu-manager)(?:[=:][\w.:~+*-]+)?$"
+    "^" + build_tools.alternatives(_APT_PACKAGES) + r"(?:[=:][\w.:~+*-]+)?$"
 )
 _CUDA_CONDA_PACKAGE_RE = re.compile(
-    r"^(?:cudatoolkit|cuda-toolkit|pytorch-cuda|cuda-nvcc|cuda-runtime|cuda-libraries(?:-dev)?"
-    r"|cudnn|nccl|cuda|cuda-version|libcublas|cupy-cuda\w*)(?:[=<>!~ ][^\s]*)?$"
+    "^" + build_tools.alternatives(_CONDA_PACKAGES) + r"(?:[=<>!~ ][^\s]*)?$"
 )
+_NVIDIA_CHANNELS = frozenset(p.name for p in build_tools.conda_channels())
 _SYSTEM_PACKAGE_MANAGERS = frozenset({"apt-get", "apt", "yum", "dnf", "microdnf", "zypper"})
 _CONDA_PACKAGE_MANAGERS = frozenset({"conda", "mamba", "micromamba"})
 
@@ -324,24 +325,18 @@ CUDA_SYSTEM_PACKAGES = rule(
     references=(
         "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.2.0/install/install-overview.html",
     ),
-    needles=(
-        "cuda",
-        "nvidia",
-        "cudnn",
-        "nccl",
-        "libnvinfer",
-        "libnvonnxparsers",
-        "libnvparsers",
-        "tensorrt",
-        "libcublas",
-        "libcufft",
-        "libcurand",
-        "libcusparse",
-        "libcusolver",
-        "libnpp",
-        "libnvjpeg",
-        "libcutensor",
-        "datacenter-gpu-manager",
+    # What every package, repository and channel name starts with.
+    needles=tuple(
+        sorted(
+            {
+                build_tools.literal_prefix(p.pattern)
+                for p in (
+                    *build_tools.system_packages(),
+                    *build_tools.package_repositories(),
+                    *build_tools.conda_channels(),
+                )
+            }
+        )
     ),
 )
 
@@ -375,7 +370,7 @@ def cuda_system_packages(ctx: ContainerContext, command: PackageCommand) -> None
     channel = [
         args[i + 1]
         for i in range(len(args) - 1)
-        if args[i].text in ("-c", "--channel") and args[i + 1].text == "nvidia"
+        if args[i].text in ("-c", "--channel") and args[i + 1].text in _NVIDIA_CHANNELS
     ]
     if not found and not channel:
         return

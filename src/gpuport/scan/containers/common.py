@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from gpuport import kb
 from gpuport.edits import Hit, TextEdit
-from gpuport.scan.build import BuildWords
-from gpuport.scan.build.common import RuleRun
+from gpuport.kb import build_tools
+from gpuport.scan.build import BuildWords, RuleRun
 from gpuport.syntax.text import LineIndex
 
 ROCM_DOCKER_DOC = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html"
@@ -42,11 +42,9 @@ class ContainerContext:
         return [*self.run.result(), *self.build.hits()]
 
 
-# Variables of the NVIDIA Container Toolkit.
-# https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html
+# Variables of the NVIDIA Container Toolkit (kb/build_tools.toml [[nvidia_container_env]]).
 _NVIDIA_ENV_RE = re.compile(
-    r"^NVIDIA_(?:VISIBLE_DEVICES|DRIVER_CAPABILITIES|REQUIRE_[A-Z0-9_]+|DISABLE_REQUIRE"
-    r"|MIG_CONFIG_DEVICES|MIG_MONITOR_DEVICES|GDRCOPY|GDS|FABRIC_MANAGER|IMEX_CHANNELS)$"
+    "^" + build_tools.alternatives(build_tools.nvidia_container_env()) + "$"
 )
 
 
@@ -55,19 +53,11 @@ def is_nvidia_toolkit_variable(name: str) -> bool:
     return bool(_NVIDIA_ENV_RE.match(name))
 
 
-_ROCM_DEVICE_FLAGS = (
-    "--device=/dev/kfd",
-    "--device=/dev/dri",
-    "--group-add",
-    "video",
-    "--security-opt",
-    "seccomp=unconfined",
-)
-
-
 def _rocm_flag_words() -> tuple[str, ...]:
     entry = kb.find_docker_flag("--gpus")
-    return entry.rocm_flags if entry is not None and entry.rocm_flags else _ROCM_DEVICE_FLAGS
+    if entry is None or not entry.rocm_flags:
+        raise kb.KbError("kb/platform.toml: the --gpus docker flag has no rocm_flags")
+    return entry.rocm_flags
 
 
 def rocm_docker_flags() -> str:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from gpuport.edits import ChangeStatus, Hit, TextEdit
 from gpuport.findings import Category, Confidence, Severity
+from gpuport.kb import build_tools
 from gpuport.rules import rule
 from gpuport.scan.build import delete_span
 from gpuport.scan.containers.common import (
@@ -92,7 +93,9 @@ NVIDIA_CONTAINER_ENV = rule(
     ),
     mechanical=True,
     references=(AMD_TOOLKIT_DOC, ROCM_DOCKER_DOC),
-    needles=("NVIDIA_",),
+    needles=tuple(
+        build_tools.literal_prefix(p.pattern) for p in build_tools.nvidia_container_env()
+    ),
 )
 
 
