@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expect import check_fixture, scan_fixture
+from expect import check_fixture, markers, scan_fixture
 from gpuport import kb
 from gpuport.findings import Category, Confidence, SkipKind
 from gpuport.port.model import ChangeStatus
@@ -39,6 +39,18 @@ def test_fixture_findings_match_markers(path: Path) -> None:
     check_fixture(path)
 
 
+def test_fixtures_sit_in_one_folder_per_rule_named_by_its_id_and_slug() -> None:
+    rules = {r.id: r for r in iter_rules(Category.CONTAINERS)}
+    folders = {p.name for p in FIXTURES.iterdir() if p.is_dir()}
+    assert folders - {"_shared"} == {f"{r.id}-{r.slug}" for r in rules.values()}
+    for folder in folders - {"_shared"}:
+        rule_id = folder.split("-", 1)[0]
+        for path in (FIXTURES / folder).rglob("*"):
+            expected = markers(path.read_text(encoding="utf-8"))[0]
+            assert any(rule_id in ids for ids in expected.values()), f"{path} expects no {rule_id}"
+    assert all(p.parent.parent == FIXTURES for p in MARKED), "fixtures sit one folder deep"
+
+
 def test_every_container_rule_fires_in_some_fixture() -> None:
     fired: set[str] = set()
     for path in MARKED:
@@ -58,7 +70,7 @@ def test_container_rules_are_documented() -> None:
 
 
 def test_malformed_yaml_is_reported_with_its_line_and_still_checked_by_line() -> None:
-    result = check_fixture(FIXTURES / "broken.yaml", allow_skipped=True)
+    result = check_fixture(FIXTURES / "_shared" / "broken.yaml", allow_skipped=True)
     [skip] = result.skipped
     assert skip.kind is SkipKind.MALFORMED
     assert skip.partial
@@ -67,7 +79,7 @@ def test_malformed_yaml_is_reported_with_its_line_and_still_checked_by_line() ->
 
 
 def test_from_finding_offers_the_knowledge_base_image_as_replacement() -> None:
-    result = scan_fixture(FIXTURES / "Dockerfile")
+    result = scan_fixture(FIXTURES / "GP401-cuda-container-image" / "Dockerfile")
     [first] = [f for f in result.findings if f.rule_id == "GP401" and f.location.line == 6]
     expected = kb.find_docker_image("nvidia/cuda:12.1.0-devel-ubuntu22.04")
     assert expected is not None
