@@ -3,7 +3,11 @@
 The reader follows the CMake language manual
 (https://cmake.org/cmake/help/latest/manual/cmake-language.7.html): bracket and line comments,
 quoted, bracket and unquoted arguments (``${...}``, ``$ENV{...}`` and ``$<...>`` kept whole), and
-stops at the first syntax error, saying where.
+stops at the first syntax error, saying where. It is kept over tree-sitter-cmake after measuring
+both (``benchmarks/syntax_readers.py``; results in ``benchmarks/results/syntax_readers.md``):
+the grammar gives the same 60 commands, with identical argument offsets and the same hits, on
+the fixture files, but reads 400 KB of CMake in 0.29 s against this reader's 0.07 s (its parse
+alone takes 0.09 s), and would add two compiled dependencies.
 """
 
 from __future__ import annotations

@@ -1,7 +1,16 @@
 """Shell words with their offsets: the simple commands of a script, a RUN line or a CI step.
 
 This reader finds words, it is not a shell grammar: it never fails, so a broken script still
-yields the words around the break.
+yields the words around the break. It is kept over the libraries after measuring them
+(``benchmarks/syntax_readers.py``; results and machine in
+``benchmarks/results/syntax_readers.md``). On the 19 fixture scripts and Dockerfile RUN lines,
+bashlex gives the same 188 words but raises on a RUN line with a here-document (every finding
+of that text would be lost) and reads a 400 KB script 15x slower (2.4 s against 0.16 s).
+tree-sitter-bash parses that script in 0.07 s but gives raw spans only: the words' values
+(quotes and escapes removed, which the rules match on) still need this reader, and with its
+tree walked in Python it is 1.6x slower (0.25 s); it also reports errors on 2 of the 19 texts
+and gives 8 of the 188 words other spans. Makefile recipes, which no shell grammar covers,
+are read here too.
 """
 
 from __future__ import annotations
