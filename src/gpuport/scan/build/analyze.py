@@ -53,7 +53,7 @@ def analyze_cmake_commands(
 ) -> list[Hit]:
     """GP5xx hits in the (already read) commands of a CMake file."""
     run = RuleRun(text, BUILD_RULES, enabled, CMAKE_STEERING | WORD_STEERING)
-    if not run.running:
+    if not run.anything():
         return []
     ctx = BuildContext(run, "cmake", offload_archs, commands=commands, index=LineIndex(text))
     cmake_hits(ctx)
@@ -100,11 +100,14 @@ class BuildWords:
     ) -> None:
         self._run = RuleRun(text, WORD_RULES, enabled, WORD_STEERING)
         self._ctx = BuildContext(self._run, kind, offload_archs)
+        self._runs: bool | None = None
 
     @property
     def runs(self) -> bool:
         """Whether any word rule can fire in the file."""
-        return bool(self._run.running)
+        if self._runs is None:
+            self._runs = self._run.anything()
+        return self._runs
 
     def commands(self, commands: Iterable[Sequence[Word]]) -> None:
         if self.runs:

@@ -10,7 +10,7 @@ are not enabled, so that the hits of the enabled rules never depend on which oth
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from gpuport import kb
@@ -29,41 +29,108 @@ def case_variants(*words: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(variants))
 
 
-def may_fire(text: str, rules: Iterable[Rule], enabled: frozenset[str]) -> bool:
+class _Needles:
+    """A set of needles tested fast: every case spelling of a word at once, on the lowered text.
+
+    ``case_variants`` makes up to 2**n needles for a word of n letters; where all of them are
+    present, one test of the word in ``text.lower()`` says the same (lowering can only add
+    matches, from letters outside ASCII: a rule then runs where it finds nothing).
+    """
+
+    __slots__ = ("exact", "folded")
+
+    def __init__(self, needles: Iterable[str]) -> None:
+        spellings: dict[str, set[str]] = {}
+        for needle in needles:
+            spellings.setdefault(needle.lower(), set()).add(needle)
+        exact: set[str] = set()
+        folded: set[str] = set()
+        for word, group in spellings.items():
+            cased = sum(1 for c in word if c.lower() != c.upper())
+            if cased and len(group) == 2**cased:  # every spelling is there
+                folded.add(word)
+            else:
+                exact.update(group)
+        self.exact = tuple(sorted(exact))
+        self.folded = tuple(sorted(folded))
+
+    def found_in(self, text: str, lowered: Callable[[], str]) -> bool:
+        if any(map(text.__contains__, self.exact)):
+            return True
+        return bool(self.folded) and any(map(lowered().__contains__, self.folded))
+
+
+_RULE_NEEDLES: dict[str, _Needles] = {}
+
+
+def _rule_needles(rule: Rule) -> _Needles:
+    needles = _RULE_NEEDLES.get(rule.id)
+    if needles is None:
+        needles = _RULE_NEEDLES[rule.id] = _Needles(rule.needles)
+    return needles
+
+
+_PREFILTERS: dict[tuple[int, frozenset[str]], tuple[Sequence[Rule], _Needles | None]] = {}
+
+
+def may_fire(text: str, rules: Sequence[Rule], enabled: frozenset[str]) -> bool:
     """Whether any enabled rule among ``rules`` can fire in ``text`` (their needles are there)."""
-    needles = prefilter(r for r in rules if r.id in enabled)
-    return needles is None or any(needle in text for needle in needles)
+    key = (id(rules), enabled)  # a scanner passes the same tuple of rules for every file
+    cached = _PREFILTERS.get(key)
+    if cached is None or cached[0] is not rules:
+        words = prefilter(r for r in rules if r.id in enabled)
+        cached = _PREFILTERS[key] = (rules, None if words is None else _Needles(words))
+    needles = cached[1]
+    return needles is None or needles.found_in(text, text.lower)
 
 
-@dataclass(slots=True)
 class RuleRun:
     """The hits of one file's analysis, and which rule functions run on it.
 
     ``enabled`` None: every rule. ``steering``: rules that run whenever they can fire, enabled
-    or not (see the module's docstring).
+    or not (see the module's docstring). Whether a rule runs is decided the first time a walk
+    asks, so rules no walk reaches in a file never have their needles looked for.
     """
 
-    text: str
-    rules: Iterable[Rule]
-    enabled: frozenset[str] | None = None
-    steering: frozenset[str] = frozenset()
-    hits: list[Hit] = field(default_factory=list)
-    running: frozenset[str] = frozenset()
+    __slots__ = ("_decided", "_lowered", "_nothing", "enabled", "hits", "rules", "steering", "text")
 
-    def __post_init__(self) -> None:
-        enabled = self.enabled
-        if enabled is not None and not any(r.id in enabled for r in self.rules):
-            return  # nothing to find, so nothing to steer
-        self.running = frozenset(
-            r.id
-            for r in self.rules
-            if (enabled is None or r.id in enabled or r.id in self.steering)
-            and r.may_fire_in(self.text)
-        )
+    def __init__(
+        self,
+        text: str,
+        rules: Sequence[Rule],
+        enabled: frozenset[str] | None = None,
+        steering: frozenset[str] = frozenset(),
+    ) -> None:
+        self.text = text
+        self.rules = rules
+        self.enabled = enabled
+        self.steering = steering
+        self.hits: list[Hit] = []
+        self._decided: dict[str, bool] = {}
+        self._lowered: str | None = None
+        # No enabled rule among them: nothing to find, so nothing to steer either.
+        self._nothing = enabled is not None and not any(r.id in enabled for r in rules)
+
+    def _lower(self) -> str:  # once per file, and only when a rule's needles need it
+        if self._lowered is None:
+            self._lowered = self.text.lower()
+        return self._lowered
 
     def runs(self, rule: Rule) -> bool:
         """Whether ``rule``'s function runs on this file."""
-        return rule.id in self.running
+        decided = self._decided.get(rule.id)
+        if decided is None:
+            enabled = self.enabled
+            decided = self._decided[rule.id] = (
+                not self._nothing
+                and (enabled is None or rule.id in enabled or rule.id in self.steering)
+                and (not rule.needles or _rule_needles(rule).found_in(self.text, self._lower))
+            )
+        return decided
+
+    def anything(self) -> bool:
+        """Whether any of the rules runs on this file."""
+        return not self._nothing and any(self.runs(r) for r in self.rules)
 
     def result(self) -> list[Hit]:
         """The hits of the enabled rules, in the order they were found."""

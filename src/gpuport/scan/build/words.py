@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from gpuport import kb
 from gpuport.edits import ChangeStatus, Hit, TextEdit
@@ -40,39 +40,34 @@ _MAKE_ASSIGNMENT_OPERATORS = frozenset({"=", ":=", "::=", "?=", "+="})
 # GP504
 
 
-@dataclass(frozen=True, slots=True)
-class ArchOption:
-    """``words[index]`` of a command, which may be an architecture option or -D definition."""
+class ArchOption(NamedTuple):
+    """``words[position]`` of a command, which may be an architecture option or -D definition."""
 
     words: Sequence[Word]
-    index: int
+    position: int
 
 
-@dataclass(frozen=True, slots=True)
-class ArchAssignment:
+class ArchAssignment(NamedTuple):
     """A shell word ``NAME=value`` assigning one of the architecture variables."""
 
     word: Word
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class MakeArchAssignment:
+class MakeArchAssignment(NamedTuple):
     """``NAME := values`` in a Makefile, NAME being one of the architecture variables."""
 
     name: Word
     values: Sequence[Word]
 
 
-@dataclass(frozen=True, slots=True)
-class CMakeArchSettings:
+class CMakeArchSettings(NamedTuple):
     """A CMake command, whose arguments may name architecture variables or properties."""
 
     command: CMakeCommand
 
 
-@dataclass(frozen=True, slots=True)
-class EnvArchSetting:
+class EnvArchSetting(NamedTuple):
     """An environment setting (Dockerfile ENV, compose, Kubernetes) as raw spans."""
 
     name: str
@@ -153,7 +148,7 @@ def cuda_gpu_architectures(ctx: BuildContext, site: ArchSite) -> int:
     consumed = 0
     variable: tuple[Word, str, str | None] | None = None  # (word, name, "-D" or None)
     if isinstance(site, ArchOption):
-        words, i = site.words, site.index
+        words, i = site.words, site.position
         word = words[i]
         flag = _ARCH_FLAG_RE.match(word.text)
         if flag:
@@ -549,15 +544,13 @@ def nvcc_only_flags(ctx: BuildContext, words: Sequence[Word], i: int, nvcc_conte
 # GP510
 
 
-@dataclass(frozen=True, slots=True)
-class LinkOption:
+class LinkOption(NamedTuple):
     """A word of a command line, which may be a ``-l<name>`` option."""
 
     word: Word
 
 
-@dataclass(frozen=True, slots=True)
-class CMakeLinkItem:
+class CMakeLinkItem(NamedTuple):
     """An unquoted plain-name item of a CMake link command (``target_link_libraries``)."""
 
     command: CMakeCommand

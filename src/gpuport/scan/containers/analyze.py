@@ -27,6 +27,7 @@ from gpuport.syntax.text import LineIndex
 from gpuport.syntax.yaml import YamlProblem, compose_documents
 
 CONTAINER_RULES = (CUDA_CONTAINER_IMAGE, NVIDIA_CONTAINER_ENV, *COMMAND_RULES, *MANIFEST_RULES)
+_DOCKERFILE_RULES = (*CONTAINER_RULES, *WORD_RULES)  # RUN lines and ENV go to the build rules
 
 
 def _context(
@@ -52,7 +53,7 @@ def analyze_dockerfile(
 ) -> list[Hit]:
     """GP4xx (and GP5xx for build steps) hits in a Dockerfile."""
     ctx = _context(text, "docker", rocm_version, offload_archs, enabled)
-    if ctx.run.running or ctx.build.runs:
+    if ctx.run.anything() or ctx.build.runs:
         dockerfile_hits(ctx)
     return ctx.hits()
 
@@ -70,7 +71,7 @@ def analyze_yaml(
     """
     documents, problem = compose_documents(text)
     ctx = _context(text, "shell", rocm_version, offload_archs, enabled, LineIndex(text))
-    if not (ctx.run.running or ctx.build.runs):
+    if not (ctx.run.anything() or ctx.build.runs):
         return [], problem
     if problem is not None:
         fallback_hits(ctx)
@@ -90,7 +91,7 @@ def analyze_commands(
 ) -> list[Hit]:
     """GP401-GP405 hits in shell commands read from ``text`` (the build rules left out)."""
     ctx = _context(text, "shell", rocm_version, DEFAULT_OFFLOAD_ARCHS, enabled, build_rules=False)
-    if ctx.run.running:
+    if ctx.run.anything():
         command_hits(ctx, commands)
     return ctx.hits()
 
@@ -108,7 +109,7 @@ def analyze_shell_containers(
 
 @scanner(FileKind.DOCKERFILE, name="dockerfile")
 def scan_dockerfile(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
-    if not may_fire(source.text, (*CONTAINER_RULES, *WORD_RULES), enabled):
+    if not may_fire(source.text, _DOCKERFILE_RULES, enabled):
         return
     hits = analyze_dockerfile(source.text, enabled=enabled)
     yield from hits_to_findings(source.file.rel, source.text, hits)

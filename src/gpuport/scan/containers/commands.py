@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from gpuport import kb
 from gpuport.edits import ChangeStatus, Hit, TextEdit
@@ -289,8 +289,7 @@ _SYSTEM_PACKAGE_MANAGERS = frozenset({"apt-get", "apt", "yum", "dnf", "microdnf"
 _CONDA_PACKAGE_MANAGERS = frozenset({"conda", "mamba", "micromamba"})
 
 
-@dataclass(frozen=True, slots=True)
-class PackageCommand:
+class PackageCommand(NamedTuple):
     """One command: all its words, the program's name and the words after it."""
 
     words: Sequence[Word]
@@ -412,8 +411,7 @@ _DOCKER_VALUE_OPTIONS = frozenset(
 )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class DockerOption:
+class DockerOption(NamedTuple):
     """One option of ``docker run``: its name, its value, and the span of both."""
 
     option: str
@@ -422,8 +420,7 @@ class DockerOption:
     end: int
 
 
-@dataclass(frozen=True, slots=True)
-class DockerCommand:
+class DockerCommand(NamedTuple):
     """A ``docker``/``podman``/``nvidia-docker`` command line, read up to its image."""
 
     program: Word
@@ -469,8 +466,7 @@ def read_docker_command(program: Word, name: str, args: Sequence[Word]) -> Docke
     return DockerCommand(program, name, sub, pulled, tuple(build_args), tuple(options), image)
 
 
-@dataclass(frozen=True, slots=True)
-class ApptainerArgs:
+class ApptainerArgs(NamedTuple):
     """The words after ``apptainer``/``singularity``."""
 
     args: Sequence[Word]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from gpuport.edits import ChangeStatus, Hit, TextEdit
 from gpuport.findings import Category, Confidence, Severity
@@ -21,8 +21,7 @@ from gpuport.syntax.yaml import MappingNode, Node, ScalarNode, last_line, scalar
 _AMD_VISIBLE_DEVICES = "AMD_VISIBLE_DEVICES"
 
 
-@dataclass(frozen=True, slots=True)
-class EnvOption:
+class EnvOption(NamedTuple):
     """``docker run -e NAME=value`` at ``text[start:end]``, the name at ``name_span``."""
 
     name: str
@@ -31,8 +30,7 @@ class EnvOption:
     name_span: tuple[int, int]
 
 
-@dataclass(frozen=True, slots=True)
-class DockerfileEnv:
+class DockerfileEnv(NamedTuple):
     """One pair of an ENV instruction; ``alone``: every pair of it is one to remove."""
 
     instruction: Instruction
@@ -40,8 +38,7 @@ class DockerfileEnv:
     alone: bool
 
 
-@dataclass(frozen=True, slots=True)
-class YamlEnvEntry:
+class YamlEnvEntry(NamedTuple):
     """``NAME: value`` of an environment mapping (compose, CI)."""
 
     name: str
@@ -49,16 +46,14 @@ class YamlEnvEntry:
     value: Node
 
 
-@dataclass(frozen=True, slots=True)
-class YamlEnvListItem:
+class YamlEnvListItem(NamedTuple):
     """``- NAME=value`` of a compose environment list."""
 
     name: str
     node: ScalarNode
 
 
-@dataclass(frozen=True, slots=True)
-class K8sEnvItem:
+class K8sEnvItem(NamedTuple):
     """``- name: NAME`` (``value: ...``) of a Kubernetes container's env list."""
 
     item: MappingNode

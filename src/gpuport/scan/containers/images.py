@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 from gpuport import kb
 from gpuport.edits import ChangeStatus, Hit, TextEdit
@@ -14,8 +15,7 @@ from gpuport.scan.containers.common import ROCM_DOCKER_DOC, ContainerContext
 from gpuport.syntax.yaml import MappingNode, Node, ScalarNode, scalar_span
 
 
-@dataclass(frozen=True, slots=True)
-class ImageRef:
+class ImageRef(NamedTuple):
     """An image reference ``ref`` written at ``text[start:end]``, edited at ``edit_span``."""
 
     start: int
@@ -25,8 +25,7 @@ class ImageRef:
     where: str = ""  # how the reference was found, told in the message
 
 
-@dataclass(frozen=True, slots=True)
-class YamlImage:
+class YamlImage(NamedTuple):
     """The value of an ``image:`` key: a scalar, or Helm's ``repository``/``tag`` mapping."""
 
     value: Node

@@ -10,7 +10,7 @@ for the strongest signals.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from gpuport.edits import ChangeStatus, Hit, TextEdit
 from gpuport.findings import Category, Confidence, Severity
@@ -39,42 +39,31 @@ _NODE_LABELLER_DOC = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class KeySite:
+class KeySite(NamedTuple):
     """One ``key: value`` of a mapping ``parent``, at ``path`` (keys, ``[]`` for list items)."""
 
     parent: MappingNode
     key: ScalarNode
     value: Node
     path: tuple[str, ...]
-
-    @property
-    def name(self) -> str:
-        return str(self.key.value)
-
-    @property
-    def keys(self) -> list[str]:
-        """The mapping keys above, list levels left out."""
-        return [p for p in self.path if p != "[]"]
+    name: str  # the key's text
+    keys: list[str]  # the mapping keys above, list levels left out
 
 
-@dataclass(frozen=True, slots=True)
-class ComposeService:
+class ComposeService(NamedTuple):
     """A service of a compose file (``services.<name>``)."""
 
     service: MappingNode
 
 
-@dataclass(frozen=True, slots=True)
-class FallbackLine:
+class FallbackLine(NamedTuple):
     """One line ``text[start:end]`` of a YAML file that does not parse."""
 
     start: int
     end: int
 
 
-@dataclass(frozen=True, slots=True)
-class ServicePart:
+class ServicePart(NamedTuple):
     """What one rule found in a compose service: its hits, the lines that go, where to add."""
 
     hits: tuple[Hit, ...]

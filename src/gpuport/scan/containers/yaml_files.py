@@ -95,6 +95,7 @@ def _walk(
     if isinstance(node, MappingNode):
         if in_service(path):
             _compose_service(ctx, node)
+        keys = [p for p in path if p != "[]"]
         for key, value in node.value:
             if not isinstance(key, ScalarNode):
                 continue
@@ -102,7 +103,7 @@ def _walk(
             if name == "<<":
                 _walk(ctx, checks, value, path)
                 continue
-            site = KeySite(node, key, value, path)
+            site = KeySite(node, key, value, path, name, keys)
             if name == "image" and run.runs(CUDA_CONTAINER_IMAGE):
                 cuda_container_image(ctx, YamlImage(value))
             for check in checks:
