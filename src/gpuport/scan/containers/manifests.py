@@ -39,15 +39,17 @@ _NODE_LABELLER_DOC = (
 )
 
 
-class KeySite(NamedTuple):
-    """One ``key: value`` of a mapping ``parent``, at ``path`` (keys, ``[]`` for list items)."""
+class MappingSite(NamedTuple):
+    """A mapping node at ``path`` (keys, ``[]`` for list items), with its ``key: value`` entries.
 
-    parent: MappingNode
-    key: ScalarNode
-    value: Node
+    ``entries`` are (key node, value node, key text), merge keys (``<<``) left out; ``keys`` are
+    the mapping keys above, list levels left out.
+    """
+
+    node: MappingNode
     path: tuple[str, ...]
-    name: str  # the key's text
-    keys: list[str]  # the mapping keys above, list levels left out
+    keys: list[str]
+    entries: list[tuple[ScalarNode, Node, str]]
 
 
 class ComposeService(NamedTuple):
@@ -107,7 +109,7 @@ NVIDIA_CONTAINER_RUNTIME = rule(
 
 
 def nvidia_container_runtime(
-    ctx: ContainerContext, site: KeySite | ComposeService | FallbackLine
+    ctx: ContainerContext, site: MappingSite | ComposeService | FallbackLine
 ) -> list[ServicePart]:
     """GP406: ``runtimeClassName: nvidia``, ``runtime: nvidia`` (its service part, in compose)."""
     if isinstance(site, FallbackLine):
@@ -142,34 +144,35 @@ def nvidia_container_runtime(
         return [
             ServicePart((hit,), ((key.start_mark.line, last_line(value)),), key.start_mark.line)
         ]
-    key, value = site.key, site.value
-    if site.name == "runtimeClassName" and scalar_is(value, "nvidia"):
-        first, last = key.start_mark.line, last_line(value)
-        ctx.add(
-            Hit(
-                NVIDIA_CONTAINER_RUNTIME,
-                key.start_mark.index,
-                value.end_mark.index,
-                "runtimeClassName: nvidia selects the NVIDIA runtime; AMD nodes have none",
-                "k8s-runtime",
-                ChangeStatus.NEEDS_REVIEW,
-                (delete_lines(ctx, first, last),),
-                note="removed: the AMD device plugin needs no runtime class",
-                fix="Remove runtimeClassName.",
+    outside_service = not in_service(site.path)
+    for key, value, name in site.entries:
+        if name == "runtimeClassName" and scalar_is(value, "nvidia"):
+            first, last = key.start_mark.line, last_line(value)
+            ctx.add(
+                Hit(
+                    NVIDIA_CONTAINER_RUNTIME,
+                    key.start_mark.index,
+                    value.end_mark.index,
+                    "runtimeClassName: nvidia selects the NVIDIA runtime; AMD nodes have none",
+                    "k8s-runtime",
+                    ChangeStatus.NEEDS_REVIEW,
+                    (delete_lines(ctx, first, last),),
+                    note="removed: the AMD device plugin needs no runtime class",
+                    fix="Remove runtimeClassName.",
+                )
             )
-        )
-    elif site.name == "runtime" and scalar_is(value, "nvidia") and not in_service(site.path):
-        ctx.add(
-            Hit(
-                NVIDIA_CONTAINER_RUNTIME,
-                key.start_mark.index,
-                value.end_mark.index,
-                "runtime: nvidia selects the NVIDIA container runtime",
-                "compose-runtime",
-                ChangeStatus.UNCONVERTED,
-                note="outside a compose service: give the container /dev/kfd and /dev/dri instead",
+        elif name == "runtime" and scalar_is(value, "nvidia") and outside_service:
+            ctx.add(
+                Hit(
+                    NVIDIA_CONTAINER_RUNTIME,
+                    key.start_mark.index,
+                    value.end_mark.index,
+                    "runtime: nvidia selects the NVIDIA container runtime",
+                    "compose-runtime",
+                    ChangeStatus.UNCONVERTED,
+                    note="outside a compose service: give the container /dev/kfd and /dev/dri instead",
+                )
             )
-        )
     return []
 
 
@@ -205,7 +208,7 @@ COMPOSE_GPU_RESERVATION = rule(
 
 
 def compose_gpu_reservation(
-    ctx: ContainerContext, site: KeySite | ComposeService
+    ctx: ContainerContext, site: MappingSite | ComposeService
 ) -> list[ServicePart]:
     """GP407: a service's ``gpus:`` and NVIDIA device reservations (its parts), and
     reservations outside a service, such as an extension merged into services."""
@@ -254,14 +257,15 @@ def compose_gpu_reservation(
         key, value = chain[level]
         return nvidia, [(key.start_mark.line, last_line(value))], deploy_line
 
-    if isinstance(site, KeySite):
-        value, path = site.value, site.path
-        if (
-            site.name == "devices"
-            and site.keys[-3:] == ["deploy", "resources", "reservations"]
-            and not (len(path) == 5 and path[0] == "services")
-            and isinstance(value, SequenceNode)
+    if isinstance(site, MappingSite):
+        path = site.path
+        if site.keys[-3:] != ["deploy", "resources", "reservations"] or (
+            len(path) == 5 and path[0] == "services"
         ):
+            return []
+        for _, value, name in site.entries:
+            if name != "devices" or not isinstance(value, SequenceNode):
+                continue
             for item in value.value:
                 if isinstance(item, MappingNode) and _is_nvidia_device(item):
                     ctx.add(
@@ -344,12 +348,12 @@ K8S_NVIDIA_GPU_RESOURCE = rule(
 )
 
 
-def _in_selector(site: KeySite) -> bool:
-    """The key is a label a pod selects nodes by (nodeSelector, matchLabels)."""
-    return "nodeSelector" in site.keys or (site.path[-1:] == ("matchLabels",))
+def in_selector(path: tuple[str, ...], keys: list[str]) -> bool:
+    """A mapping's keys are labels a pod selects nodes by (nodeSelector, matchLabels)."""
+    return "nodeSelector" in keys or path[-1:] == ("matchLabels",)
 
 
-def k8s_nvidia_gpu_resource(ctx: ContainerContext, site: KeySite | FallbackLine) -> None:
+def k8s_nvidia_gpu_resource(ctx: ContainerContext, site: MappingSite | FallbackLine) -> None:
     """GP408: ``nvidia.com/gpu`` and MIG resources, NVIDIA's DRA device class."""
     if isinstance(site, FallbackLine):
         resource = _FALLBACK_RESOURCE_RE.match(ctx.text[site.start : site.end])
@@ -369,59 +373,59 @@ def k8s_nvidia_gpu_resource(ctx: ContainerContext, site: KeySite | FallbackLine)
                 )
             )
         return
-    name, value = site.name, site.value
-    if site.name == "deviceClassName" and scalar_is(value, "gpu.nvidia.com"):
-        ctx.add(
-            Hit(
-                K8S_NVIDIA_GPU_RESOURCE,
-                value.start_mark.index,
-                value.end_mark.index,
-                "the resource claim asks for NVIDIA's DRA device class gpu.nvidia.com",
-                "k8s-resource",
-                ChangeStatus.UNCONVERTED,
-                note="use the device class of AMD's DRA driver in your cluster",
-            )
-        )
-        return
-    if not name.startswith("nvidia.com/") or _in_selector(site):
-        return
+    labels = in_selector(site.path, site.keys)
     parent_key = site.path[-1] if site.path else ""
-    if not (
-        parent_key in _RESOURCE_PARENTS
-        or name == "nvidia.com/gpu"
-        or name.startswith("nvidia.com/mig-")
-    ):
-        return
-    start, end = scalar_span(site.key)
-    if name in ("nvidia.com/gpu", "nvidia.com/gpu.shared"):
+    for key, value, name in site.entries:
+        if name == "deviceClassName" and scalar_is(value, "gpu.nvidia.com"):
+            ctx.add(
+                Hit(
+                    K8S_NVIDIA_GPU_RESOURCE,
+                    value.start_mark.index,
+                    value.end_mark.index,
+                    "the resource claim asks for NVIDIA's DRA device class gpu.nvidia.com",
+                    "k8s-resource",
+                    ChangeStatus.UNCONVERTED,
+                    note="use the device class of AMD's DRA driver in your cluster",
+                )
+            )
+            continue
+        if not name.startswith("nvidia.com/") or labels:
+            continue
+        if not (
+            parent_key in _RESOURCE_PARENTS
+            or name == "nvidia.com/gpu"
+            or name.startswith("nvidia.com/mig-")
+        ):
+            continue
+        start, end = scalar_span(key)
+        if name in ("nvidia.com/gpu", "nvidia.com/gpu.shared"):
+            whole = name == "nvidia.com/gpu"
+            ctx.add(
+                Hit(
+                    K8S_NVIDIA_GPU_RESOURCE,
+                    start,
+                    end,
+                    f"{name} is advertised by NVIDIA's device plugin only",
+                    "k8s-resource",
+                    ChangeStatus.CONVERTED if whole else ChangeStatus.NEEDS_REVIEW,
+                    (TextEdit(start, end, "amd.com/gpu"),),
+                    note="" if whole else "time-sliced NVIDIA GPUs became whole AMD GPUs",
+                    fix="Request amd.com/gpu.",
+                )
+            )
+            continue
         ctx.add(
             Hit(
                 K8S_NVIDIA_GPU_RESOURCE,
                 start,
                 end,
-                f"{name} is advertised by NVIDIA's device plugin only",
+                f"{name} is an NVIDIA GPU resource",
                 "k8s-resource",
-                ChangeStatus.CONVERTED if name == "nvidia.com/gpu" else ChangeStatus.NEEDS_REVIEW,
-                (TextEdit(start, end, "amd.com/gpu"),),
-                note=""
-                if name == "nvidia.com/gpu"
-                else "time-sliced NVIDIA GPUs became whole AMD GPUs",
-                fix="Request amd.com/gpu.",
+                ChangeStatus.UNCONVERTED,
+                note="MIG and other NVIDIA slices have no direct AMD resource; request "
+                "amd.com/gpu or a GPU partition your cluster exposes",
             )
         )
-        return
-    ctx.add(
-        Hit(
-            K8S_NVIDIA_GPU_RESOURCE,
-            start,
-            end,
-            f"{name} is an NVIDIA GPU resource",
-            "k8s-resource",
-            ChangeStatus.UNCONVERTED,
-            note="MIG and other NVIDIA slices have no direct AMD resource; request amd.com/gpu "
-            "or a GPU partition your cluster exposes",
-        )
-    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -462,7 +466,7 @@ K8S_NVIDIA_NODE_SELECTOR = rule(
 )
 
 
-def k8s_nvidia_node_selector(ctx: ContainerContext, site: KeySite) -> None:
+def k8s_nvidia_node_selector(ctx: ContainerContext, site: MappingSite) -> None:
     """GP409: node selectors and node-affinity terms on NVIDIA GPU labels."""
 
     def _values_text(mapping: MappingNode) -> str:
@@ -482,64 +486,71 @@ def k8s_nvidia_node_selector(ctx: ContainerContext, site: KeySite) -> None:
             "[ "
         ).startswith("nvidia")
 
-    name, value, keys = site.name, site.value, site.keys
-    label_node: ScalarNode
-    shown_value: Node | None
-    if name.startswith("nvidia.com/"):
-        if not _in_selector(site):
-            return
-        label_node, shown_value, label = site.key, value, name
-    elif (
-        "nodeSelector" in keys
-        and isinstance(value, ScalarNode)
-        and _accelerator_label(name, str(value.value))
-    ):
-        label_node, shown_value, label = site.key, value, name
-    elif name == "key" and isinstance(value, ScalarNode):
-        label = str(value.value)
-        if "tolerations" in keys and label.startswith("nvidia.com/"):
-            return  # a toleration (GP410), not a selector
-        if not (
-            ("matchExpressions" in keys or "nodeSelectorTerms" in keys)
-            and (
-                label.startswith("nvidia.com/")
-                or _accelerator_label(label, _values_text(site.parent))
-            )
-        ):
-            return
-        label_node, shown_value = value, None
-    else:
+    keys = site.keys
+    labels = in_selector(site.path, keys)
+    selector = "nodeSelector" in keys
+    affinity = "matchExpressions" in keys or "nodeSelectorTerms" in keys
+    if not (labels or affinity):  # nodeSelector in keys makes `labels` true
         return
-    start, end = scalar_span(label_node)
-    if label == "nvidia.com/gpu.present":
+    for key, value, name in site.entries:
+        label_node: ScalarNode
+        shown_value: Node | None
+        if name.startswith("nvidia.com/"):
+            if not labels:
+                continue
+            label_node, shown_value, label = key, value, name
+        elif (
+            selector
+            and isinstance(value, ScalarNode)
+            and _accelerator_label(name, str(value.value))
+        ):
+            label_node, shown_value, label = key, value, name
+        elif name == "key" and isinstance(value, ScalarNode):
+            label = str(value.value)
+            if "tolerations" in keys and label.startswith("nvidia.com/"):
+                continue  # a toleration (GP410), not a selector
+            if not (
+                affinity
+                and (
+                    label.startswith("nvidia.com/")
+                    or _accelerator_label(label, _values_text(site.node))
+                )
+            ):
+                continue
+            label_node, shown_value = value, None
+        else:
+            continue
+        start, end = scalar_span(label_node)
+        if label == "nvidia.com/gpu.present":
+            ctx.add(
+                Hit(
+                    K8S_NVIDIA_NODE_SELECTOR,
+                    start,
+                    end,
+                    f"{label} is set on NVIDIA GPU nodes only",
+                    "k8s-node-selector",
+                    ChangeStatus.NEEDS_REVIEW,
+                    (TextEdit(start, end, "feature.node.kubernetes.io/amd-gpu"),),
+                    note="feature.node.kubernetes.io/amd-gpu is set by the AMD GPU Operator's "
+                    "node feature rule; check that your nodes carry it",
+                    fix="Select feature.node.kubernetes.io/amd-gpu.",
+                )
+            )
+            continue
+        shown = f"{label}: {shown_value.value}" if isinstance(shown_value, ScalarNode) else label
         ctx.add(
             Hit(
                 K8S_NVIDIA_NODE_SELECTOR,
                 start,
                 end,
-                f"{label} is set on NVIDIA GPU nodes only",
+                f"{shown} selects NVIDIA GPU nodes",
                 "k8s-node-selector",
-                ChangeStatus.NEEDS_REVIEW,
-                (TextEdit(start, end, "feature.node.kubernetes.io/amd-gpu"),),
-                note="feature.node.kubernetes.io/amd-gpu is set by the AMD GPU Operator's "
-                "node feature rule; check that your nodes carry it",
-                fix="Select feature.node.kubernetes.io/amd-gpu.",
+                ChangeStatus.UNCONVERTED,
+                note="AMD nodes carry other labels (amd.com/gpu.product-name, amd.com/gpu.family, "
+                "amd.com/gpu.vram...) with other values; pick them from kubectl get nodes "
+                "--show-labels",
             )
         )
-        return
-    shown = f"{label}: {shown_value.value}" if isinstance(shown_value, ScalarNode) else label
-    ctx.add(
-        Hit(
-            K8S_NVIDIA_NODE_SELECTOR,
-            start,
-            end,
-            f"{shown} selects NVIDIA GPU nodes",
-            "k8s-node-selector",
-            ChangeStatus.UNCONVERTED,
-            note="AMD nodes carry other labels (amd.com/gpu.product-name, amd.com/gpu.family, "
-            "amd.com/gpu.vram...) with other values; pick them from kubectl get nodes --show-labels",
-        )
-    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -566,29 +577,31 @@ K8S_NVIDIA_TOLERATION = rule(
 )
 
 
-def k8s_nvidia_toleration(ctx: ContainerContext, site: KeySite) -> None:
+def k8s_nvidia_toleration(ctx: ContainerContext, site: MappingSite) -> None:
     """GP410: a toleration of an NVIDIA GPU taint."""
-    value = site.value
-    if not (site.name == "key" and isinstance(value, ScalarNode)):
+    if "tolerations" not in site.keys:
         return
-    label = str(value.value)
-    if not ("tolerations" in site.keys and label.startswith("nvidia.com/")):
-        return
-    start, end = scalar_span(value)
-    convertible = label == "nvidia.com/gpu"
-    ctx.add(
-        Hit(
-            K8S_NVIDIA_TOLERATION,
-            start,
-            end,
-            f"tolerates the {label} taint of NVIDIA GPU nodes",
-            "k8s-toleration",
-            ChangeStatus.NEEDS_REVIEW if convertible else ChangeStatus.UNCONVERTED,
-            (TextEdit(start, end, "amd.com/gpu"),) if convertible else (),
-            note="check the taint your AMD nodes carry (kubectl describe node)",
-            fix="Tolerate the AMD nodes' taint (often amd.com/gpu).",
+    for _, value, name in site.entries:
+        if name != "key" or not isinstance(value, ScalarNode):
+            continue
+        label = str(value.value)
+        if not label.startswith("nvidia.com/"):
+            continue
+        start, end = scalar_span(value)
+        convertible = label == "nvidia.com/gpu"
+        ctx.add(
+            Hit(
+                K8S_NVIDIA_TOLERATION,
+                start,
+                end,
+                f"tolerates the {label} taint of NVIDIA GPU nodes",
+                "k8s-toleration",
+                ChangeStatus.NEEDS_REVIEW if convertible else ChangeStatus.UNCONVERTED,
+                (TextEdit(start, end, "amd.com/gpu"),) if convertible else (),
+                note="check the taint your AMD nodes carry (kubectl describe node)",
+                fix="Tolerate the AMD nodes' taint (often amd.com/gpu).",
+            )
         )
-    )
 
 
 MANIFEST_RULES = (

@@ -43,7 +43,7 @@ from gpuport.scan.containers.manifests import (
     NVIDIA_CONTAINER_RUNTIME,
     ComposeService,
     FallbackLine,
-    KeySite,
+    MappingSite,
     ServicePart,
     compose_gpu_reservation,
     in_service,
@@ -67,8 +67,8 @@ _SHELL_KEYS = frozenset(
     {"run", "script", "before_script", "after_script", "command", "args", "entrypoint"}
 )
 _ENV_KEYS = frozenset({"env", "environment", "variables"})
-_KeyCheck = Callable[[ContainerContext, KeySite], object]
-_KEY_RULES: tuple[tuple[Rule, _KeyCheck], ...] = (
+_MappingCheck = Callable[[ContainerContext, MappingSite], object]
+_KEY_RULES: tuple[tuple[Rule, _MappingCheck], ...] = (
     (NVIDIA_CONTAINER_RUNTIME, nvidia_container_runtime),
     (COMPOSE_GPU_RESERVATION, compose_gpu_reservation),
     (K8S_NVIDIA_GPU_RESOURCE, k8s_nvidia_gpu_resource),
@@ -86,7 +86,7 @@ def yaml_hits(ctx: ContainerContext, documents: Sequence[Node | None]) -> None:
 
 
 def _walk(
-    ctx: ContainerContext, checks: list[_KeyCheck], node: Node, path: tuple[str, ...]
+    ctx: ContainerContext, checks: list[_MappingCheck], node: Node, path: tuple[str, ...]
 ) -> None:
     if id(node) in ctx.seen:
         return
@@ -96,25 +96,30 @@ def _walk(
         if in_service(path):
             _compose_service(ctx, node)
         keys = [p for p in path if p != "[]"]
+        entries = [
+            (key, value, name)
+            for key, value in node.value
+            if isinstance(key, ScalarNode) and (name := str(key.value)) != "<<"
+        ]
+        site = MappingSite(node, path, keys, entries)
+        for check in checks:
+            check(ctx, site)
         for key, value in node.value:
             if not isinstance(key, ScalarNode):
                 continue
             name = str(key.value)
-            if name == "<<":
+            if name == "<<":  # a merged mapping: its keys are this mapping's
                 _walk(ctx, checks, value, path)
                 continue
-            site = KeySite(node, key, value, path, name, keys)
             if name == "image" and run.runs(CUDA_CONTAINER_IMAGE):
                 cuda_container_image(ctx, YamlImage(value))
-            for check in checks:
-                check(ctx, site)
             if name in _ENV_KEYS and isinstance(value, MappingNode):
                 for env_key, env_value in value.value:
                     if isinstance(env_key, ScalarNode):
                         _env_entry(ctx, str(env_key.value), env_key, env_value)
             if (
                 name == "name"
-                and "env" in site.keys
+                and "env" in keys
                 and path
                 and path[-1] == "[]"
                 and isinstance(value, ScalarNode)
