@@ -106,6 +106,11 @@ def test_each_nvcc_option_is_converted_or_says_why_not() -> None:
     assert without_reason == set(CONVERTED_NVCC_FLAGS)
 
 
+def test_nvcc_spellings_are_options() -> None:
+    """The command walk hands only words starting with '-' to the option rules."""
+    assert all(s.startswith("-") for s in build_tools.nvcc_flag_spellings())
+
+
 def test_nvcc_spellings_name_one_option_each() -> None:
     spellings = build_tools.nvcc_flag_spellings()
     flags = build_tools.nvcc_flags()

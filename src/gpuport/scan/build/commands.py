@@ -8,6 +8,7 @@ told apart here; the rules decide what is wrong.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from gpuport.scan.build.common import BuildContext
 from gpuport.scan.build.words import (
@@ -43,17 +44,35 @@ WORD_RULES = (
 WORD_STEERING = frozenset({CUDA_GPU_ARCHITECTURES.id, NVCC_ONLY_FLAGS.id})
 
 
+class _Running(NamedTuple):
+    """Which word rules run on the file, asked once per batch of commands."""
+
+    arch: bool
+    nvcc: bool
+    flags: bool
+    link: bool
+    paths: bool
+
+
 def command_hits(ctx: BuildContext, commands: Iterable[Sequence[Word]]) -> None:
     """The word rules' hits in ``commands`` (each a list of shell-like words)."""
-    for words in commands:
-        _command(ctx, list(words))
+    run = ctx.run
+    running = _Running(
+        run.runs(CUDA_GPU_ARCHITECTURES),
+        run.runs(NVCC_COMPILER),
+        run.runs(NVCC_ONLY_FLAGS),
+        run.runs(CUDA_LINK_LIBRARIES),
+        run.runs(CUDA_TOOLKIT_PATH),
+    )
+    if any(running):
+        for words in commands:
+            _command(ctx, running, list(words))
 
 
-def _command(ctx: BuildContext, words: list[Word]) -> None:
+def _command(ctx: BuildContext, running: _Running, words: list[Word]) -> None:
     if not words:
         return
-    run = ctx.run
-    if ctx.kind != "cmake" and run.runs(CUDA_TOOLKIT_PATH):  # CMake reads paths per argument
+    if ctx.kind != "cmake" and running.paths:  # CMake reads paths per argument
         for word in words:
             cuda_toolkit_path(ctx, word.start, word.end)
     prog_index = program_index(words)
@@ -69,7 +88,7 @@ def _command(ctx: BuildContext, words: list[Word]) -> None:
         or (prog_index is not None and "NVCC" in words[prog_index].text.upper())
         or (ctx.kind == "make" and ("NVCC" in head or "CUDA" in head or "CU_" in head))
     )
-    nvcc = run.runs(NVCC_COMPILER)
+    nvcc = running.nvcc
     expanded: list[Word] = []
     assigns = prog_index is None or prog in ("export", "declare", "local", "readonly", "typeset")
     for index, word in enumerate(words):
@@ -79,12 +98,13 @@ def _command(ctx: BuildContext, words: list[Word]) -> None:
             if nvcc:
                 nvcc_compiler(ctx, word, assigned=True)
             if name in ENV_ARCH_VARIABLES:
-                if run.runs(CUDA_GPU_ARCHITECTURES):
+                if running.arch:
                     cuda_gpu_architectures(ctx, ArchAssignment(word, name))
                 continue
             pieces = split_word(ctx.text, word)
             if len(pieces) > 1:
-                _options(ctx, pieces[1:], "NVCC" in name.upper() or "CUDA" in name.upper())
+                nvcc_variable = "NVCC" in name.upper() or "CUDA" in name.upper()
+                _options(ctx, running, pieces[1:], nvcc_variable)
             continue
         if (
             ctx.kind == "make"
@@ -92,7 +112,7 @@ def _command(ctx: BuildContext, words: list[Word]) -> None:
             and index + 2 < len(words)
             and words[index + 1].text in _MAKE_ASSIGNMENT_OPERATORS
         ):  # the rest of the line is the variable's value
-            if run.runs(CUDA_GPU_ARCHITECTURES):
+            if running.arch:
                 cuda_gpu_architectures(ctx, MakeArchAssignment(word, words[index + 2 :]))
             break
         if (
@@ -108,20 +128,22 @@ def _command(ctx: BuildContext, words: list[Word]) -> None:
                 nvcc_compiler(ctx, word)
             continue
         expanded.extend(split_word(ctx.text, word) if ctx.kind == "cmake" else [word])
-    _options(ctx, expanded, is_nvcc_command)
+    _options(ctx, running, expanded, is_nvcc_command)
 
 
-def _options(ctx: BuildContext, words: list[Word], nvcc_context: bool) -> None:
+def _options(ctx: BuildContext, running: _Running, words: list[Word], nvcc_context: bool) -> None:
     """Architecture options, nvcc-only options and -l options in one command's words."""
-    run = ctx.run
-    arch, flags, link = (
-        run.runs(CUDA_GPU_ARCHITECTURES),
-        run.runs(NVCC_ONLY_FLAGS),
-        run.runs(CUDA_LINK_LIBRARIES),
-    )
+    arch, flags, link = running.arch, running.flags, running.link
     ctx.first_arch_flag = True
+    make = ctx.kind == "make"
     i = 0
     while i < len(words):
+        # Only options (they start with '-', every nvcc spelling in the knowledge base does)
+        # are read here, and in Makefiles NAME=value settings, which only GP504 reads.
+        if not words[i].text.startswith("-"):
+            consumed = cuda_gpu_architectures(ctx, ArchOption(words, i)) if arch and make else 0
+            i += consumed or 1
+            continue
         consumed = cuda_gpu_architectures(ctx, ArchOption(words, i)) if arch else 0
         if not consumed:
             consumed = nvcc_only_flags(ctx, words, i, nvcc_context) if flags else 0
