@@ -373,8 +373,6 @@ def k8s_nvidia_gpu_resource(ctx: ContainerContext, site: MappingSite | FallbackL
                 )
             )
         return
-    labels = in_selector(site.path, site.keys)
-    parent_key = site.path[-1] if site.path else ""
     for key, value, name in site.entries:
         if name == "deviceClassName" and scalar_is(value, "gpu.nvidia.com"):
             ctx.add(
@@ -389,8 +387,9 @@ def k8s_nvidia_gpu_resource(ctx: ContainerContext, site: MappingSite | FallbackL
                 )
             )
             continue
-        if not name.startswith("nvidia.com/") or labels:
+        if not name.startswith("nvidia.com/") or in_selector(site.path, site.keys):
             continue
+        parent_key = site.path[-1] if site.path else ""
         if not (
             parent_key in _RESOURCE_PARENTS
             or name == "nvidia.com/gpu"
