@@ -19,7 +19,7 @@ from gpuport.port.rewrite_infra import (
     rewrite_makefile,
     rewrite_shell,
 )
-from gpuport.scan.build import cmake_commands
+from gpuport.syntax.cmake import cmake_commands
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 INFRA_FIXTURES = sorted(

@@ -9,23 +9,26 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expect import check_fixture, scan_fixture
+from expect import check_fixture, markers, scan_fixture
 from gpuport import kb
 from gpuport.findings import Category, Confidence, SkipKind
 from gpuport.port.model import ChangeStatus
-from gpuport.scan.build import LineIndex, shell_commands
 from gpuport.scan.catalog import iter_rules
 from gpuport.scan.containers import (
+    analyze_commands,
     analyze_dockerfile,
     analyze_yaml,
-    container_shell_hits,
+    rocm_compose_access,
+)
+from gpuport.scan.engine import ScanOptions, scan_path
+from gpuport.syntax.dockerfile import (
     dockerfile_instructions,
     expand_arguments,
     instruction_words,
     logical_text,
-    rocm_compose_access,
 )
-from gpuport.scan.engine import ScanOptions, scan_path
+from gpuport.syntax.shell import shell_commands
+from gpuport.syntax.text import LineIndex
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "containers"
 MARKED = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.name != "broken.yaml")
@@ -34,6 +37,18 @@ MARKED = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.name != "bro
 @pytest.mark.parametrize("path", MARKED, ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_fixture_findings_match_markers(path: Path) -> None:
     check_fixture(path)
+
+
+def test_fixtures_sit_in_one_folder_per_rule_named_by_its_id_and_slug() -> None:
+    rules = {r.id: r for r in iter_rules(Category.CONTAINERS)}
+    folders = {p.name for p in FIXTURES.iterdir() if p.is_dir()}
+    assert folders - {"_shared"} == {f"{r.id}-{r.slug}" for r in rules.values()}
+    for folder in folders - {"_shared"}:
+        rule_id = folder.split("-", 1)[0]
+        for path in (FIXTURES / folder).rglob("*"):
+            expected = markers(path.read_text(encoding="utf-8"))[0]
+            assert any(rule_id in ids for ids in expected.values()), f"{path} expects no {rule_id}"
+    assert all(p.parent.parent == FIXTURES for p in MARKED), "fixtures sit one folder deep"
 
 
 def test_every_container_rule_fires_in_some_fixture() -> None:
@@ -55,7 +70,7 @@ def test_container_rules_are_documented() -> None:
 
 
 def test_malformed_yaml_is_reported_with_its_line_and_still_checked_by_line() -> None:
-    result = check_fixture(FIXTURES / "broken.yaml", allow_skipped=True)
+    result = check_fixture(FIXTURES / "_shared" / "broken.yaml", allow_skipped=True)
     [skip] = result.skipped
     assert skip.kind is SkipKind.MALFORMED
     assert skip.partial
@@ -64,7 +79,7 @@ def test_malformed_yaml_is_reported_with_its_line_and_still_checked_by_line() ->
 
 
 def test_from_finding_offers_the_knowledge_base_image_as_replacement() -> None:
-    result = scan_fixture(FIXTURES / "Dockerfile")
+    result = scan_fixture(FIXTURES / "GP401-cuda-container-image" / "Dockerfile")
     [first] = [f for f in result.findings if f.rule_id == "GP401" and f.location.line == 6]
     expected = kb.find_docker_image("nvidia/cuda:12.1.0-devel-ubuntu22.04")
     assert expected is not None
@@ -135,7 +150,7 @@ def test_heredoc_bodies_belong_to_their_instruction() -> None:
 
 def test_docker_run_replacement_comes_from_the_knowledge_base() -> None:
     text = "docker run --gpus=all --runtime nvidia img\n"
-    hits = container_shell_hits(text, shell_commands(text), "6.4")
+    hits = analyze_commands(text, shell_commands(text), "6.4")
     flag = kb.find_docker_flag("--gpus")
     assert flag is not None
     assert [h.rule.id for h in hits] == ["GP405", "GP405"]
@@ -146,11 +161,11 @@ def test_docker_run_replacement_comes_from_the_knowledge_base() -> None:
 
 def test_pip_without_index_gets_the_rocm_index_once() -> None:
     text = "pip install torch torchvision numpy\n"
-    [hit] = container_shell_hits(text, shell_commands(text), "6.2")
+    [hit] = analyze_commands(text, shell_commands(text), "6.2")
     assert hit.rule.id == "GP403"
     assert hit.edits[0].text == " --index-url https://download.pytorch.org/whl/rocm6.2"
     text_with_index = "pip install -i https://download.pytorch.org/whl/rocm6.2 torch\n"
-    assert container_shell_hits(text_with_index, shell_commands(text_with_index), "6.2") == []
+    assert analyze_commands(text_with_index, shell_commands(text_with_index), "6.2") == []
 
 
 def test_compose_access_matches_the_docker_flags() -> None:

@@ -12,17 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from gpuport import kb
 from gpuport.edits import ChangeStatus, Hit, TextEdit, hit_after
 from gpuport.files import FileKind
 from gpuport.port.model import Change, FileResult
-from gpuport.scan.build import (
-    DEFAULT_OFFLOAD_ARCHS,
-    analyze_cmake,
-    analyze_makefile,
-    analyze_shell_build,
-    shell_commands,
-)
-from gpuport.scan.containers import analyze_dockerfile, analyze_yaml, container_shell_hits
+from gpuport.scan.build import analyze_cmake, analyze_makefile, analyze_shell_build
+from gpuport.scan.containers import analyze_dockerfile, analyze_shell_containers, analyze_yaml
 from gpuport.syntax.text import LineIndex
 
 Rewriter = Callable[[str, str, str], FileResult]
@@ -130,7 +125,7 @@ def rewrite_dockerfile(
     text: str,
     rocm_version: str,
     *,
-    offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS,
+    offload_archs: tuple[str, ...] = kb.DEFAULT_OFFLOAD_ARCHS,
 ) -> FileResult:
     """CUDA base images, NVIDIA ENV lines, pip indexes and nvcc steps of a Dockerfile."""
     hits = analyze_dockerfile(text, rocm_version, offload_archs)
@@ -158,7 +153,7 @@ def rewrite_compose(
     text: str,
     rocm_version: str,
     *,
-    offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS,
+    offload_archs: tuple[str, ...] = kb.DEFAULT_OFFLOAD_ARCHS,
 ) -> FileResult:
     """``runtime: nvidia`` and NVIDIA device reservations become ROCm devices, group and
     security option; images and NVIDIA environment variables as in Dockerfiles."""
@@ -170,7 +165,7 @@ def rewrite_k8s(
     text: str,
     rocm_version: str,
     *,
-    offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS,
+    offload_archs: tuple[str, ...] = kb.DEFAULT_OFFLOAD_ARCHS,
 ) -> FileResult:
     """``nvidia.com/gpu`` becomes ``amd.com/gpu``; node selectors, tolerations, runtime
     classes, images and environment variables of Kubernetes manifests and Helm values."""
@@ -182,10 +177,10 @@ def rewrite_shell(
     text: str,
     rocm_version: str,
     *,
-    offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS,
+    offload_archs: tuple[str, ...] = kb.DEFAULT_OFFLOAD_ARCHS,
 ) -> FileResult:
     """``docker run --gpus`` and friends, pip CUDA indexes and nvcc calls in a shell script."""
-    hits = container_shell_hits(text, shell_commands(text), rocm_version)
+    hits = analyze_shell_containers(text, rocm_version)
     hits.extend(analyze_shell_build(text, offload_archs))
     return apply_hits(rel, FileKind.SHELL.value, text, hits)
 
@@ -195,7 +190,7 @@ def rewrite_cmake(
     text: str,
     rocm_version: str,
     *,
-    offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS,
+    offload_archs: tuple[str, ...] = kb.DEFAULT_OFFLOAD_ARCHS,
 ) -> FileResult:
     """The CUDA language, CUDA packages and targets, architectures and .cu sources of CMake."""
     del rocm_version  # CMake packages carry no ROCm version
@@ -217,7 +212,7 @@ def rewrite_makefile(
     text: str,
     rocm_version: str,
     *,
-    offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS,
+    offload_archs: tuple[str, ...] = kb.DEFAULT_OFFLOAD_ARCHS,
 ) -> FileResult:
     """nvcc becomes hipcc, -arch=sm_XX becomes --offload-arch, CUDA libraries and paths ROCm's."""
     del rocm_version

@@ -1,0 +1,39 @@
+"""Build files that compile CUDA: CMake, Makefiles and shell scripts calling nvcc (rules GP5xx).
+
+``cmake`` holds the CMake rules and walks a CMake file's commands, ``words`` the rules found in
+shell-like words (nvcc, its options, libraries, architectures, toolkit paths), each rule's
+declaration followed by its function; ``commands`` walks shell-like commands; ``common`` holds
+what no rule owns (which rule functions run, edit helpers); ``analyze`` runs them over whole
+files and registers the scanners. :class:`BuildWords` and :data:`WORD_RULES` serve the container
+scanner, whose shell code and environments the build rules read too. The readers are in
+:mod:`gpuport.syntax`. Detection produces :class:`~gpuport.edits.Hit` objects carrying both the
+finding's message and the text edits that ``gpuport port`` applies, so the scan and the port
+never disagree about what is wrong or where.
+"""
+
+from __future__ import annotations
+
+from gpuport.scan.build.analyze import (
+    DEFAULT_OFFLOAD_ARCHS,
+    BuildWords,
+    analyze_cmake,
+    analyze_cmake_commands,
+    analyze_makefile,
+    analyze_shell_build,
+)
+from gpuport.scan.build.commands import WORD_RULES
+from gpuport.scan.build.common import RuleRun, case_variants, delete_span, may_fire
+
+__all__ = [
+    "DEFAULT_OFFLOAD_ARCHS",
+    "WORD_RULES",
+    "BuildWords",
+    "RuleRun",
+    "analyze_cmake",
+    "analyze_cmake_commands",
+    "analyze_makefile",
+    "analyze_shell_build",
+    "case_variants",
+    "delete_span",
+    "may_fire",
+]

@@ -1,0 +1,173 @@
+"""The build rules over whole files: CMake, Makefiles, shell scripts, and the words of others.
+
+Each public function runs the rules that can fire in the text (see
+:class:`~gpuport.scan.build.common.RuleRun`) and returns their hits; ``enabled`` None means
+every rule, as ``gpuport port`` wants. The scanners registered here turn hits into findings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from gpuport import kb
+from gpuport.edits import Hit, hits_to_findings
+from gpuport.files import FileKind, SourceText
+from gpuport.findings import SkipKind, Skipped
+from gpuport.scan.base import ScanOutput, scanner
+from gpuport.scan.build.cmake import CMAKE_RULES, CMAKE_STEERING, cmake_hits
+from gpuport.scan.build.commands import WORD_RULES, WORD_STEERING, command_hits
+from gpuport.scan.build.common import BuildContext, RuleRun, may_fire
+from gpuport.scan.build.words import (
+    CUDA_GPU_ARCHITECTURES,
+    CUDA_TOOLKIT_PATH,
+    EnvArchSetting,
+    cuda_gpu_architectures,
+    cuda_toolkit_path,
+)
+from gpuport.syntax.cmake import CMakeCommand, CMakeProblem, cmake_commands
+from gpuport.syntax.shell import Word, shell_commands
+from gpuport.syntax.text import LineIndex
+
+# The AMD GPU targets written where a CUDA architecture list was (kb/platform.toml [defaults]).
+# A person should narrow this to their own GPUs (`rocminfo | grep gfx`); every edit that writes
+# it is marked for review.
+DEFAULT_OFFLOAD_ARCHS = kb.DEFAULT_OFFLOAD_ARCHS
+BUILD_RULES = (*CMAKE_RULES, *WORD_RULES)
+
+
+def analyze_cmake(
+    text: str,
+    offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS,
+    enabled: frozenset[str] | None = None,
+) -> tuple[list[Hit], CMakeProblem | None]:
+    """GP5xx hits in a CMake file, and the syntax problem that stopped reading, if any."""
+    commands, problem = cmake_commands(text)
+    return analyze_cmake_commands(text, commands, offload_archs, enabled), problem
+
+
+def analyze_cmake_commands(
+    text: str,
+    commands: Sequence[CMakeCommand],
+    offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS,
+    enabled: frozenset[str] | None = None,
+) -> list[Hit]:
+    """GP5xx hits in the (already read) commands of a CMake file."""
+    run = RuleRun(text, BUILD_RULES, enabled, CMAKE_STEERING | WORD_STEERING)
+    if not run.anything():
+        return []
+    ctx = BuildContext(run, "cmake", offload_archs, commands=commands, index=LineIndex(text))
+    cmake_hits(ctx)
+    return run.result()
+
+
+def analyze_makefile(
+    text: str,
+    offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS,
+    enabled: frozenset[str] | None = None,
+) -> list[Hit]:
+    """GP5xx hits in a Makefile: variable values and recipe lines alike."""
+    words = BuildWords(text, "make", offload_archs, enabled)
+    if words.runs:
+        words.commands(shell_commands(text, heredocs=False))
+    return words.hits()
+
+
+def analyze_shell_build(
+    text: str,
+    offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS,
+    enabled: frozenset[str] | None = None,
+) -> list[Hit]:
+    """GP5xx hits in a shell script."""
+    words = BuildWords(text, "shell", offload_archs, enabled)
+    if words.runs:
+        words.commands(shell_commands(text))
+    return words.hits()
+
+
+class BuildWords:
+    """The build rules' hits in the shell words and environment settings of one file.
+
+    For files of other kinds that run build steps: Dockerfile RUN lines, CI steps (``kind``
+    'docker' or 'shell'), container environments.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        kind: str,
+        offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS,
+        enabled: frozenset[str] | None = None,
+    ) -> None:
+        self._run = RuleRun(text, WORD_RULES, enabled, WORD_STEERING)
+        self._ctx = BuildContext(self._run, kind, offload_archs)
+        self._runs: bool | None = None
+
+    @property
+    def runs(self) -> bool:
+        """Whether any word rule can fire in the file."""
+        if self._runs is None:
+            self._runs = self._run.anything()
+        return self._runs
+
+    def commands(self, commands: Iterable[Sequence[Word]]) -> None:
+        if self.runs:
+            command_hits(self._ctx, commands)
+
+    def env_setting(
+        self,
+        name: str,
+        name_span: tuple[int, int],
+        value_span: tuple[int, int],
+        *,
+        quote: str = '"',
+    ) -> None:
+        """One environment variable setting (Dockerfile ENV, compose, Kubernetes).
+
+        ``value_span`` is the value's raw span; an architecture list there is replaced by the
+        gfx targets wrapped in ``quote``.
+        """
+        ctx, run = self._ctx, self._run
+        if run.runs(CUDA_GPU_ARCHITECTURES):
+            cuda_gpu_architectures(ctx, EnvArchSetting(name, name_span, value_span, quote))
+        if run.runs(CUDA_TOOLKIT_PATH):
+            cuda_toolkit_path(ctx, *name_span)
+            cuda_toolkit_path(ctx, *value_span)
+
+    def hits(self) -> list[Hit]:
+        return self._run.result()
+
+
+def _problem_skip(source: SourceText, problem: CMakeProblem) -> Skipped:
+    line, _ = LineIndex(source.text).position(problem.offset)
+    return Skipped(
+        source.file.rel,
+        SkipKind.SYNTAX,
+        f"CMake syntax error ({problem.reason}); the rest of the file was not read",
+        line,
+        partial=True,
+    )
+
+
+@scanner(FileKind.CMAKE, name="cmake")
+def scan_cmake(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
+    # Read even where no rule can fire: a syntax error is reported whatever the rules.
+    hits, problem = analyze_cmake(source.text, enabled=enabled)
+    yield from hits_to_findings(source.file.rel, source.text, hits)
+    if problem is not None:
+        yield _problem_skip(source, problem)
+
+
+@scanner(FileKind.MAKEFILE, name="makefile")
+def scan_makefile(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
+    if not may_fire(source.text, WORD_RULES, enabled):
+        return
+    hits = analyze_makefile(source.text, enabled=enabled)
+    yield from hits_to_findings(source.file.rel, source.text, hits)
+
+
+@scanner(FileKind.SHELL, name="shell-build")
+def scan_shell_build(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
+    if not may_fire(source.text, WORD_RULES, enabled):
+        return
+    hits = analyze_shell_build(source.text, enabled=enabled)
+    yield from hits_to_findings(source.file.rel, source.text, hits)
