@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import re
 import tomllib
 from importlib import resources
@@ -13,9 +12,7 @@ import pytest
 
 from gpuport.kb import build_tools
 from gpuport.scan.build.words import CONVERTED_NVCC_FLAGS
-
-TODAY = datetime.date.today()
-OLDEST_CHECK = datetime.date(2025, 1, 1)
+from kb_checks import check_no_stray_whitespace, check_sources_and_date
 
 RAW = tomllib.loads(
     resources.files("gpuport.kb").joinpath(build_tools.FILENAME).read_text(encoding="utf-8")
@@ -61,19 +58,12 @@ def test_table_uses_only_known_keys_and_has_enough_entries(table: str) -> None:
 
 @pytest.mark.parametrize("entry", [e for _, e in ENTRIES], ids=IDS)
 def test_every_entry_has_web_sources_and_a_past_check_date(entry: Any) -> None:
-    assert entry.sources and len(set(entry.sources)) == len(entry.sources)
-    assert all(re.match(r"https?://\S+$", s) for s in entry.sources), entry.sources
-    assert type(entry.checked) is datetime.date
-    assert OLDEST_CHECK <= entry.checked <= TODAY
+    check_sources_and_date(entry.sources, entry.checked)
 
 
 @pytest.mark.parametrize("entry", [e for _, e in ENTRIES], ids=IDS)
 def test_text_fields_have_no_stray_whitespace(entry: Any) -> None:
-    for field in dataclasses.fields(entry):
-        value = getattr(entry, field.name)
-        for item in value if isinstance(value, tuple) else (value,):
-            if isinstance(item, str):
-                assert item == item.strip(), f"{field.name}: {item!r}"
+    check_no_stray_whitespace(entry)
 
 
 @pytest.mark.parametrize("table", sorted(set(TABLES) - {"nvcc_flag", "arch_variable"}))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import re
-import tomllib
 from collections import Counter
 from importlib import resources
 from typing import Any
@@ -16,10 +15,9 @@ from packaging.version import InvalidVersion, Version
 
 from gpuport import kb
 from gpuport.kb.loader import Entry
+from kb_checks import OLDEST_CHECK, TODAY, check_no_stray_whitespace, raw
 
-TODAY = datetime.date.today()
 # Knowledge older than this is due for a re-check; a test failing here is a reminder, not a bug.
-OLDEST_CHECK = datetime.date(2025, 1, 1)
 
 MINIMUM_COUNTS = {
     "packages": 70,
@@ -31,11 +29,6 @@ MINIMUM_COUNTS = {
     "docker_flags": 2,
     "pip_indexes": 5,
 }
-
-
-def raw(filename: str) -> dict[str, Any]:
-    text = resources.files("gpuport.kb").joinpath(filename).read_text(encoding="utf-8")
-    return tomllib.loads(text)
 
 
 def all_entries() -> list[tuple[str, Any]]:
@@ -88,12 +81,7 @@ def test_every_entry_was_checked_on_a_real_past_date(entry: Any) -> None:
 
 @pytest.mark.parametrize("entry", [e for _, e in ENTRIES], ids=IDS)
 def test_text_fields_have_no_stray_whitespace(entry: Any) -> None:
-    for field in dataclasses.fields(entry):
-        value = getattr(entry, field.name)
-        values = value if isinstance(value, tuple) else (value,)
-        for item in values:
-            if isinstance(item, str):
-                assert item == item.strip(), f"{field.name}: {item!r}"
+    check_no_stray_whitespace(entry)
 
 
 # --- Every TOML file of the KB, whatever reads it: each entry has sources and a checked date ----

@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import re
-import tomllib
-from importlib import resources
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -17,9 +13,7 @@ from gpuport.kb.loader import Entry, KbError
 from gpuport.rules import Rule
 from gpuport.scan.catalog import all_rules
 from gpuport.scan.kernels import library_rules
-
-TODAY = datetime.date.today()
-OLDEST_CHECK = datetime.date(2025, 1, 1)  # older knowledge is due for a re-check
+from kb_checks import check_no_stray_whitespace, check_sources_and_date, raw
 
 # (file, table) -> the dataclass its entries load into
 TABLES: dict[tuple[str, str], type] = {
@@ -31,11 +25,6 @@ TABLES: dict[tuple[str, str], type] = {
     ("cuda_kernel_apis.toml", "library"): kernels.KernelLibrary,
     ("cuda_kernel_apis.toml", "api"): kernels.KernelApi,
 }
-
-
-def raw(filename: str) -> dict[str, Any]:
-    text = resources.files("gpuport.kb").joinpath(filename).read_text(encoding="utf-8")
-    return tomllib.loads(text)
 
 
 def all_entries() -> list[tuple[str, Any]]:
@@ -69,22 +58,12 @@ def test_every_file_and_table_is_known_and_not_empty() -> None:
 
 @pytest.mark.parametrize("entry", [e for _, e in ENTRIES], ids=IDS)
 def test_every_entry_has_web_sources_and_a_real_check_date(entry: Any) -> None:
-    assert entry.sources, "no source"
-    for source in entry.sources:
-        parts = urlsplit(source)
-        assert parts.scheme == "https" and parts.netloc and not re.search(r"\s", source), source
-    assert len(set(entry.sources)) == len(entry.sources), "a source is listed twice"
-    assert type(entry.checked) is datetime.date
-    assert OLDEST_CHECK <= entry.checked <= TODAY
+    check_sources_and_date(entry.sources, entry.checked)
 
 
 @pytest.mark.parametrize("entry", [e for _, e in ENTRIES], ids=IDS)
 def test_text_fields_have_no_stray_whitespace(entry: Any) -> None:
-    for field in dataclasses.fields(entry):
-        value = getattr(entry, field.name)
-        for item in value if isinstance(value, tuple) else (value,):
-            if isinstance(item, str):
-                assert item == item.strip(), f"{field.name}: {item!r}"
+    check_no_stray_whitespace(entry)
 
 
 def test_ptx_names_are_ptx_spellings() -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import datetime
 import re
-import tomllib
-from importlib import resources
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -20,8 +18,7 @@ from gpuport.port.knowledge import (
     check_facts,
     translation_facts,
 )
-
-OLDEST_CHECK = datetime.date(2025, 1, 1)
+from kb_checks import check_sources_and_date, raw
 
 # The keys each table may have (a typo would otherwise be silently ignored).
 COMMON = {"sources", "checked"}
@@ -41,11 +38,6 @@ TABLE_KEYS: dict[str, dict[str, set[str]]] = {
         "missing_header_message": COMMON | {"compiler", "pattern"},
     },
 }
-
-
-def raw(filename: str) -> dict[str, Any]:
-    text = resources.files("gpuport.kb").joinpath(filename).read_text(encoding="utf-8")
-    return tomllib.loads(text)
 
 
 def all_entries() -> list[tuple[str, dict[str, Any]]]:
@@ -77,12 +69,7 @@ def test_every_entry_is_sourced_dated_and_uses_known_keys(label: str, item: dict
     filename, table, _ = label.split(" ")
     unknown = set(item) - TABLE_KEYS[filename][table]
     assert not unknown, f"unknown keys {unknown}"
-    sources = item["sources"]
-    assert sources and all(is_web_url(s) for s in sources), sources
-    assert len(set(sources)) == len(sources), "a source is listed twice"
-    checked = item["checked"]
-    assert type(checked) is datetime.date
-    assert OLDEST_CHECK <= checked <= datetime.date.today()
+    check_sources_and_date(item["sources"], item["checked"])
 
 
 def test_vector_types_are_cudas() -> None:

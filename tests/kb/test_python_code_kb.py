@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import re
 import tomllib
 from importlib import resources
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
 from gpuport import kb
 from gpuport.kb import python_code
 from gpuport.kb.loader import Entry, KbError
-
-TODAY = datetime.date.today()
-OLDEST_CHECK = datetime.date(2025, 1, 1)  # as tests/kb/test_kb_schema.py
+from kb_checks import check_no_stray_whitespace, check_sources_and_date
 
 TABLES: dict[str, type] = {
     "package_status": python_code.StatusWhereImported,
@@ -52,17 +48,10 @@ def label(entry: Any) -> str:
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[label(e) for e in ENTRIES])
 def test_every_entry_has_web_sources_and_a_past_check_date(entry: Any) -> None:
-    assert entry.sources, "no source"
-    for source in entry.sources:
-        parts = urlsplit(source)
-        assert parts.scheme == "https" and parts.netloc and not re.search(r"\s", source), source
-    assert len(set(entry.sources)) == len(entry.sources), "a source is listed twice"
-    assert type(entry.checked) is datetime.date
-    assert OLDEST_CHECK <= entry.checked <= TODAY
+    check_sources_and_date(entry.sources, entry.checked)
+    check_no_stray_whitespace(entry)
     for field in dataclasses.fields(entry):
-        value = getattr(entry, field.name)
-        if isinstance(value, str):
-            assert value and value == value.strip(), f"{field.name}: {value!r}"
+        assert getattr(entry, field.name) != "", f"{field.name} is empty"
 
 
 def test_the_file_has_only_known_tables_and_keys() -> None:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from expect import check_fixture, markers, scan_fixture
+from expect import check_fixture, scan_fixture
 from gpuport import kb
 from gpuport.findings import Category, Confidence, SkipKind
 from gpuport.port.model import ChangeStatus
@@ -37,18 +37,6 @@ MARKED = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.name != "bro
 @pytest.mark.parametrize("path", MARKED, ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_fixture_findings_match_markers(path: Path) -> None:
     check_fixture(path)
-
-
-def test_fixtures_sit_in_one_folder_per_rule_named_by_its_id_and_slug() -> None:
-    rules = {r.id: r for r in iter_rules(Category.CONTAINERS)}
-    folders = {p.name for p in FIXTURES.iterdir() if p.is_dir()}
-    assert folders - {"_shared"} == {f"{r.id}-{r.slug}" for r in rules.values()}
-    for folder in folders - {"_shared"}:
-        rule_id = folder.split("-", 1)[0]
-        for path in (FIXTURES / folder).rglob("*"):
-            expected = markers(path.read_text(encoding="utf-8"))[0]
-            assert any(rule_id in ids for ids in expected.values()), f"{path} expects no {rule_id}"
-    assert all(p.parent.parent == FIXTURES for p in MARKED), "fixtures sit one folder deep"
 
 
 def test_every_container_rule_fires_in_some_fixture() -> None:

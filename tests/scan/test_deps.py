@@ -84,14 +84,6 @@ def test_fixture(path: Path) -> None:
         check_findings((path.parent / rel).read_text(encoding="utf-8"), findings, rel)
 
 
-def test_fixture_folders_are_named_after_their_rules() -> None:
-    """One folder per rule, ``GP101-cuda-local-version``; files about no one rule in ``_shared``."""
-    folders = {p.name for p in FIXTURES.iterdir() if p.is_dir()}
-    rules = {f"{r.id}-{r.slug}" for r in iter_rules() if r.id.startswith("GP1")}
-    assert folders == rules | {"_shared"}
-    assert not [p.name for p in FIXTURES.iterdir() if p.is_file()]
-
-
 def test_every_rule_has_a_firing_fixture() -> None:
     fired: set[str] = set()
     for path in FIXTURE_FILES:

@@ -63,14 +63,6 @@ def test_fixture_set_covers_every_rule() -> None:
     assert {r.id for r in KERNEL_RULES} <= expected
 
 
-def test_fixtures_sit_in_one_folder_per_rule_named_by_id_and_slug() -> None:
-    folders = {f"{rule.id}-{rule.slug}" for rule in KERNEL_RULES}
-    assert FIXTURE_FILES
-    for path in FIXTURE_FILES:
-        assert path.parent.parent == FIXTURES, f"{path} is not in a rule's folder"
-        assert path.parent.name in folders, f"{path.parent.name} is not GP3xx-<slug> of a rule"
-
-
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: p.name)
 def test_fixture(path: Path) -> None:
     check_fixture(path)

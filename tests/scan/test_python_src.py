@@ -21,7 +21,6 @@ from gpuport.scan.python.prefilter import NeedleSet
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "python"
 # One folder per rule, named like GP201-cuda-only-import; the notebook (several rules) in _shared.
-RULE_FOLDERS = sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("GP"))
 PY_FIXTURES = sorted(FIXTURES.glob("GP2*/*.py"))
 NOTEBOOK = FIXTURES / "_shared" / "notebook.ipynb"
 
@@ -62,19 +61,6 @@ def line_of(text: str, needle: str) -> int:
 )
 def test_fixture_findings_match_markers(path: Path) -> None:
     check_fixture(path)
-
-
-def test_each_rule_has_a_fixture_folder_named_after_it_holding_only_its_fixtures() -> None:
-    rules = {r.id: r for r in iter_rules(Category.PYTHON)}
-    assert {folder.name for folder in RULE_FOLDERS} == {f"{r.id}-{r.slug}" for r in rules.values()}
-    for folder in RULE_FOLDERS:
-        rule_id = folder.name.split("-", 1)[0]
-        files = sorted(folder.iterdir())
-        assert files, f"{folder.name} is empty"
-        for path in files:
-            expected, ok = markers(path.read_text(encoding="utf-8"))
-            about = set().union(*expected.values(), *ok.values())
-            assert rule_id in about, f"{folder.name}/{path.name} has no marker for {rule_id}"
 
 
 def test_notebook_fixture_points_at_ipynb_lines() -> None:
