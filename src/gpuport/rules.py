@@ -60,10 +60,6 @@ class Rule:
         if any(not needle for needle in self.needles):
             raise ValueError(f"{self.id}: an empty needle would match every text")
 
-    def may_fire_in(self, text: str) -> bool:
-        """False when ``text`` has none of the rule's needles, so the rule cannot fire there."""
-        return not self.needles or any(needle in text for needle in self.needles)
-
     def finding(
         self,
         path: str,

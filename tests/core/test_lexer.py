@@ -143,6 +143,9 @@ def test_fast_code_only_keeps_include_paths_the_tokenizer_keeps() -> None:
         '/* c */ #include "a.h"\nx = "s";',
         '#\\\ninclude "a.h"',
         '\\\r#include "a.h"',
+        '"\\\\\r#include "a.h"',  # a string ending in an escaped backslash, left open
+        '"\\\\\n#include "a.h"',
+        "'\\\\\n#include <b.h>",
         '  # /* c */ include <b.h> // "q"',
         'x \\\n#include "not-a-directive.h"',
     ]:

@@ -247,9 +247,15 @@ def _blank_literal(s: str) -> str:
     return _blank(s)
 
 
-def _hash_starts_line(text: str, pos: int, comment_starts: dict[int, int]) -> bool:
+def _hash_starts_line(
+    text: str, pos: int, comment_starts: dict[int, int], literal_ends: set[int]
+) -> bool:
     """Is the '#' at ``pos`` a directive by the lexer's rule: nothing but blanks,
-    continuations and comments since the last newline outside a comment?"""
+    continuations and comments since the last newline outside a comment?
+
+    A backslash that ends a string or char literal (``"\\`` left open at the end of its line)
+    is part of the literal, not a line continuation: a continuation would have been read into
+    the literal."""
     i = pos
     while i > 0:
         ch = text[i - 1]
@@ -260,7 +266,7 @@ def _hash_starts_line(text: str, pos: int, comment_starts: dict[int, int]) -> bo
             j = i - 1
             if ch == "\n" and j > 0 and text[j - 1] == "\r":
                 j -= 1
-            if j > 0 and text[j - 1] == "\\":
+            if j > 0 and text[j - 1] == "\\" and j not in literal_ends:
                 i = j - 1  # a backslash continuation is blank
                 continue
             return True
@@ -281,6 +287,7 @@ def code_only(text: str) -> str:
     walker = _code_walker().match
     out: list[str] = []
     comment_starts: dict[int, int] = {}
+    literal_ends: set[int] = set()
     pos = 0
     while True:
         m = walker(text, pos)
@@ -299,7 +306,7 @@ def code_only(text: str) -> str:
         start = m.start(group or "")
         end = m.end()
         if group == "inc":
-            if not _hash_starts_line(text, start, comment_starts):
+            if not _hash_starts_line(text, start, comment_starts, literal_ends):
                 out.append(text[pos : start + 1])  # a '#' inside a line: not a directive
                 pos = start + 1
                 continue
@@ -312,6 +319,7 @@ def code_only(text: str) -> str:
             out.append(text[pos:start])
             out.append(_blank(text[start:end]))
         else:
+            literal_ends.add(end)
             out.append(text[pos:start])
             out.append(_blank_literal(text[start:end]))
         pos = end
