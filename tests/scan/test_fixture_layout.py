@@ -3,8 +3,7 @@
 Each file directly in a folder named after a rule says something about that rule (an
 `expect:` or `ok:` marker, or a notebook's `.expected` sidecar row); a fixture project's nested
 files (a requirements file's includes) may be about other rules. Files about no single rule sit
-in ``_shared/``. The kernel fixtures still share folders between rules (listed below) because
-each file is one compilable CUDA program that nvcc checks.
+in ``_shared/``.
 """
 
 from __future__ import annotations
@@ -25,14 +24,6 @@ KINDS = {
     "containers": Category.CONTAINERS,
     "build": Category.BUILD,
 }
-# Kernel rules whose fixture lines sit in another rule's folder (multi-rule CUDA programs).
-WITHOUT_A_FOLDER_OF_THEIR_OWN = frozenset(
-    {
-        "GP304", "GP305", "GP306", "GP307", "GP308", "GP310", "GP311", "GP313", "GP314",
-        "GP315", "GP316", "GP317", "GP318", "GP319", "GP320", "GP321", "GP322", "GP323",
-        "GP325", "GP326",
-    }
-)  # fmt: skip
 
 
 def _about(path: Path) -> set[str]:
@@ -51,7 +42,7 @@ def _about(path: Path) -> set[str]:
 def test_one_folder_per_rule_named_by_id_and_slug(kind: str) -> None:
     rules = [r for r in iter_rules(KINDS[kind]) if r.id != "GP599"]
     folders = {p.name for p in (FIXTURES / kind).iterdir() if p.is_dir()}
-    wanted = {f"{r.id}-{r.slug}" for r in rules if r.id not in WITHOUT_A_FOLDER_OF_THEIR_OWN}
+    wanted = {f"{r.id}-{r.slug}" for r in rules}
     assert folders - {"_shared"} == wanted
     assert not [p.name for p in (FIXTURES / kind).iterdir() if p.is_file()], "files outside"
     for folder in sorted(folders - {"_shared"}):
@@ -62,10 +53,3 @@ def test_one_folder_per_rule_named_by_id_and_slug(kind: str) -> None:
         for path in files:  # a project's nested files (includes) may be about other rules
             if path.parent.name == folder and path.suffix != ".expected":
                 assert rule_id in _about(path), f"{path.relative_to(FIXTURES)}: no {rule_id}"
-
-
-def test_rules_without_a_folder_still_have_fixture_lines() -> None:
-    kernel_ids = {r.id for r in iter_rules(Category.KERNELS)}
-    assert kernel_ids >= WITHOUT_A_FOLDER_OF_THEIR_OWN
-    covered = set().union(*(_about(p) for p in (FIXTURES / "kernels").rglob("*") if p.is_file()))
-    assert covered >= WITHOUT_A_FOLDER_OF_THEIR_OWN
