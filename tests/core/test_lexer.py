@@ -146,6 +146,7 @@ def test_fast_code_only_keeps_include_paths_the_tokenizer_keeps() -> None:
         '"\\\\\r#include "a.h"',  # a string ending in an escaped backslash, left open
         '"\\\\\n#include "a.h"',
         "'\\\\\n#include <b.h>",
+        ')"\\\r\n\\',  # an open string whose last character is a backslash
         '  # /* c */ include <b.h> // "q"',
         'x \\\n#include "not-a-directive.h"',
     ]:

@@ -291,12 +291,22 @@ def code_only(text: str) -> str:
     pos = 0
     while True:
         m = walker(text, pos)
-        if m is None:  # a token no rule takes whole (`R"x` without '('): copy it, go on
+        if m is None:  # a token no rule takes whole (`R"x` without '('): go on as tokenize()
             stop = _code_walker(True).match(text, pos)
             at = stop.end() if stop else pos
-            token = _ANY_TOKEN_RE.match(text, at)
-            end = at + (len(token.group()) if token else 1)
-            out.append(text[pos:end])
+            # The walker's literal patterns are possessive (fast, no backtracking); tokenize()'s
+            # backtrack, so a literal left open after an escaped line break (`"\\<CR><LF>\\`) is
+            # still a literal there, ending earlier: take tokenize()'s reading of this one token.
+            literal = _MASTER.match(text, at)
+            if literal is not None and literal.lastgroup in ("STRING", "CHAR"):
+                end = literal.end()
+                literal_ends.add(end)
+                out.append(text[pos:at])
+                out.append(_blank_literal(text[at:end]))
+            else:
+                token = _ANY_TOKEN_RE.match(text, at)
+                end = at + (len(token.group()) if token else 1)
+                out.append(text[pos:end])
             pos = end
             continue
         group = m.lastgroup
