@@ -10,11 +10,9 @@ nothing.
 
 from __future__ import annotations
 
-import bisect
 import re
 import tomllib
 from collections.abc import Callable, Sequence
-from itertools import accumulate
 
 import yaml
 
@@ -27,6 +25,7 @@ from gpuport.syntax.dependencies import DependencyFile, FileFormat, Reader
 from gpuport.syntax.pipfile import parse_pipfile
 from gpuport.syntax.pyproject import parse_pyproject
 from gpuport.syntax.requirements import parse_requirements
+from gpuport.syntax.text import SplitLines
 
 __all__ = [
     "NOTE_PREFIX",
@@ -191,15 +190,16 @@ class _Lines:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.raw = text.splitlines(keepends=True)
-        self.starts = [0, *accumulate(len(line) for line in self.raw)]
+        self.split = SplitLines(text)
+        self.raw = self.split.raw
+        self.starts = self.split.starts
         self.edits: dict[int, list[TextEdit]] = {}  # by the 1-based line they start on
 
     def line(self, number: int) -> str:
         return self.raw[number - 1].rstrip("\r\n") if 0 < number <= len(self.raw) else ""
 
     def number(self, offset: int) -> int:
-        return bisect.bisect_right(self.starts, offset) - 1 + 1
+        return self.split.number(offset)
 
     def add(self, edits: Sequence[TextEdit]) -> None:
         for edit in edits:
@@ -248,9 +248,9 @@ def _pip_section(text: str, dep: DependencyFile, items: list[DependencyHit]) -> 
         block = [] if has_pip else [" " * (column - 1) + "- pip"]
         block.append(" " * (column - 1) + "- pip:")
         block += [" " * (column + 1) + f"- {entry}" for entry in entries]
-    raw = text.splitlines(keepends=True)
-    newline = next((e for line in raw if (e := line[len(line.rstrip("\r\n")) :])), "\n")
-    at = sum(len(line) for line in raw[:anchor])
+    lines = SplitLines(text)
+    raw, newline = lines.raw, lines.newline
+    at = lines.starts[min(anchor, len(raw))]
     ending = (
         "" if anchor > len(raw) or raw[anchor - 1] != raw[anchor - 1].rstrip("\r\n") else newline
     )

@@ -1,4 +1,9 @@
-"""Offsets in a text to 1-based lines and columns and back: the one implementation every reader uses."""
+"""Offsets in a text to 1-based lines and columns and back, for every reader.
+
+:class:`LineIndex` counts lines as compilers and most formats do (``\\n``; a lone ``\\r`` too
+for C/C++); :class:`SplitLines` counts them as :meth:`str.splitlines` does, as pip and the
+dependency-file readers do.
+"""
 
 from __future__ import annotations
 
@@ -47,3 +52,37 @@ class LineIndex:
         start = self.line_start(offset)
         match = re.match(r"[ \t]*", self.text[start:])
         return match.group(0) if match else ""
+
+
+class SplitLines:
+    """A text's lines as :meth:`str.splitlines` counts them, with their offsets.
+
+    The dependency readers count lines this way (as pip does), and so do the scan's hits and the
+    port's rewriter of those files: a lone ``\\r``, a form feed and the other Unicode line breaks
+    end a line too, where :class:`LineIndex` counts ``\\n`` only.
+    """
+
+    def __init__(self, text: str) -> None:
+        raw = text.splitlines(keepends=True)
+        self.text = text
+        self.raw = raw  # each line with its line break
+        self.lines = text.splitlines()
+        self.starts = [0, *accumulate(len(line) for line in raw)]
+        # The line break the file uses, for a line the fix adds (the port's convention).
+        self.newline = next(
+            (ending for line in raw if (ending := line[len(line.rstrip("\r\n")) :])), "\n"
+        )
+
+    def line(self, number: int) -> str:
+        return self.lines[number - 1] if 0 < number <= len(self.lines) else ""
+
+    def start(self, number: int) -> int:
+        return self.starts[min(max(number, 1), len(self.starts)) - 1]
+
+    def end(self, number: int) -> int:
+        """The offset where line ``number``'s text ends (before its line break)."""
+        return self.start(number) + len(self.line(number))
+
+    def number(self, offset: int) -> int:
+        """The 1-based number of the line ``offset`` is on."""
+        return bisect.bisect_right(self.starts, offset)

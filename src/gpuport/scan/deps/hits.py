@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
-from itertools import accumulate
 
 from gpuport.edits import ChangeStatus, Hit, TextEdit
 from gpuport.findings import Confidence, Finding, Fix, Severity
@@ -38,6 +37,7 @@ from gpuport.syntax.dependencies import (
     IndexSource,
     Requirement,
 )
+from gpuport.syntax.text import SplitLines
 
 # A commented-out line gets a note above it that starts with this.
 NOTE_PREFIX = "gpuport:"
@@ -76,41 +76,12 @@ class DependencyHit(Hit):
         )
 
 
-class FileLines:
-    """A file's lines as its reader counts them, and their offsets.
-
-    The readers (like pip, and the port's rewriter) split lines with :meth:`str.splitlines`, for
-    which a lone ``\\r`` or a form feed also ends a line; ``syntax.text.LineIndex`` counts
-    ``\\n`` only, so offsets of these line numbers are computed here.
-    """
-
-    def __init__(self, text: str) -> None:
-        raw = text.splitlines(keepends=True)
-        self.text = text
-        self.lines = text.splitlines()
-        self.starts = [0, *accumulate(len(line) for line in raw)]
-        # The line break the file uses, for a line the fix adds (the port's convention).
-        self.newline = next(
-            (ending for line in raw if (ending := line[len(line.rstrip("\r\n")) :])), "\n"
-        )
-
-    def line(self, number: int) -> str:
-        return self.lines[number - 1] if 0 < number <= len(self.lines) else ""
-
-    def start(self, number: int) -> int:
-        return self.starts[min(max(number, 1), len(self.starts)) - 1]
-
-    def end(self, number: int) -> int:
-        """The offset where line ``number``'s text ends (before its line break)."""
-        return self.start(number) + len(self.line(number))
-
-
 class Source:
     """A dependency file and its lines: what the rules read and what hits point into."""
 
     def __init__(self, file: DependencyFile) -> None:
         self.file = file
-        self.lines = FileLines(file.text)
+        self.lines = SplitLines(file.text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +89,7 @@ class Place:
     """Where a hit is: a record of one dependency file, and what it is about."""
 
     file: DependencyFile
-    lines: FileLines  # the file's lines, as counted by its reader
+    lines: SplitLines  # the file's lines, as counted by its reader
     line: int
     column: int
     end_line: int
@@ -240,7 +211,7 @@ def replacing(
     )
 
 
-def _find_in_lines(lines: FileLines, place: Place, before: str) -> int:
+def _find_in_lines(lines: SplitLines, place: Place, before: str) -> int:
     """Offset of ``before`` in the record's lines, from its column on the first; -1 if absent."""
     for number in range(place.line, max(place.end_line, place.line) + 1):
         text = lines.line(number)
