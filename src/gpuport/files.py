@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import fnmatch
 import os
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,6 +19,12 @@ from pathlib import Path, PurePosixPath
 from gpuport.findings import SkipKind, Skipped
 
 DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
+# `port --in-place` keeps each original as FILE + this suffix (`--backup-suffix`).
+DEFAULT_BACKUP_SUFFIX = ".orig"
+# `port --in-place` records what it is doing here, in the project root, until it is done.
+PORT_JOURNAL_NAME = ".gpuport-port-journal.json"
+# io.write_atomic's temporary files: `.NAME.<random>.tmp` beside NAME.
+_ATOMIC_TEMP = re.compile(r"\..+\.[A-Za-z0-9_]{6,}\.tmp\Z", re.DOTALL)
 BINARY_SNIFF_BYTES = 8192
 
 # Folders nobody wants scanned: VCS metadata, virtual environments, caches, vendored deps.
@@ -161,6 +168,19 @@ class WalkOptions:
     exclude: tuple[str, ...] = ()  # glob patterns matched against the relative path
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     follow_symlinks: bool = True
+
+
+def is_port_artifact(name: str, backup_suffix: str = DEFAULT_BACKUP_SUFFIX) -> bool:
+    """Is ``name`` a file gpuport itself writes: a backup, the port journal, an atomic temp file?
+
+    Such files are never scanned or ported: a second ``port --in-place`` must not port its own
+    backups, and a scan must not report findings in them.
+    """
+    return (
+        (bool(backup_suffix) and name.endswith(backup_suffix) and name != backup_suffix)
+        or name == PORT_JOURNAL_NAME
+        or _ATOMIC_TEMP.match(name) is not None
+    )
 
 
 def is_excluded(rel: str, patterns: tuple[str, ...]) -> bool:

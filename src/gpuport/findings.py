@@ -125,6 +125,9 @@ class SkipKind(enum.StrEnum):
     SYNTAX = "syntax-error"  # file read, but its own language could not be parsed
     MALFORMED = "malformed"  # TOML/YAML/requirements that do not parse
     SYMLINK_LOOP = "symlink-loop"
+    OUTSIDE_ROOT = "outside-root"  # a symbolic link (or an include) that leads out of the root
+    NOT_REGULAR = "not-regular"  # a FIFO, socket or device node with a source file's name
+    PORT_ARTIFACT = "port-artifact"  # gpuport's own backup, journal or temporary file
     RULE_CRASH = "rule-crash"  # a bug in gpuport: reported, never swallowed
 
 

@@ -145,3 +145,17 @@ def test_utf8_bom_is_dropped(tmp_path: Path) -> None:
     got = read_text(_one(tmp_path, "bom.py", b"\xef\xbb\xbfx = 1\n"))
     assert not isinstance(got, Skipped)
     assert got.text == "x = 1\n" and got.problem is None
+
+
+def test_port_artifacts_are_backups_journal_and_atomic_temp_files(tmp_path: Path) -> None:
+    import tempfile
+
+    from gpuport.files import PORT_JOURNAL_NAME, is_port_artifact
+
+    fd, temp = tempfile.mkstemp(prefix=".Dockerfile.", suffix=".tmp", dir=tmp_path)
+    os.close(fd)
+    assert is_port_artifact(Path(temp).name)
+    assert is_port_artifact("kernel.cu.orig") and is_port_artifact(PORT_JOURNAL_NAME)
+    assert is_port_artifact("kernel.cu.bak", ".bak") and not is_port_artifact("kernel.cu.bak")
+    assert not is_port_artifact("kernel.cu") and not is_port_artifact(".orig")
+    assert not is_port_artifact(".x.tmp")  # too short a random part for mkstemp's names

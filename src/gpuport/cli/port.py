@@ -26,6 +26,7 @@ from gpuport.cli.common import (
 from gpuport.cli.ui import Progress, emit, say, write_stderr, write_stdout_bytes
 from gpuport.config import load_settings
 from gpuport.edits import ChangeStatus
+from gpuport.files import DEFAULT_BACKUP_SUFFIX
 from gpuport.port.apimap import default_rocm_version, parse_version
 from gpuport.port.check import (
     DEFAULT_OFFLOAD_ARCH,
@@ -87,7 +88,7 @@ def _target_version(requested: str | None, run_check: bool) -> str:
 @click.option("--in-place", is_flag=True, help="Edit the files themselves (with backups).")
 @click.option(
     "--backup-suffix",
-    default=".orig",
+    default=DEFAULT_BACKUP_SUFFIX,
     show_default=True,
     help="With --in-place: each edited file's original is kept as FILE + SUFFIX.",
 )

@@ -57,6 +57,9 @@ SKIP_DESCRIPTIONS = {
     SkipKind.SYNTAX: "a file's own language could not be parsed",
     SkipKind.MALFORMED: "a configuration or requirements file does not parse",
     SkipKind.SYMLINK_LOOP: "a symbolic link loops back on itself",
+    SkipKind.OUTSIDE_ROOT: "a symbolic link or include leads out of the project; not followed",
+    SkipKind.NOT_REGULAR: "a FIFO, socket or device node with a source file's name; not read",
+    SkipKind.PORT_ARTIFACT: "a backup, journal or temporary file written by gpuport port",
     SkipKind.RULE_CRASH: "a gpuport scanner crashed; its findings for that file are missing",
 }
 
