@@ -113,4 +113,4 @@ def test_amd_gpu_names_match_amd_products_only(text: str, amd: bool) -> None:
 def test_a_word_outside_its_choices_is_a_kb_error() -> None:
     entry = Entry({"severity": "severe"}, "kb/python_code.toml [[env_severity]] X")
     with pytest.raises(KbError, match="severe"):
-        python_code._word(entry, "severity", python_code.SEVERITY_WORDS)
+        entry.choice("severity", python_code.SEVERITY_WORDS)
