@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_output import write_results  # benchmarks/ is the script's folder
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # Sources written for this benchmark: host code, kernels, libraries, warp code and headers
@@ -358,9 +360,7 @@ def main() -> None:
         "time and varies from run to run; CPU seconds are the steadier measure.",
         "",
     ]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines))
-    print(f"wrote {args.out}", file=sys.stderr)
+    write_results(args.out, lines)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_output import write_results  # benchmarks/ is the script's folder
+
 # Templates are the kinds of files a vLLM-sized repository holds, with something to find
 # in most of them, so that the scanners do real work.
 PYTHON = '''"""Module {i}."""
@@ -191,9 +193,7 @@ def main() -> None:
         "`scan_path(root, ScanOptions(jobs=1))`.",
         "",
     ]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines))
-    print(f"wrote {args.out}", file=sys.stderr)
+    write_results(args.out, lines)
 
 
 if __name__ == "__main__":

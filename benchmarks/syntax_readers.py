@@ -49,11 +49,25 @@ FIXTURES = ROOT / "tests" / "fixtures"
 Commands = list[list[Word]]
 
 
-def optional(name: str) -> ModuleType | None:
+def optional(name: str, skipped: list[str], label: str = "") -> ModuleType | None:
+    """The module ``name``, or None (its ``label`` added to ``skipped``) when not installed."""
     try:
         return importlib.import_module(name)
     except ImportError:
+        skipped.append(label or name)
         return None
+
+
+def tree_sitter_parser(language: str, skipped: list[str]) -> Any | None:
+    """A tree-sitter parser for ``language`` (``bash``: the ``tree_sitter_bash`` grammar), or
+    None ("tree-sitter-LANGUAGE" added to ``skipped``) when it or tree-sitter is missing."""
+    label = f"tree-sitter-{language}"
+    ts = optional("tree_sitter", [])
+    grammar = optional(f"tree_sitter_{language}", [])
+    if ts is None or grammar is None:
+        skipped.append(label)
+        return None
+    return ts.Parser(ts.Language(grammar.language()))
 
 
 def fixture_texts(*kinds: FileKind) -> dict[str, str]:
@@ -236,25 +250,20 @@ def shell_texts() -> dict[str, str]:
 def compare_shell(repeat: int) -> tuple[list[Row], list[str]]:
     texts = shell_texts()
     big = larger(fixture_texts(FileKind.SHELL).values(), 400_000)  # whole scripts
-    skipped = []
+    skipped: list[str] = []
     readers: list[tuple[str, Callable[[str], tuple[Commands, bool]]]] = [
         ("gpuport.syntax.shell", lambda t: (shell_commands(t), False))
     ]
-    bashlex = optional("bashlex")
-    if bashlex is None:
-        skipped.append("bashlex")
-    else:
+    bashlex = optional("bashlex", skipped)
+    if bashlex is not None:
         readers.append(("bashlex", lambda t: (bashlex_commands(bashlex, t), False)))
-    ts, ts_bash = optional("tree_sitter"), optional("tree_sitter_bash")
-    if ts is None or ts_bash is None:
-        skipped.append("tree-sitter-bash")
-    else:
-        parser = ts.Parser(ts.Language(ts_bash.language()))
+    parser = tree_sitter_parser("bash", skipped)
+    if parser is not None:
         readers.append(("tree-sitter-bash", lambda t: tree_sitter_shell_commands(parser, t)))
     rows = []
     name_of = {id(text): name for name, text in texts.items()}
     parse_only = {}
-    if ts is not None and ts_bash is not None:
+    if parser is not None:
         parse_only["tree-sitter-bash"] = best_time(lambda: parser.parse(big.encode()), repeat)
     for name, read in readers:
         row = Row(name)
@@ -337,19 +346,16 @@ def _own_cmake(text: str) -> tuple[list[CMakeCommand], bool]:
 def compare_cmake(repeat: int) -> tuple[list[Row], list[str]]:
     texts = fixture_texts(FileKind.CMAKE)
     big = larger(texts.values(), 400_000)
-    skipped = []
+    skipped: list[str] = []
     readers: list[tuple[str, Callable[[str], tuple[list[CMakeCommand], bool]]]] = [
         ("gpuport.syntax.cmake", _own_cmake)
     ]
-    ts, ts_cmake = optional("tree_sitter"), optional("tree_sitter_cmake")
-    if ts is None or ts_cmake is None:
-        skipped.append("tree-sitter-cmake")
-    else:
-        parser = ts.Parser(ts.Language(ts_cmake.language()))
+    parser = tree_sitter_parser("cmake", skipped)
+    if parser is not None:
         readers.append(("tree-sitter-cmake", lambda t: tree_sitter_cmake_commands(parser, t)))
     rows = []
     parse_only = {}
-    if ts is not None and ts_cmake is not None:
+    if parser is not None:
         parse_only["tree-sitter-cmake"] = best_time(lambda: parser.parse(big.encode()), repeat)
     for name, read in readers:
         row = Row(name)
@@ -384,11 +390,9 @@ def compare_dockerfile(repeat: int) -> tuple[list[Row], list[str]]:
     readers: list[tuple[str, Callable[[str], tuple[list[tuple[str, int]], bool]], str]] = [
         ("gpuport.syntax.dockerfile", lambda t: (ours(t), False), "")
     ]
-    skipped = []
-    buildkit = optional("dockerfile")
-    if buildkit is None:
-        skipped.append("dockerfile (BuildKit)")
-    else:
+    skipped: list[str] = []
+    buildkit = optional("dockerfile", skipped, "dockerfile (BuildKit)")
+    if buildkit is not None:
         readers.append(
             (
                 "dockerfile (BuildKit's parser)",
@@ -399,11 +403,8 @@ def compare_dockerfile(repeat: int) -> tuple[list[Row], list[str]]:
                 "line numbers only: no character offsets, so no edit can be placed",
             )
         )
-    ts, ts_docker = optional("tree_sitter"), optional("tree_sitter_dockerfile")
-    if ts is None or ts_docker is None:
-        skipped.append("tree-sitter-dockerfile")
-    else:
-        parser = ts.Parser(ts.Language(ts_docker.language()))
+    parser = tree_sitter_parser("dockerfile", skipped)
+    if parser is not None:
 
         def tree_sitter_instructions(text: str) -> tuple[list[tuple[str, int]], bool]:
             tree = parser.parse(text.encode("utf-8"))
@@ -496,11 +497,9 @@ def compare_yaml(repeat: int) -> tuple[list[Row], list[str]]:
         ("PyYAML, libyaml (gpuport.syntax.yaml)", pyyaml(getattr(yaml, "CSafeLoader", None))),
         ("PyYAML, pure Python", pyyaml(yaml.SafeLoader)),
     ]
-    skipped = []
-    ruamel = optional("ruamel.yaml")
-    if ruamel is None:
-        skipped.append("ruamel.yaml")
-    else:
+    skipped: list[str] = []
+    ruamel = optional("ruamel.yaml", skipped)
+    if ruamel is not None:
         readers.append(
             (
                 "ruamel.yaml (pure)",

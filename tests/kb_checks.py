@@ -38,3 +38,16 @@ def check_no_stray_whitespace(entry: Any) -> None:
         for item in value if isinstance(value, tuple) else (value,):
             if isinstance(item, str):
                 assert item == item.strip(), f"{field.name}: {item!r}"
+
+
+def check_entry(entry: Any) -> None:
+    """A loaded entry (a dataclass with ``sources`` and ``checked``): sourced, dated, trimmed."""
+    check_sources_and_date(entry.sources, entry.checked)
+    check_no_stray_whitespace(entry)
+
+
+def check_known_keys(where: str, items: list[dict[str, Any]], allowed: set[str]) -> None:
+    """Every raw entry of a table uses only ``allowed`` keys: a typo would otherwise be ignored."""
+    for item in items:
+        unknown = set(item) - allowed
+        assert not unknown, f"{where} {item}: unknown keys {unknown}"

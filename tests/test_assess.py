@@ -42,6 +42,15 @@ def scan(*findings: Finding, skipped: tuple[Skipped, ...] = ()) -> ScanResult:
     return ScanResult(root="p", findings=list(findings), skipped=list(skipped))
 
 
+def medium_high_and_low() -> ScanResult:
+    """Two kernel findings, medium and high, in one file, and a low Python one."""
+    return scan(
+        finding("GP302", "k.cu", 3, Severity.MEDIUM),
+        finding("GP301", "k.cu", 9, Severity.HIGH),
+        finding("GP204", "t.py", 1, Severity.LOW, Category.PYTHON),
+    )
+
+
 def test_nothing_found_is_ready() -> None:
     a = assess(scan(finding("GP208", "t.py", 1, Severity.INFO, Category.PYTHON)))
     assert a.verdict is Verdict.READY
@@ -62,13 +71,7 @@ def test_any_blocker_blocks_and_is_named_first() -> None:
 
 
 def test_medium_findings_mean_work_and_reasons_list_the_worst_first() -> None:
-    a = assess(
-        scan(
-            finding("GP302", "k.cu", 3, Severity.MEDIUM),
-            finding("GP301", "k.cu", 9, Severity.HIGH),
-            finding("GP204", "t.py", 1, Severity.LOW, Category.PYTHON),
-        )
-    )
+    a = assess(medium_high_and_low())
     assert a.verdict is Verdict.READY_WITH_WORK
     assert a.reasons[0].startswith("GP301 at k.cu:9:1")
     assert not any("GP204" in r for r in a.reasons)  # low findings are not reasons
@@ -105,13 +108,7 @@ def test_files_that_could_not_be_read_are_a_stated_gap() -> None:
 
 
 def test_category_severity_table() -> None:
-    a = assess(
-        scan(
-            finding("GP302", "k.cu", 3, Severity.MEDIUM),
-            finding("GP301", "k.cu", 9, Severity.HIGH),
-            finding("GP204", "t.py", 1, Severity.LOW, Category.PYTHON),
-        )
-    )
+    a = assess(medium_high_and_low())
     assert a.by_category_and_severity() == {
         "python": {"low": 1},
         "kernels": {"medium": 1, "high": 1},

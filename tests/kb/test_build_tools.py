@@ -12,7 +12,7 @@ import pytest
 
 from gpuport.kb import build_tools
 from gpuport.scan.build.words import CONVERTED_NVCC_FLAGS
-from kb_checks import check_no_stray_whitespace, check_sources_and_date
+from kb_checks import check_entry, check_known_keys
 
 RAW = tomllib.loads(
     resources.files("gpuport.kb").joinpath(build_tools.FILENAME).read_text(encoding="utf-8")
@@ -51,19 +51,12 @@ def test_the_file_has_exactly_the_known_tables() -> None:
 def test_table_uses_only_known_keys_and_has_enough_entries(table: str) -> None:
     items, allowed, minimum = TABLES[table]
     assert len(RAW[table]) == len(items) >= minimum
-    for item in RAW[table]:
-        unknown = set(item) - allowed
-        assert not unknown, f"[[{table}]] {item}: unknown keys {unknown}"
+    check_known_keys(f"[[{table}]]", RAW[table], allowed)
 
 
 @pytest.mark.parametrize("entry", [e for _, e in ENTRIES], ids=IDS)
-def test_every_entry_has_web_sources_and_a_past_check_date(entry: Any) -> None:
-    check_sources_and_date(entry.sources, entry.checked)
-
-
-@pytest.mark.parametrize("entry", [e for _, e in ENTRIES], ids=IDS)
-def test_text_fields_have_no_stray_whitespace(entry: Any) -> None:
-    check_no_stray_whitespace(entry)
+def test_every_entry_has_web_sources_a_past_check_date_and_trimmed_text(entry: Any) -> None:
+    check_entry(entry)
 
 
 @pytest.mark.parametrize("table", sorted(set(TABLES) - {"nvcc_flag", "arch_variable"}))

@@ -15,7 +15,7 @@ from packaging.version import InvalidVersion, Version
 
 from gpuport import kb
 from gpuport.kb.loader import Entry
-from kb_checks import OLDEST_CHECK, TODAY, check_no_stray_whitespace, raw
+from kb_checks import OLDEST_CHECK, TODAY, check_known_keys, check_no_stray_whitespace, raw
 
 # Knowledge older than this is due for a re-check; a test failing here is a reminder, not a bug.
 
@@ -147,9 +147,7 @@ def test_data_files_use_only_known_keys(filename: str, table: str, kind: type, _
     allowed = {f.name for f in dataclasses.fields(kind)}
     items = raw(filename)[table]
     assert items, f"[[{table}]] is empty"
-    for item in items:
-        unknown = set(item) - allowed
-        assert not unknown, f"{filename} [[{table}]] {item}: unknown keys {unknown}"
+    check_known_keys(f"{filename} [[{table}]]", items, allowed)
 
 
 def test_data_files_have_no_unknown_top_level_tables() -> None:

@@ -13,7 +13,7 @@ from gpuport.kb.loader import Entry, KbError
 from gpuport.rules import Rule
 from gpuport.scan.catalog import all_rules
 from gpuport.scan.kernels import library_rules
-from kb_checks import check_no_stray_whitespace, check_sources_and_date, raw
+from kb_checks import check_entry, check_known_keys, raw
 
 # (file, table) -> the dataclass its entries load into
 TABLES: dict[tuple[str, str], type] = {
@@ -51,19 +51,12 @@ def test_every_file_and_table_is_known_and_not_empty() -> None:
         items = raw(filename)[table]
         assert items, f"{filename} [[{table}]] is empty"
         allowed = {field.name for field in dataclasses.fields(kind)}
-        for item in items:
-            unknown = set(item) - allowed
-            assert not unknown, f"{filename} [[{table}]] {item}: unknown keys {unknown}"
+        check_known_keys(f"{filename} [[{table}]]", items, allowed)
 
 
 @pytest.mark.parametrize("entry", [e for _, e in ENTRIES], ids=IDS)
-def test_every_entry_has_web_sources_and_a_real_check_date(entry: Any) -> None:
-    check_sources_and_date(entry.sources, entry.checked)
-
-
-@pytest.mark.parametrize("entry", [e for _, e in ENTRIES], ids=IDS)
-def test_text_fields_have_no_stray_whitespace(entry: Any) -> None:
-    check_no_stray_whitespace(entry)
+def test_every_entry_has_web_sources_a_real_check_date_and_trimmed_text(entry: Any) -> None:
+    check_entry(entry)
 
 
 def test_ptx_names_are_ptx_spellings() -> None:

@@ -13,7 +13,7 @@ import pytest
 from gpuport import kb
 from gpuport.kb import python_code
 from gpuport.kb.loader import Entry, KbError
-from kb_checks import check_no_stray_whitespace, check_sources_and_date
+from kb_checks import check_entry, check_known_keys
 
 TABLES: dict[str, type] = {
     "package_status": python_code.StatusWhereImported,
@@ -48,8 +48,7 @@ def label(entry: Any) -> str:
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[label(e) for e in ENTRIES])
 def test_every_entry_has_web_sources_and_a_past_check_date(entry: Any) -> None:
-    check_sources_and_date(entry.sources, entry.checked)
-    check_no_stray_whitespace(entry)
+    check_entry(entry)
     for field in dataclasses.fields(entry):
         assert getattr(entry, field.name) != "", f"{field.name} is empty"
 
@@ -60,8 +59,7 @@ def test_the_file_has_only_known_tables_and_keys() -> None:
     for table, kind in TABLES.items():
         allowed = {f.name for f in dataclasses.fields(kind)}
         assert data[table], f"[[{table}]] is empty"
-        for item in data[table]:
-            assert set(item) <= allowed, f"[[{table}]] {item}: unknown keys {set(item) - allowed}"
+        check_known_keys(f"[[{table}]]", data[table], allowed)
 
 
 def test_every_status_gp201_reports_has_its_severity_and_words() -> None:
@@ -113,4 +111,4 @@ def test_amd_gpu_names_match_amd_products_only(text: str, amd: bool) -> None:
 def test_a_word_outside_its_choices_is_a_kb_error() -> None:
     entry = Entry({"severity": "severe"}, "kb/python_code.toml [[env_severity]] X")
     with pytest.raises(KbError, match="severe"):
-        python_code._word(entry, "severity", python_code.SEVERITY_WORDS)
+        entry.choice("severity", python_code.SEVERITY_WORDS)

@@ -22,6 +22,7 @@ from gpuport.plan.catalog import (
     find_gpu,
 )
 from gpuport.plan.prices import PRICE_KINDS, default_prices, prices_document
+from kb_checks import OLDEST_CHECK, TODAY, check_known_keys
 
 REQUIRED_GPUS = (
     "a100-40gb-sxm",
@@ -162,17 +163,13 @@ GPU_KEYS = {
     "checked",
 }
 PRICE_KEYS = {"gpu", "usd_per_hour", "kind", "provider", "source", "date", "checked", "note"}
-TODAY = datetime.date.today()
-OLDEST_CHECK = datetime.date(2025, 1, 1)  # as tests/kb/test_kb_schema.py
 
 
 def test_gpu_and_price_files_use_only_known_keys_and_tables() -> None:
     assert set(DOCUMENT) == {"meta", "sources", "gpu"}
-    for row in ROWS:
-        assert not set(row) - GPU_KEYS, f"{row['id']}: unknown keys {set(row) - GPU_KEYS}"
+    check_known_keys("kb/gpus.toml [[gpu]]", ROWS, GPU_KEYS)
     assert set(PRICES) == {"meta", "price"}
-    for row in PRICES["price"]:
-        assert not set(row) - PRICE_KEYS, f"{row['gpu']}: unknown keys {set(row) - PRICE_KEYS}"
+    check_known_keys("kb/prices.toml [[price]]", PRICES["price"], PRICE_KEYS)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["id"] for r in ROWS])

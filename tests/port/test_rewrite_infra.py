@@ -307,38 +307,38 @@ def test_cmake_syntax_error_becomes_an_unconverted_change() -> None:
     assert problem.status is ChangeStatus.UNCONVERTED and problem.line == 2
 
 
-def test_makefile_before_after() -> None:
-    before = (
+# (offload archs, Makefile before, Makefile after), by what each case is about
+MAKEFILE_PORTS = {
+    "compiler-arch-flags-and-libraries": (
+        ("gfx90a",),
         "NVCC ?= nvcc\n"
         "NVCCFLAGS = -O2 -arch=sm_80 -Xcompiler -fPIC\n"
         "LDLIBS = -L/usr/local/cuda/lib64 -lcudart\n"
         "app: app.cu\n"
-        "\t$(NVCC) $(NVCCFLAGS) -o $@ $< $(LDLIBS)\n"
-    )
-    after = (
+        "\t$(NVCC) $(NVCCFLAGS) -o $@ $< $(LDLIBS)\n",
         "NVCC ?= hipcc\n"
         "NVCCFLAGS = -O2 --offload-arch=gfx90a -fPIC\n"
         "LDLIBS = -L/opt/rocm/lib -lamdhip64\n"
         "app: app.cu\n"
-        "\t$(NVCC) $(NVCCFLAGS) -o $@ $< $(LDLIBS)\n"
-    )
-    result = rewrite_makefile("Makefile", before, "6.4", offload_archs=("gfx90a",))
-    assert result.translated == after
-
-
-def test_makefile_continued_gencode_lines() -> None:
-    before = (
+        "\t$(NVCC) $(NVCCFLAGS) -o $@ $< $(LDLIBS)\n",
+    ),
+    "continued-gencode-lines": (
+        ("gfx90a", "gfx942"),
         "ARCH := -gencode arch=compute_80,code=sm_80 \\\n"
         "        -gencode arch=compute_90,code=sm_90 \\\n"
         "        -lineinfo\n"
-        "TORCH_CUDA_ARCH_LIST := 8.0 9.0\n"
-    )
-    after = (
+        "TORCH_CUDA_ARCH_LIST := 8.0 9.0\n",
         "ARCH := --offload-arch=gfx90a --offload-arch=gfx942 \\\n"
         "        -gline-tables-only\n"
-        "PYTORCH_ROCM_ARCH := gfx90a gfx942\n"
-    )
-    result = rewrite_makefile("Makefile", before, "6.4", offload_archs=("gfx90a", "gfx942"))
+        "PYTORCH_ROCM_ARCH := gfx90a gfx942\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MAKEFILE_PORTS))
+def test_makefile_before_after(case: str) -> None:
+    archs, before, after = MAKEFILE_PORTS[case]
+    result = rewrite_makefile("Makefile", before, "6.4", offload_archs=archs)
     assert result.translated == after
 
 

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import TypeVar
 
 from gpuport.kb.loader import Entry, KbError, entries, keyed, load_toml
 
@@ -200,40 +201,38 @@ def special_registers() -> Mapping[str, SpecialRegister]:
     )
 
 
+_FamilyPrefixes = TypeVar("_FamilyPrefixes", PtxFeature, PtxWrapper)
+
+
+def _prefixes_by_family(
+    table: str, prefixes: str, duplicate: str, kind: type[_FamilyPrefixes]
+) -> Mapping[str, _FamilyPrefixes]:
+    """A ``[[table]]`` of name prefixes per PTX feature family, keyed by family."""
+    return keyed(
+        load_toml(_PTX),
+        table,
+        _PTX,
+        "family",
+        duplicate,
+        lambda entry, _: kind(
+            _family(entry, required=True),
+            entry.texts(prefixes, required=True),
+            entry.texts("sources", required=True),
+            entry.date(),
+        ),
+    )
+
+
 @functools.cache
 def ptx_features() -> Mapping[str, PtxFeature]:
     """The opcode prefixes of each feature family, keyed by family."""
-    return keyed(
-        load_toml(_PTX),
-        "feature",
-        _PTX,
-        "family",
-        "duplicate feature family",
-        lambda entry, _: PtxFeature(
-            family=_family(entry, required=True),
-            opcode_prefixes=entry.texts("opcode_prefixes", required=True),
-            sources=entry.texts("sources", required=True),
-            checked=entry.date(),
-        ),
-    )
+    return _prefixes_by_family("feature", "opcode_prefixes", "duplicate feature family", PtxFeature)
 
 
 @functools.cache
 def ptx_wrappers() -> Mapping[str, PtxWrapper]:
     """The ``cuda::ptx::`` name prefixes of each feature family, keyed by family."""
-    return keyed(
-        load_toml(_PTX),
-        "wrapper",
-        _PTX,
-        "family",
-        "duplicate wrapper family",
-        lambda entry, _: PtxWrapper(
-            family=_family(entry, required=True),
-            name_prefixes=entry.texts("name_prefixes", required=True),
-            sources=entry.texts("sources", required=True),
-            checked=entry.date(),
-        ),
-    )
+    return _prefixes_by_family("wrapper", "name_prefixes", "duplicate wrapper family", PtxWrapper)
 
 
 @functools.cache

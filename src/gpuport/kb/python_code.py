@@ -14,10 +14,11 @@ import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from gpuport.kb import PackageStatus
-from gpuport.kb.loader import Entry, KbError, entries, keyed, load_toml
+from gpuport.kb.loader import entries, keyed, load_toml
 
 _FILE = "python_code.toml"
 SEVERITY_WORDS = ("info", "low", "medium", "high", "blocker")
@@ -83,33 +84,25 @@ def _data() -> dict[str, Any]:
     return load_toml(_FILE)
 
 
-def _word(entry: Entry, key: str, choices: tuple[str, ...]) -> str:
-    value = entry.text(key)
-    if value not in choices:
-        raise KbError(f"{entry.where}: {key!r} is {value!r}, not one of {', '.join(choices)}")
-    return value
-
-
 @functools.cache
 def statuses_where_imported() -> Mapping[PackageStatus, StatusWhereImported]:
     """By package status (every status but works-as-is)."""
-    result: dict[PackageStatus, StatusWhereImported] = {}
-    for entry in entries(_data(), "package_status", _FILE, "status"):
-        try:
-            status = PackageStatus(entry.text("status"))
-        except ValueError as exc:
-            raise KbError(f"{entry.where}: unknown status") from exc
-        if status in result:
-            raise KbError(f"{entry.where}: duplicate status")
-        result[status] = StatusWhereImported(
-            status=status,
-            severity=_word(entry, "severity", SEVERITY_WORDS),
+    by_name = keyed(
+        _data(),
+        "package_status",
+        _FILE,
+        "status",
+        "duplicate status",
+        lambda entry, _: StatusWhereImported(
+            status=entry.member("status", PackageStatus),
+            severity=entry.choice("severity", SEVERITY_WORDS),
             words=entry.text("words"),
             why=entry.text("why"),
             sources=entry.texts("sources", required=True),
             checked=entry.date(),
-        )
-    return result
+        ),
+    )
+    return MappingProxyType({item.status: item for item in by_name.values()})
 
 
 @functools.cache
@@ -123,8 +116,8 @@ def env_severities() -> Mapping[str, EnvSeverity]:
         "duplicate variable",
         lambda entry, name: EnvSeverity(
             name=name,
-            read=_word(entry, "read", SEVERITY_WORDS),
-            write=_word(entry, "write", SEVERITY_WORDS),
+            read=entry.choice("read", SEVERITY_WORDS),
+            write=entry.choice("write", SEVERITY_WORDS),
             sources=entry.texts("sources", required=True),
             checked=entry.date(),
         ),
@@ -155,7 +148,7 @@ def precision_switches() -> Mapping[str, PrecisionSwitch]:
         "duplicate switch",
         lambda entry, name: PrecisionSwitch(
             name=name,
-            kind=_word(entry, "kind", SWITCH_KINDS),
+            kind=entry.choice("kind", SWITCH_KINDS),
             on_rocm=entry.text("on_rocm"),
             sources=entry.texts("sources", required=True),
             checked=entry.date(),

@@ -16,7 +16,7 @@ from typing import Any
 
 from gpuport import kb
 from gpuport.kb import loader
-from gpuport.kb.loader import Entry, KbError, TsvRow, TsvTable
+from gpuport.kb.loader import Entry, KbError, TsvTable
 
 API_TSV = "cuda_hip_api.tsv"
 # The TSV's columns, in the order tools/build_api_map.py writes them.
@@ -148,40 +148,36 @@ class ApiMap:
         return None
 
 
+def _optional_version(text: str, where: str) -> Version | None:
+    """The ROCm version ``text`` holds, or None when it is empty; errors name ``where``."""
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return parse_version(text)
+    except ValueError as exc:
+        raise KbError(f"{where}: {exc}") from None
+
+
 def _version_or_none(entry: Entry, key: str) -> Version | None:
     """The ROCm version in ``key``, or None when the key is absent or empty."""
-    text = entry.text(key, "").strip()
-    if not text:
-        return None
-    try:
-        return parse_version(text)
-    except ValueError as exc:
-        raise KbError(f"{entry.where}: {exc}") from None
-
-
-def _row_version(table: TsvTable, row: TsvRow, column: str) -> Version | None:
-    text = row.cells[column].strip()
-    if not text:
-        return None
-    try:
-        return parse_version(text)
-    except ValueError as exc:
-        raise KbError(f"{table.where(row)}: {exc}") from None
+    return _optional_version(entry.text(key, ""), entry.where)
 
 
 def _api_entries(table: TsvTable) -> dict[str, ApiEntry]:
     entries: dict[str, ApiEntry] = {}
     for row in table.rows:
         cells = row.cells
+        where = table.where(row)
         if cells["family"] not in FAMILIES:
-            raise KbError(f"{table.where(row)}: unknown family {cells['family']!r}")
+            raise KbError(f"{where}: unknown family {cells['family']!r}")
         entries[cells["cuda"]] = ApiEntry(
             cuda=cells["cuda"],
             hip=cells["hip"],
             family=cells["family"],
-            hip_added=_row_version(table, row, "hip_added"),
-            hip_deprecated=_row_version(table, row, "hip_deprecated"),
-            hip_removed=_row_version(table, row, "hip_removed"),
+            hip_added=_optional_version(cells["hip_added"], where),
+            hip_deprecated=_optional_version(cells["hip_deprecated"], where),
+            hip_removed=_optional_version(cells["hip_removed"], where),
             cuda_removed=cells["cuda_removed"],
             note=cells["note"],
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gpuport.edits import ChangeStatus
@@ -42,6 +43,11 @@ class FileResult:
 
     def count(self, status: ChangeStatus) -> int:
         return sum(1 for c in self.changes if c.status is status)
+
+
+# `(rel, text, rocm_version) -> FileResult`: how a file around the sources is ported (the
+# dependency rewriters' and the container/build rewriters' shared signature).
+Rewriter = Callable[[str, str, str], FileResult]
 
 
 class CheckStatus(enum.StrEnum):

@@ -26,44 +26,19 @@ from gpuport.files import (
 )
 from gpuport.findings import Skipped
 from gpuport.port.apimap import parse_version
-from gpuport.port.model import Change, FileResult, PortResult
-from gpuport.port.rewrite_deps import (
-    rewrite_conda_env,
-    rewrite_pipfile,
-    rewrite_pyproject,
-    rewrite_requirements,
-)
-from gpuport.port.rewrite_infra import (
-    rewrite_cmake,
-    rewrite_compose,
-    rewrite_dockerfile,
-    rewrite_k8s,
-    rewrite_makefile,
-    rewrite_shell,
-)
+from gpuport.port.model import Change, FileResult, PortResult, Rewriter
+from gpuport.port.rewrite_deps import REWRITERS as DEPENDENCY_REWRITERS
+from gpuport.port.rewrite_infra import REWRITERS as INFRA_REWRITERS
 from gpuport.port.translate import translate_source
 from gpuport.scan.deps import parse_source, unlisted_includes
 from gpuport.scan.kernels import uses_cuda
 
-# `(rel, text, rocm_version) -> FileResult`: how a file around the sources is ported.
-Rewriter = Callable[[str, str, str], FileResult]
-
 # The kinds of file the translator reads.
 SOURCE_KINDS = frozenset({FileKind.CUDA, FileKind.CXX})
-# The rewriter of each kind of file around the sources.
+# The rewriter of each kind of file around the sources: dependency files, then container and
+# build files (each rewriter module lists its own).
 REWRITERS: Mapping[FileKind, Rewriter] = MappingProxyType(
-    {
-        FileKind.REQUIREMENTS: rewrite_requirements,
-        FileKind.PYPROJECT: rewrite_pyproject,
-        FileKind.PIPFILE: rewrite_pipfile,
-        FileKind.CONDA_ENV: rewrite_conda_env,
-        FileKind.DOCKERFILE: rewrite_dockerfile,
-        FileKind.COMPOSE: rewrite_compose,
-        FileKind.YAML: rewrite_k8s,
-        FileKind.SHELL: rewrite_shell,
-        FileKind.CMAKE: rewrite_cmake,
-        FileKind.MAKEFILE: rewrite_makefile,
-    }
+    {**DEPENDENCY_REWRITERS, **INFRA_REWRITERS}
 )
 # Kinds the port leaves as they are: Python code and notebooks (the scan reports what they
 # need; a rename there is a decision, not a mechanical edit) and setup.py / setup.cfg

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import yaml
 
 from gpuport.edits import ChangeStatus, TextEdit
 from gpuport.files import FileKind
-from gpuport.port.model import Change, FileResult
+from gpuport.port.model import Change, FileResult, Rewriter
 from gpuport.scan.deps import NOTE_PREFIX, DependencyHit, analyze
 from gpuport.syntax.conda import parse_conda_env
 from gpuport.syntax.dependencies import DependencyFile, FileFormat, Reader
@@ -65,8 +65,6 @@ def rewrite_conda_env(
     dep = parse_conda_env(text, rel, read=read)
     return _rewrite(rel, text, FileKind.CONDA_ENV, dep, rocm_version, FileFormat.YAML)
 
-
-Rewriter = Callable[[str, str, str], FileResult]
 
 REWRITERS: dict[FileKind, Rewriter] = {
     FileKind.REQUIREMENTS: rewrite_requirements,

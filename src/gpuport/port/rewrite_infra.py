@@ -9,18 +9,16 @@ reported UNCONVERTED with the reason. Rewriting a rewritten file changes nothing
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gpuport import kb
 from gpuport.edits import ChangeStatus, Hit, TextEdit, hit_after
 from gpuport.files import FileKind
-from gpuport.port.model import Change, FileResult
+from gpuport.port.model import Change, FileResult, Rewriter
 from gpuport.scan.build import analyze_cmake, analyze_makefile, analyze_shell_build
 from gpuport.scan.containers import analyze_dockerfile, analyze_shell_containers, analyze_yaml
 from gpuport.syntax.text import LineIndex
-
-Rewriter = Callable[[str, str, str], FileResult]
 
 
 @dataclass(frozen=True, slots=True)
