@@ -55,6 +55,16 @@ def display_text(text: str) -> str:
     return _INVISIBLE_RE.sub(lambda m: _escape_char(m.group()), text)
 
 
+def visible_lines(text: str) -> str:
+    """Lines of ``text`` (a diff, say) for a terminal: each through :func:`display_text`.
+
+    Newlines stay; every other control character, a ``\\r`` included, is shown as an escape,
+    so nothing in the text can set the title, clear the screen or open a link.
+    """
+    lines = text.split("\n")
+    return "\n".join(display_text(line) for line in lines)
+
+
 def _escape_char(ch: str) -> str:
     code = ord(ch)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
