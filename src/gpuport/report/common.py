@@ -4,10 +4,13 @@ effort's wording, JSON text, and the in-memory rich console the terminal formats
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 import re
 from io import StringIO
+from urllib.parse import quote
 
 from rich.console import Console
 
@@ -76,6 +79,87 @@ def path_bytes(path: str) -> bytes:
         return path.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:  # a lone surrogate that did not come from a file name
         return path.encode("utf-8", "backslashreplace")
+
+
+# --- Markdown (CommonMark https://spec.commonmark.org/0.31.2/ and GFM https://github.github.com/gfm/)
+
+# Every ASCII punctuation character that starts inline markup (CommonMark §2.4 allows a
+# backslash before any of them): emphasis, code, links, images, raw HTML, entities, tables
+# and strikethrough. Text is kept on one line, so block markers (#, -, +, 1.) need no escape.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}()<>&|~!#])")
+# GitHub turns @name into a mention (a notification) even when escaped: a zero-width space
+# after the @ keeps the text readable and inert.
+_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+# GitHub also links a bare https://…, ftp://… or www.… (GFM's autolink extension, §6.9,
+# which cmark-gfm starts at the ':' or the "www."): a backslash before that ':' or '.'
+# leaves the text as it reads and copies, but no longer a link.
+_AUTOLINK = re.compile(r"(?i)(?<![a-z0-9])(?:https?|ftp|mailto|xmpp)(?=:)|(?<![a-z0-9])www(?=\.)")
+
+
+def md_text(text: str) -> str:
+    """Untrusted text as inert inline Markdown, on one line."""
+    text = " ".join(display_text(text).splitlines())
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    text = _AUTOLINK.sub(lambda m: m.group() + "\\", text)
+    return _MENTION.sub("@\u200b", text)
+
+
+def md_code_cell(text: str) -> str:
+    """Untrusted text as an inline code span in a GFM table cell, on one line.
+
+    The span's backtick run is longer than any inside the text, so the text cannot close it,
+    and a ``|`` is escaped, which GFM requires even inside code (spec example 200).
+    """
+    text = " ".join(display_text(text).splitlines()).replace("|", "\\|")
+    if not text:
+        return ""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    return f"{ticks} {text} {ticks}" if longest else f"`{text}`"
+
+
+def link_target(path: str, line: int = 0) -> str:
+    """A relative link to ``path`` (percent-encoded, so no scheme or markup can sneak in)."""
+    target = quote(path_bytes(path), safe="/")
+    if target.startswith("/"):  # relative to the project, never a protocol-relative //host
+        target = "./" + target.lstrip("/")
+    return f"{target}#L{line}" if line > 0 else target
+
+
+# --- HTML -------------------------------------------------------------------------------------
+
+
+# https://www.w3.org/TR/CSP3/ : nothing may load or run. The page's own <style> blocks apply
+# by their SHA-256 (no 'unsafe-inline'); there is no script, no image, no form, no frame.
+_CSP_REST = "default-src 'none'; base-uri 'none'; form-action 'none'"
+_STYLE_BLOCK = re.compile(r"<style>(.*?)</style>", re.DOTALL)
+_CHARSET_META = re.compile(r"<meta charset=\"?utf-8\"?>", re.IGNORECASE)
+
+
+def content_security_policy(page: str) -> str:
+    """The policy of an HTML ``page``: its own <style> blocks by hash, nothing else at all."""
+    hashes = [
+        "'sha256-" + base64.b64encode(hashlib.sha256(css.encode("utf-8")).digest()).decode() + "'"
+        for css in _STYLE_BLOCK.findall(page)
+    ]
+    style_src = " ".join(hashes) or "'none'"
+    return f"{_CSP_REST}; style-src {style_src}"
+
+
+def with_content_security_policy(page: str) -> str:
+    """``page`` with its Content-Security-Policy meta tag right after the charset declaration.
+
+    The page's text from the project is escaped before this runs, so every <style> it finds
+    is the renderer's own.
+    """
+    policy = html.escape(content_security_policy(page), quote=True)
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+    found = _CHARSET_META.search(page)
+    assert found is not None, "an HTML report declares its charset first"
+    at = found.end()
+    if page.startswith("\n", at):  # a page laid out one tag a line keeps that layout
+        meta = "\n" + meta
+    return page[:at] + meta + page[at:]
 
 
 def html_text(text: object) -> str:
