@@ -120,7 +120,7 @@ def md_code_cell(text: str) -> str:
 
 def link_target(path: str, line: int = 0) -> str:
     """A relative link to ``path`` (percent-encoded, so no scheme or markup can sneak in)."""
-    target = quote(path_bytes(path), safe="/")
+    target = path_uri(path)
     if target.startswith("/"):  # relative to the project, never a protocol-relative //host
         target = "./" + target.lstrip("/")
     return f"{target}#L{line}" if line > 0 else target
@@ -167,11 +167,46 @@ def html_text(text: object) -> str:
     return html.escape(display_text(str(text)), quote=True)
 
 
+# JSON (RFC 8259) allows these raw inside strings, but a lone surrogate cannot be written as
+# UTF-8 at all (json.dumps(ensure_ascii=False) passes the ones surrogateescape made from bytes
+# that were not UTF-8), and C1 controls, DEL and U+2028/U+2029 break terminals, log viewers
+# and JavaScript that embeds the text.
+_JSON_FIX = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _json_char(match: re.Match[str]) -> str:
+    ch = match.group()
+    return "\ufffd" if "\ud800" <= ch <= "\udfff" else f"\\u{ord(ch):04x}"
+
+
+def json_path(path: str, shown: str | None = None) -> dict[str, str]:
+    """A path's JSON fields: ``path`` as shown, and ``uri`` when that is not the path itself.
+
+    JSON carries valid text only, so a name that was not UTF-8 is shown with U+FFFD for each
+    such byte (``shown``, when given, is another display of it); then the ``uri`` field, its
+    bytes percent-encoded (RFC 3986, as SARIF's artifact URIs), gives the name back exactly
+    (``urllib.parse.unquote_to_bytes``).
+    """
+    if shown is None:
+        shown = _LONE_SURROGATE.sub("\ufffd", path)
+    return {"path": shown} if shown == path else {"path": shown, "uri": path_uri(path)}
+
+
+def path_uri(path: str) -> str:
+    """A relative URI reference for a root-relative path: its bytes, percent-encoded."""
+    return quote(path_bytes(path), safe="/")
+
+
 def dumps(document: object) -> str:
-    """JSON text, UTF-8 friendly; undecodable path bytes stay as JSON ``\\udcNN`` escapes."""
+    """JSON text that is always valid UTF-8 and valid JSON, whatever the project held.
+
+    Bytes that were not UTF-8 become U+FFFD (a path that must stay exact carries an ``uri``
+    beside it: :func:`json_path`); C1 controls, DEL and U+2028/U+2029 are ``\\uXXXX``
+    escapes, as JSON writes the C0 controls.
+    """
     text = json.dumps(document, indent=2, ensure_ascii=False, default=str)
-    # Lone surrogates cannot be written as UTF-8; "\udcNN" is also their JSON escape.
-    return text.encode("utf-8", "backslashreplace").decode("utf-8") + "\n"
+    return _JSON_FIX.sub(_json_char, text) + "\n"
 
 
 def plural(count: int, noun: str) -> str:

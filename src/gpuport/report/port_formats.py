@@ -19,12 +19,14 @@ from gpuport.report.common import (
     display_text,
     dumps,
     html_text,
+    json_path,
     md_code_cell,
     md_text,
+    path_uri,
     tool_version,
     with_content_security_policy,
 )
-from gpuport.report.sarif import SARIF_SCHEMA, SARIF_VERSION, SRCROOT, artifact_uri, region
+from gpuport.report.sarif import SARIF_SCHEMA, SARIF_VERSION, SRCROOT, region
 
 SCHEMA_VERSION = "1"
 STATUS_ORDER = (ChangeStatus.CONVERTED, ChangeStatus.NEEDS_REVIEW, ChangeStatus.UNCONVERTED)
@@ -231,7 +233,7 @@ def port_document(result: PortResult, options: RenderOptions) -> dict[str, Any]:
         "families": family_table(result),
         "files": [
             {
-                "path": display_text(f.path),
+                **json_path(f.path, display_text(f.path)),
                 "new_path": display_text(f.new_path),
                 "kind": f.kind,
                 "changed": f.changed,
@@ -243,7 +245,7 @@ def port_document(result: PortResult, options: RenderOptions) -> dict[str, Any]:
         ],
         "checks": [
             {
-                "path": display_text(c.path),
+                **json_path(c.path, display_text(c.path)),
                 "status": c.status.value,
                 "original_error": display_text(c.original_error),
                 "translation_error": display_text(c.translation_error),
@@ -421,7 +423,7 @@ def render_port_sarif(result: PortResult, options: RenderOptions) -> str:
     results: list[dict[str, Any]] = []
     for path, c in items:
         location: dict[str, Any] = {
-            "artifactLocation": {"uri": artifact_uri(path), "uriBaseId": SRCROOT}
+            "artifactLocation": {"uri": path_uri(path), "uriBaseId": SRCROOT}
         }
         where = region(c.line, c.column)
         if where:
@@ -449,7 +451,7 @@ def render_port_sarif(result: PortResult, options: RenderOptions) -> str:
                     {
                         "physicalLocation": {
                             "artifactLocation": {
-                                "uri": artifact_uri(check.path),
+                                "uri": path_uri(check.path),
                                 "uriBaseId": SRCROOT,
                             }
                         }
