@@ -166,7 +166,7 @@ def render_port_terminal(result: PortResult, options: RenderOptions) -> str:
             ]
             for family, n in families.items():
                 lines.append(
-                    f"{family:<{fwidth}}  {n['converted']:>9}  {n['needs_review']:>6}  "
+                    f"{display_text(family):<{fwidth}}  {n['converted']:>9}  {n['needs_review']:>6}  "
                     f"{n['unconverted']:>11}"
                 )
     items = attention(result)
@@ -177,7 +177,7 @@ def render_port_terminal(result: PortResult, options: RenderOptions) -> str:
             status = _paint(c.status.value, colour, options)
             rule = f" {c.rule_id}" if c.rule_id else ""
             lines.append(
-                f"  {display_text(_where(path, c))}: {status} [{c.family}{rule}] "
+                f"  {display_text(_where(path, c))}: {status} [{display_text(c.family + rule)}] "
                 f"{display_text(_what(c))}"
             )
             if c.note:
