@@ -100,12 +100,21 @@ def test_no_newline_marker_comes_only_after_the_last_line() -> None:
     assert both.endswith(f"-cudaFree(0);\n{NO_NEWLINE}+hipFree(0);\n{NO_NEWLINE}")
 
 
-def test_file_names_are_quoted_as_git_quotes_them() -> None:
-    assert quote_path("a/plain.cu") == "a/plain.cu"
-    assert quote_path("a/with space.cu") == "a/with space.cu\t"
-    assert quote_path('a/q"\\.cu') == '"a/q\\"\\\\.cu"'
-    assert quote_path("a/n\nt\te\x1b.cu") == '"a/n\\nt\\te\\033.cu"'
-    assert quote_path("a/\udcff\u00e9.cu") == '"a/\\377\\303\\251.cu"'
+QUOTED_NAMES = [
+    ("a/plain.cu", "a/plain.cu"),
+    ("a/with space.cu", "a/with space.cu\t"),  # git's tab, so patch keeps the space
+    ('a/q"\\.cu', '"a/q\\"\\\\.cu"'),
+    ("a/n\nt\te\x1b.cu", '"a/n\\nt\\te\\033.cu"'),
+    ("a/\udcff\u00e9.cu", '"a/\\377\\303\\251.cu"'),  # bytes over 0x7f in octal
+]
+
+
+@pytest.mark.parametrize(("name", "quoted"), QUOTED_NAMES)
+def test_file_names_are_quoted_as_git_quotes_them(name: str, quoted: str) -> None:
+    assert quote_path(name) == quoted
+
+
+def test_a_name_with_a_newline_keeps_the_headers_whole() -> None:
     header = _diff("new\nline.cu", "cudaFree(0);\n", "hipFree(0);\n").splitlines()[:2]
     assert header == ['--- "a/new\\nline.cu"', '+++ "b/new\\nline.cu"']
 
