@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime
 
-from report_samples import INLINE_PTX, RULES
+from report_samples import IMG, INLINE_PTX, MD_LINK, RULES, SCRIPT, STYLE_BREAK, TEMPLATE
 
 from gpuport import kb
 from gpuport.edits import ChangeStatus
@@ -130,6 +130,36 @@ def sample_port() -> PortResult:
     ]
     problems = ["requirements.txt:3: a requirement that does not parse: torch==="]
     return PortResult("proj", "6.4", files, checks, problems)
+
+
+# Text a hostile project can put in a port: markup for every medium and bytes that drive a
+# terminal (title, clear screen, a link, bidi reordering, C1 controls, undecodable bytes).
+TERMINAL_ATTACKS = "\x1b]0;title\x07 \x1b[2J \x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\"
+HOSTILE_CONTROLS = f"{TERMINAL_ATTACKS} \u202eevil \x85 \x9b31m bad\udcff | `tick`"
+HOSTILE_PORT_TEXT = f"{SCRIPT} {IMG} {MD_LINK} {STYLE_BREAK} {TEMPLATE} https://evil.example"
+
+
+def hostile_port() -> PortResult:
+    """A port whose paths, code, notes, checks and problems try markup and escape codes."""
+    path = f"src/{SCRIPT}{HOSTILE_CONTROLS}.cu"
+    before = f"cudaFree(0); // {HOSTILE_PORT_TEXT} {HOSTILE_CONTROLS}\n"
+    change = Change(
+        1,
+        1,
+        f"fam{SCRIPT}",
+        before,
+        before.replace("cudaFree", "hipFree"),
+        ChangeStatus.NEEDS_REVIEW,
+        note=f"note {HOSTILE_PORT_TEXT} {HOSTILE_CONTROLS}",
+        rule_id="GP399",
+    )
+    files = [
+        FileResult(path, path, "cuda", before, change.after, [change]),
+        FileResult(f"bin/{IMG}", f"bin/{IMG}", "cuda", "", None, skipped=f"binary {SCRIPT}"),
+    ]
+    checks = [CompileCheck(path, CheckStatus.TRANSLATION_FAILS, translation_error=before)]
+    problems = [f"requirements.txt:1: -r {HOSTILE_PORT_TEXT} {HOSTILE_CONTROLS}"]
+    return PortResult(f"root{SCRIPT}", "6.4", files, checks, problems)
 
 
 # --- plan ------------------------------------------------------------------------------------

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from report_samples import HOSTILE_STRINGS, TOOL_VERSION, hostile_assessment, sample_scan
+from result_samples import hostile_port, sample_plan
 
 from gpuport.report import Format, RenderOptions, render
 
@@ -50,7 +52,11 @@ def browser() -> Iterator[Any]:
 
 
 class Visit:
-    """A page opened from a file, with every dialog, request and console error recorded."""
+    """A page opened from a file, with every dialog, request, error and console error recorded.
+
+    A Content-Security-Policy violation (a style whose hash is not admitted, a blocked load)
+    is a console error in Chromium, so ``errors`` holds those too.
+    """
 
     def __init__(self, browser: Any, path: Path) -> None:
         self.dialogs: list[str] = []
@@ -60,6 +66,7 @@ class Visit:
         self.page.on("dialog", self._dialog)
         self.page.on("request", lambda request: self.requests.append(request.url))
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("console", self._console)
         self.page.goto(path.as_uri(), wait_until="load")
         self.page.wait_for_timeout(300)  # let any (unwanted) onerror/onload handler fire
 
@@ -67,19 +74,39 @@ class Visit:
         self.dialogs.append(dialog.message)
         dialog.dismiss()
 
+    def _console(self, message: Any) -> None:
+        if message.type == "error":
+            self.errors.append(message.text)
+
+    def assert_inert(self) -> None:
+        """Nothing ran, nothing was refused, nothing loaded but the file itself."""
+        assert self.dialogs == []
+        assert self.errors == []
+        assert self.page.locator("script, img, iframe, object, embed").count() == 0
+        assert self.page.locator("[onerror], [onload], [onclick]").count() == 0
+        assert all(url.startswith(("file:", "data:")) for url in self.requests), self.requests
+
+
+@contextmanager
+def visit(browser: Any, tmp_path: Path, result: object) -> Iterator[Visit]:
+    """``result``'s HTML report, written to a file and opened; the page closed afterwards."""
+    report = tmp_path / "report.html"
+    report.write_text(render(result, Format.HTML, OPTIONS), encoding="utf-8")
+    opened = Visit(browser, report)
+    try:
+        yield opened
+    finally:
+        opened.page.close()
+
+
+def colour_of(page: Any, selector: str, prop: str = "backgroundColor") -> str:
+    return str(page.eval_on_selector(selector, f"el => getComputedStyle(el).{prop}"))
+
 
 def test_hostile_report_is_inert(browser: Any, tmp_path: Path) -> None:
-    report = tmp_path / "gpuport-report.html"
-    report.write_text(render(hostile_assessment(), Format.HTML, OPTIONS), encoding="utf-8")
-    visit = Visit(browser, report)
-    page = visit.page
-    try:
-        assert visit.dialogs == []
-        assert visit.errors == []
-        assert page.locator("script").count() == 0
-        assert page.locator("img").count() == 0
-        assert page.locator("[onerror], [onload], [onclick]").count() == 0
-        assert all(url.startswith(("file:", "data:")) for url in visit.requests), visit.requests
+    with visit(browser, tmp_path, hostile_assessment()) as opened:
+        opened.assert_inert()
+        page = opened.page
         verdict = page.locator("#verdict")
         assert verdict.is_visible()
         assert verdict.inner_text() == "Ready with work"
@@ -90,21 +117,15 @@ def test_hostile_report_is_inert(browser: Any, tmp_path: Path) -> None:
         body = page.locator("body").inner_text()
         for hostile in HOSTILE_STRINGS:
             assert hostile in body, hostile
-        # "</style>" in content did not end the stylesheet: the styles still apply.
-        banner_colour = page.eval_on_selector(
-            "header.banner", "el => getComputedStyle(el).backgroundColor"
-        )
-        assert banner_colour == "rgb(180, 83, 9)"
-    finally:
-        page.close()
+        # "</style>" in content did not end the stylesheet, and the policy admits the
+        # stylesheet by its hash: the styles still apply.
+        assert colour_of(page, "header.banner") == "rgb(180, 83, 9)"
 
 
 def test_severity_filter_works_without_script(browser: Any, tmp_path: Path) -> None:
-    report = tmp_path / "scan.html"
-    report.write_text(render(sample_scan(), Format.HTML, OPTIONS), encoding="utf-8")
-    visit = Visit(browser, report)
-    page = visit.page
-    try:
+    with visit(browser, tmp_path, sample_scan()) as opened:
+        opened.assert_inert()
+        page = opened.page
         low = page.locator("section.group-low article.finding")
         assert low.count() == 2 and low.first.is_visible()
         page.uncheck("#show-low")
@@ -112,6 +133,22 @@ def test_severity_filter_works_without_script(browser: Any, tmp_path: Path) -> N
         assert page.locator("section.group-blocker article.finding").first.is_visible()
         page.check("#show-low")
         assert low.first.is_visible()
-        assert all(url.startswith(("file:", "data:")) for url in visit.requests), visit.requests
-    finally:
-        page.close()
+        assert opened.requests == [opened.page.url]
+
+
+def test_hostile_port_report_is_inert_and_styled(browser: Any, tmp_path: Path) -> None:
+    with visit(browser, tmp_path, hostile_port()) as opened:
+        opened.assert_inert()
+        page = opened.page
+        body = page.locator("body").inner_text()
+        for hostile in HOSTILE_STRINGS[:4]:
+            assert hostile in body, hostile
+        assert "\\x1b]0;title" in body and "\\u202eevil" in body
+        assert page.locator("a").count() == 0  # nothing from the project became a link
+        assert colour_of(page, "td.needs-review", "color") == "rgb(138, 90, 0)"
+
+
+def test_plan_report_is_styled_under_its_policy(browser: Any, tmp_path: Path) -> None:
+    with visit(browser, tmp_path, sample_plan()) as opened:
+        opened.assert_inert()
+        assert colour_of(opened.page, "td", "borderTopColor") == "rgb(204, 204, 204)"

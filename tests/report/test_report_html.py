@@ -6,6 +6,8 @@ browser, so the escaping is covered on every machine.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 from html.parser import HTMLParser
 
@@ -18,10 +20,10 @@ from report_samples import (
     sample_assessment,
     sample_scan,
 )
+from result_samples import sample_plan, sample_port
 
 from gpuport.assess.verdict import Assessment
 from gpuport.report import Format, RenderOptions, render
-from gpuport.report.html import CONTENT_SECURITY_POLICY
 from gpuport.scan.engine import ScanResult
 
 OPTIONS = RenderOptions(tool_version=TOOL_VERSION)
@@ -97,16 +99,31 @@ def test_hostile_content_stays_text(build: object) -> None:
     assert "{{ 7*7 }}" in visible and ">49<" not in text
 
 
-def test_content_security_policy() -> None:
-    page = page_of(sample_assessment())
+def _policy_of(text: str) -> str:
     policies = [
         a.get("content")
-        for t, a in page.tags
+        for t, a in Page(text).tags
         if t == "meta" and (a.get("http-equiv") or "").lower() == "content-security-policy"
     ]
-    assert policies == [CONTENT_SECURITY_POLICY]
-    assert "default-src 'none'" in CONTENT_SECURITY_POLICY
-    assert "script-src" not in CONTENT_SECURITY_POLICY  # no script at all: default-src denies
+    assert len(policies) == 1, policies
+    assert policies[0] is not None
+    return policies[0]
+
+
+@pytest.mark.parametrize("build", [sample_assessment, sample_scan, sample_port, sample_plan])
+def test_content_security_policy(build: object) -> None:
+    text = render(build(), Format.HTML, OPTIONS)  # type: ignore[operator]
+    policy = _policy_of(text)
+    directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
+    assert directives["default-src"] == "'none'"  # no script, image, font, frame or fetch
+    assert directives["base-uri"] == "'none'" and directives["form-action"] == "'none'"
+    assert "script-src" not in directives and "unsafe" not in policy
+    # The one stylesheet is admitted by its hash, and by nothing else.
+    (css,) = re.findall(r"<style>(.*?)</style>", text, re.DOTALL)
+    digest = base64.b64encode(hashlib.sha256(css.encode()).digest()).decode()
+    assert directives["style-src"] == f"'sha256-{digest}'"
+    # The policy comes before anything it governs.
+    assert text.index("Content-Security-Policy") < text.index("<style>")
 
 
 def test_self_contained() -> None:

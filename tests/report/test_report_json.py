@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import unquote_to_bytes
 
 from report_samples import TOOL_VERSION, hostile_scan, sample_assessment, sample_scan
 
 from gpuport.report import Format, RenderOptions, render
+from gpuport.report.common import dumps
 
 OPTIONS = RenderOptions(tool_version=TOOL_VERSION)
 
@@ -105,11 +107,23 @@ def test_assessment_document() -> None:
     assert document["timing"] == {"scan_seconds": 0.842}
 
 
-def test_undecodable_path_stays_an_escape() -> None:
+def test_undecodable_path_is_valid_text_with_its_exact_bytes_beside_it() -> None:
     text = render(hostile_scan(), Format.JSON, OPTIONS)
-    text.encode("utf-8")  # no lone surrogate left in the text itself
-    document = json.loads(text)
-    assert "bad\udcffname.cu" in [s["path"] for s in document["skipped"]]
+    document = json.loads(text.encode("utf-8").decode("utf-8", "strict"))
+    assert not any("\ud800" <= ch <= "\udfff" for ch in text)  # nothing a strict parser refuses
+    (bad,) = [s for s in document["skipped"] if s["path"].startswith("bad")]
+    assert bad["path"] == "bad\ufffdname.cu"
+    assert unquote_to_bytes(bad["uri"]) == b"bad\xffname.cu"  # the name, exactly
+    assert all("uri" not in s for s in document["skipped"] if s is not bad)
+
+
+def test_json_escapes_c1_controls_and_line_separators() -> None:
+    text = dumps({"k": "nel\x85 csi\x9b del\x7f ls\u2028 ps\u2029 esc\x1b lone\udc80\ud800"})
+    assert text == (
+        '{\n  "k": "nel\\u0085 csi\\u009b del\\u007f ls\\u2028 ps\\u2029 esc\\u001b'
+        ' lone\ufffd\ufffd"\n}\n'
+    )
+    assert json.loads(text)["k"].startswith("nel\x85 csi\x9b")
 
 
 def test_display_text_makes_hidden_characters_visible() -> None:

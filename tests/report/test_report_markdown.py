@@ -22,7 +22,7 @@ from report_samples import (
 
 from gpuport.findings import Severity
 from gpuport.report import Format, RenderOptions, render
-from gpuport.report.markdown import link_target, md_text
+from gpuport.report.common import link_target, md_text
 
 OPTIONS = RenderOptions(tool_version=TOOL_VERSION)
 # The only raw HTML the renderer writes itself.

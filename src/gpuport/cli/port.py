@@ -39,6 +39,7 @@ from gpuport.port.model import CheckStatus, PortResult
 from gpuport.port.project import port_project
 from gpuport.port.write import write_in_place, write_tree_copy
 from gpuport.report import Format, render
+from gpuport.report.common import visible_lines
 from gpuport.report.summary import port_summary_line
 
 
@@ -174,7 +175,8 @@ def port(
     chosen = Format(fmt)
     report_on_stdout = chosen is not Format.TERMINAL and output is None
     if out_dir is None and not in_place and not report_on_stdout:
-        write_stdout_bytes(unified_diff(result))
+        diff = unified_diff(result)  # byte-exact for git apply; made visible on a terminal
+        write_stdout_bytes(visible_lines(diff) if sys.stdout.isatty() else diff)
     # The terminal summary goes to stderr, beside the diff on stdout.
     text = render(result, chosen, render_options(chosen, output, stream=sys.stderr))
     if output is not None or report_on_stdout:

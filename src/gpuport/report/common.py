@@ -4,10 +4,13 @@ effort's wording, JSON text, and the in-memory rich console the terminal formats
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import json
 import re
 from io import StringIO
+from urllib.parse import quote
 
 from rich.console import Console
 
@@ -55,6 +58,16 @@ def display_text(text: str) -> str:
     return _INVISIBLE_RE.sub(lambda m: _escape_char(m.group()), text)
 
 
+def visible_lines(text: str) -> str:
+    """Lines of ``text`` (a diff, say) for a terminal: each through :func:`display_text`.
+
+    Newlines stay; every other control character, a ``\\r`` included, is shown as an escape,
+    so nothing in the text can set the title, clear the screen or open a link.
+    """
+    lines = text.split("\n")
+    return "\n".join(display_text(line) for line in lines)
+
+
 def _escape_char(ch: str) -> str:
     code = ord(ch)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
@@ -68,16 +81,132 @@ def path_bytes(path: str) -> bytes:
         return path.encode("utf-8", "backslashreplace")
 
 
+# --- Markdown (CommonMark https://spec.commonmark.org/0.31.2/ and GFM https://github.github.com/gfm/)
+
+# Every ASCII punctuation character that starts inline markup (CommonMark §2.4 allows a
+# backslash before any of them): emphasis, code, links, images, raw HTML, entities, tables
+# and strikethrough. Text is kept on one line, so block markers (#, -, +, 1.) need no escape.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}()<>&|~!#])")
+# GitHub turns @name into a mention (a notification) even when escaped: a zero-width space
+# after the @ keeps the text readable and inert.
+_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+# GitHub also links a bare https://…, ftp://… or www.… (GFM's autolink extension, §6.9,
+# which cmark-gfm starts at the ':' or the "www."): a backslash before that ':' or '.'
+# leaves the text as it reads and copies, but no longer a link.
+_AUTOLINK = re.compile(r"(?i)(?<![a-z0-9])(?:https?|ftp|mailto|xmpp)(?=:)|(?<![a-z0-9])www(?=\.)")
+
+
+def md_text(text: str) -> str:
+    """Untrusted text as inert inline Markdown, on one line."""
+    text = " ".join(display_text(text).splitlines())
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    text = _AUTOLINK.sub(lambda m: m.group() + "\\", text)
+    return _MENTION.sub("@\u200b", text)
+
+
+def md_code_cell(text: str) -> str:
+    """Untrusted text as an inline code span in a GFM table cell, on one line.
+
+    The span's backtick run is longer than any inside the text, so the text cannot close it,
+    and a ``|`` is escaped, which GFM requires even inside code (spec example 200).
+    """
+    text = " ".join(display_text(text).splitlines()).replace("|", "\\|")
+    if not text:
+        return ""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    return f"{ticks} {text} {ticks}" if longest else f"`{text}`"
+
+
+def link_target(path: str, line: int = 0) -> str:
+    """A relative link to ``path`` (percent-encoded, so no scheme or markup can sneak in)."""
+    target = path_uri(path)
+    if target.startswith("/"):  # relative to the project, never a protocol-relative //host
+        target = "./" + target.lstrip("/")
+    return f"{target}#L{line}" if line > 0 else target
+
+
+# --- HTML -------------------------------------------------------------------------------------
+
+
+# https://www.w3.org/TR/CSP3/ : nothing may load or run. The page's own <style> blocks apply
+# by their SHA-256 (no 'unsafe-inline'); there is no script, no image, no form, no frame.
+_CSP_REST = "default-src 'none'; base-uri 'none'; form-action 'none'"
+_STYLE_BLOCK = re.compile(r"<style>(.*?)</style>", re.DOTALL)
+_CHARSET_META = re.compile(r"<meta charset=\"?utf-8\"?>", re.IGNORECASE)
+
+
+def content_security_policy(page: str) -> str:
+    """The policy of an HTML ``page``: its own <style> blocks by hash, nothing else at all."""
+    hashes = [
+        "'sha256-" + base64.b64encode(hashlib.sha256(css.encode("utf-8")).digest()).decode() + "'"
+        for css in _STYLE_BLOCK.findall(page)
+    ]
+    style_src = " ".join(hashes) or "'none'"
+    return f"{_CSP_REST}; style-src {style_src}"
+
+
+def with_content_security_policy(page: str) -> str:
+    """``page`` with its Content-Security-Policy meta tag right after the charset declaration.
+
+    The page's text from the project is escaped before this runs, so every <style> it finds
+    is the renderer's own.
+    """
+    policy = html.escape(content_security_policy(page), quote=True)
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+    found = _CHARSET_META.search(page)
+    assert found is not None, "an HTML report declares its charset first"
+    at = found.end()
+    if page.startswith("\n", at):  # a page laid out one tag a line keeps that layout
+        meta = "\n" + meta
+    return page[:at] + meta + page[at:]
+
+
 def html_text(text: object) -> str:
     """Text safe inside HTML elements and quoted attributes."""
     return html.escape(display_text(str(text)), quote=True)
 
 
+# JSON (RFC 8259) allows these raw inside strings, but a lone surrogate cannot be written as
+# UTF-8 at all (json.dumps(ensure_ascii=False) passes the ones surrogateescape made from bytes
+# that were not UTF-8), and C1 controls, DEL and U+2028/U+2029 break terminals, log viewers
+# and JavaScript that embeds the text.
+_JSON_FIX = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _json_char(match: re.Match[str]) -> str:
+    ch = match.group()
+    return "\ufffd" if "\ud800" <= ch <= "\udfff" else f"\\u{ord(ch):04x}"
+
+
+def json_path(path: str, shown: str | None = None) -> dict[str, str]:
+    """A path's JSON fields: ``path`` as shown, and ``uri`` when that is not the path itself.
+
+    JSON carries valid text only, so a name that was not UTF-8 is shown with U+FFFD for each
+    such byte (``shown``, when given, is another display of it); then the ``uri`` field, its
+    bytes percent-encoded (RFC 3986, as SARIF's artifact URIs), gives the name back exactly
+    (``urllib.parse.unquote_to_bytes``).
+    """
+    if shown is None:
+        shown = _LONE_SURROGATE.sub("\ufffd", path)
+    return {"path": shown} if shown == path else {"path": shown, "uri": path_uri(path)}
+
+
+def path_uri(path: str) -> str:
+    """A relative URI reference for a root-relative path: its bytes, percent-encoded."""
+    return quote(path_bytes(path), safe="/")
+
+
 def dumps(document: object) -> str:
-    """JSON text, UTF-8 friendly; undecodable path bytes stay as JSON ``\\udcNN`` escapes."""
+    """JSON text that is always valid UTF-8 and valid JSON, whatever the project held.
+
+    Bytes that were not UTF-8 become U+FFFD (a path that must stay exact carries an ``uri``
+    beside it: :func:`json_path`); C1 controls, DEL and U+2028/U+2029 are ``\\uXXXX``
+    escapes, as JSON writes the C0 controls.
+    """
     text = json.dumps(document, indent=2, ensure_ascii=False, default=str)
-    # Lone surrogates cannot be written as UTF-8; "\udcNN" is also their JSON escape.
-    return text.encode("utf-8", "backslashreplace").decode("utf-8") + "\n"
+    return _JSON_FIX.sub(_json_char, text) + "\n"
 
 
 def plural(count: int, noun: str) -> str:

@@ -2,8 +2,9 @@
 
 Everything taken from the scanned project (paths, messages, excerpts, fixes, rule text)
 reaches the page through Jinja2 with autoescaping on, or through :func:`html.escape` in the
-SVG chart drawn here; a Content-Security-Policy forbids scripts and every outside fetch,
-so even a missed escape could not run code or phone home. Filtering by severity is plain
+SVG chart drawn here; a Content-Security-Policy forbids scripts and every outside fetch and
+admits only the page's own stylesheet (by hash), so even a missed escape could not run code,
+restyle the page or phone home. Filtering by severity is plain
 CSS (``:has()`` on checkboxes); without it every finding is simply shown.
 """
 
@@ -29,16 +30,11 @@ from gpuport.report.common import (
     hours_text,
     skipped_where,
     tool_version,
+    with_content_security_policy,
 )
 from gpuport.rules import Rule
 from gpuport.scan.engine import ScanResult
 
-# https://developer.mozilla.org/en-US/docs/Web/HTTP/Headers/Content-Security-Policy
-# Nothing may load or run: styles are inline, the chart is inline SVG, there is no script.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-    "base-uri 'none'; form-action 'none'"
-)
 MAX_LINE = 400  # excerpt lines are cut here (minified files)
 
 SEVERITY_COLOR = {
@@ -368,11 +364,10 @@ def _render(
     findings = scan.findings
     counts = {s.label: sum(1 for f in findings if f.severity is s) for s in SEVERITIES_DESC}
     template = _environment().get_template("report.html.j2")
-    return template.render(
+    page = template.render(
         kind=kind,
         root=display_text(scan.root),
         version=tool_version(options),
-        csp=CONTENT_SECURITY_POLICY,
         banner=banner,
         kpis=kpis,
         effort=effort,
@@ -388,6 +383,7 @@ def _render(
         suppressed=scan.suppressed,
         baselined=scan.baselined,
     )
+    return with_content_security_policy(page)
 
 
 def _kpis(scan: ScanResult, mechanical: int, actionable: int) -> list[tuple[str, str]]:

@@ -17,6 +17,7 @@ from gpuport.report.common import (
     dumps,
     fingerprint,
     fixable_counts,
+    json_path,
     severity_counts,
     sorted_findings,
     tool_version,
@@ -42,7 +43,7 @@ def finding_dict(finding: Finding, rules: dict[str, Rule]) -> dict[str, Any]:
         "confidence": finding.confidence.label,
         "category": finding.category.value,
         "location": {
-            "path": loc.path,
+            **json_path(loc.path),
             "line": loc.line,
             "column": loc.column,
             "end_line": loc.end_line,
@@ -62,7 +63,7 @@ def finding_dict(finding: Finding, rules: dict[str, Rule]) -> dict[str, Any]:
 
 def skipped_dict(skipped: Skipped) -> dict[str, Any]:
     return {
-        "path": skipped.path,
+        **json_path(skipped.path),
         "line": skipped.line,
         "kind": skipped.kind.value,
         "reason": skipped.reason,

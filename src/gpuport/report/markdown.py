@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import re
-from urllib.parse import quote
 
 from gpuport.assess.verdict import Assessment
 from gpuport.findings import Finding, Severity, SkipKind, Skipped
@@ -24,7 +23,8 @@ from gpuport.report.common import (
     fixable_counts,
     hours_text,
     is_mechanical,
-    path_bytes,
+    link_target,
+    md_text,
     plural,
     severity_counts,
     skipped_where,
@@ -38,13 +38,6 @@ COLLAPSE_AFTER = 10  # longer lists fold into <details>
 ALWAYS_COLLAPSED = frozenset({Severity.LOW, Severity.INFO})
 MAX_LINE = 300  # excerpt lines are cut here (minified files)
 
-# Every ASCII punctuation character that starts inline markup (CommonMark §2.4 allows a
-# backslash before any of them): emphasis, code, links, images, raw HTML, entities, tables
-# and strikethrough. Text is kept on one line, so block markers (#, -, +, 1.) need no escape.
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}()<>&|~!#])")
-# GitHub turns @name into a mention (a notification) even when escaped: a zero-width space
-# after the @ keeps the text readable and inert.
-_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
 _LANGUAGE_BY_SUFFIX = {
     ".py": "python",
     ".cu": "cuda",
@@ -62,21 +55,6 @@ _LANGUAGE_BY_SUFFIX = {
     ".cmake": "cmake",
 }
 _LANGUAGE_BY_NAME = {"dockerfile": "dockerfile", "cmakelists.txt": "cmake", "makefile": "make"}
-
-
-def md_text(text: str) -> str:
-    """Untrusted text as inert inline Markdown, on one line."""
-    text = " ".join(display_text(text).splitlines())
-    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
-    return _MENTION.sub("@\u200b", text)
-
-
-def link_target(path: str, line: int = 0) -> str:
-    """A relative link to ``path`` (percent-encoded, so no scheme or markup can sneak in)."""
-    target = quote(path_bytes(path), safe="/")
-    if target.startswith("/"):  # relative to the project, never a protocol-relative //host
-        target = "./" + target.lstrip("/")
-    return f"{target}#L{line}" if line > 0 else target
 
 
 def _language(path: str) -> str:

@@ -23,7 +23,9 @@ from gpuport.report.common import (
     display_text,
     dumps,
     html_text,
+    md_text,
     memory_console,
+    with_content_security_policy,
 )
 
 GB = 1e9
@@ -366,17 +368,9 @@ def plan_terminal_section(plan: PlanResult, options: RenderOptions) -> str:
 # --- Markdown --------------------------------------------------------------------------------
 
 
-def _md(text: str) -> str:
-    """Text safe inside a Markdown table cell or paragraph."""
-    escaped = display_text(text).replace("\\", "\\\\").replace("|", "\\|")
-    for ch in "`*_[]<>#":
-        escaped = escaped.replace(ch, "\\" + ch)
-    return escaped
-
-
 def plan_markdown_section(plan: PlanResult) -> str:
-    lines = [f"## GPU plan: {_md(_title(plan))}", ""]
-    lines += [f"- {_md(s)}" for s in plan.summary]
+    lines = [f"## GPU plan: {md_text(_title(plan))}", ""]
+    lines += [f"- {md_text(s)}" for s in plan.summary]
     lines += [
         "",
         "| # | GPU | needs | weights GB/GPU | KV GB/GPU | usable GB/GPU | max seqs | "
@@ -389,8 +383,8 @@ def plan_markdown_section(plan: PlanResult) -> str:
         prefill = e.prefill
         cells = [
             str(e.rank),
-            _md(e.gpu.name),
-            _md(_layout(e)) if e.fits else f"does not fit in {_md(_layout(e))}",
+            md_text(e.gpu.name),
+            md_text(_layout(e)) if e.fits else f"does not fit in {md_text(_layout(e))}",
             _gb(m.weights),
             _gb(m.kv_cache),
             _gb(m.budget),
@@ -406,23 +400,23 @@ def plan_markdown_section(plan: PlanResult) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "### Why", ""]
     for e in plan.entries:
-        lines.append(f"- **{_md(e.gpu.name)}**: " + "; ".join(_md(r) for r in e.reasons))
+        lines.append(f"- **{md_text(e.gpu.name)}**: " + "; ".join(md_text(r) for r in e.reasons))
     priced = [e for e in plan.entries if e.price is not None]
     if priced:
         lines += ["", "### Prices", ""]
         for e in priced:
             assert e.price is not None
             lines.append(
-                f"- {_md(e.gpu.short)}: ${e.price.usd_per_hour:,.2f} per GPU-hour "
-                f"({_md(e.price.label)}) — <{_md_url(e.price.source)}>"
+                f"- {md_text(e.gpu.short)}: ${e.price.usd_per_hour:,.2f} per GPU-hour "
+                f"({md_text(e.price.label)}) — <{_markdown_url(e.price.source)}>"
             )
     if plan.warnings:
-        lines += ["", "### Notes", ""] + [f"- {_md(w)}" for w in plan.warnings]
-    lines += ["", "### Assumptions", ""] + [f"- {_md(a)}" for a in plan.assumptions]
+        lines += ["", "### Notes", ""] + [f"- {md_text(w)}" for w in plan.warnings]
+    lines += ["", "### Assumptions", ""] + [f"- {md_text(a)}" for a in plan.assumptions]
     return "\n".join(lines) + "\n"
 
 
-def _md_url(url: str) -> str:
+def _markdown_url(url: str) -> str:
     return display_text(url).replace(">", "%3E").replace("<", "%3C").replace(" ", "%20")
 
 
@@ -579,7 +573,7 @@ def render_plan_html(plan: PlanResult, options: RenderOptions) -> str:
         "th,td{border:1px solid #ccc;padding:4px 6px;vertical-align:top}"
         "td ul{margin:0;padding-left:1rem}"
     )
-    return (
+    return with_content_security_policy(
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>gpuport plan: {html_text(plan.model.name)}</title><style>{style}</style></head>"
         f"<body><h1>gpuport plan</h1>{plan_html_section(plan)}"

@@ -7,7 +7,6 @@ location and advice. The diff itself is not a report; ``gpuport.port.diff`` make
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -15,8 +14,19 @@ from typing import Any
 from gpuport.edits import ChangeStatus
 from gpuport.port.model import Change, CheckStatus, CompileCheck, PortResult
 from gpuport.report import Format, RenderOptions, renderer
-from gpuport.report.common import TOOL_NAME, display_text, dumps, html_text, tool_version
-from gpuport.report.sarif import SARIF_SCHEMA, SARIF_VERSION, SRCROOT, artifact_uri, region
+from gpuport.report.common import (
+    TOOL_NAME,
+    display_text,
+    dumps,
+    html_text,
+    json_path,
+    md_code_cell,
+    md_text,
+    path_uri,
+    tool_version,
+    with_content_security_policy,
+)
+from gpuport.report.sarif import SARIF_SCHEMA, SARIF_VERSION, SRCROOT, region
 
 SCHEMA_VERSION = "1"
 STATUS_ORDER = (ChangeStatus.CONVERTED, ChangeStatus.NEEDS_REVIEW, ChangeStatus.UNCONVERTED)
@@ -156,7 +166,7 @@ def render_port_terminal(result: PortResult, options: RenderOptions) -> str:
             ]
             for family, n in families.items():
                 lines.append(
-                    f"{family:<{fwidth}}  {n['converted']:>9}  {n['needs_review']:>6}  "
+                    f"{display_text(family):<{fwidth}}  {n['converted']:>9}  {n['needs_review']:>6}  "
                     f"{n['unconverted']:>11}"
                 )
     items = attention(result)
@@ -167,7 +177,7 @@ def render_port_terminal(result: PortResult, options: RenderOptions) -> str:
             status = _paint(c.status.value, colour, options)
             rule = f" {c.rule_id}" if c.rule_id else ""
             lines.append(
-                f"  {display_text(_where(path, c))}: {status} [{c.family}{rule}] "
+                f"  {display_text(_where(path, c))}: {status} [{display_text(c.family + rule)}] "
                 f"{display_text(_what(c))}"
             )
             if c.note:
@@ -223,7 +233,7 @@ def port_document(result: PortResult, options: RenderOptions) -> dict[str, Any]:
         "families": family_table(result),
         "files": [
             {
-                "path": display_text(f.path),
+                **json_path(f.path, display_text(f.path)),
                 "new_path": display_text(f.new_path),
                 "kind": f.kind,
                 "changed": f.changed,
@@ -235,7 +245,7 @@ def port_document(result: PortResult, options: RenderOptions) -> dict[str, Any]:
         ],
         "checks": [
             {
-                "path": display_text(c.path),
+                **json_path(c.path, display_text(c.path)),
                 "status": c.status.value,
                 "original_error": display_text(c.original_error),
                 "translation_error": display_text(c.translation_error),
@@ -255,23 +265,11 @@ def render_port_json(result: PortResult, options: RenderOptions) -> str:
 # ------------------------------------------------------------------------------ markdown
 
 
-def _md(text: str) -> str:
-    return display_text(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _code(text: str) -> str:
-    text = _md(text)
-    # A delimiter longer than any run of backticks inside, so the code cannot close the span.
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    ticks = "`" * (longest + 1)
-    return f"{ticks} {text} {ticks}" if longest else f"`{text}`"
-
-
 @renderer(PortResult, Format.MARKDOWN)
 def render_port_markdown(result: PortResult, options: RenderOptions) -> str:
     total = summary(result)
     out = [
-        f"# gpuport port: {_md(result.root)} → ROCm {result.rocm_version}",
+        f"# gpuport port: {md_text(result.root)} → ROCm {result.rocm_version}",
         "",
         f"{total['changed']} of {total['files']} files changed · {total['converted']} converted · "
         f"{total['needs_review']} need review · {total['unconverted']} unconverted · "
@@ -282,7 +280,7 @@ def render_port_markdown(result: PortResult, options: RenderOptions) -> str:
         out += ["| file | converted | needs review | unconverted |", "|---|---:|---:|---:|"]
         for f in result.files:
             n = _counts(f.changes)
-            name = _code(f.path) + (f" (skipped: {_md(f.skipped)})" if f.skipped else "")
+            name = md_code_cell(f.path) + (f" (skipped: {md_text(f.skipped)})" if f.skipped else "")
             out.append(f"| {name} | {n['converted']} | {n['needs_review']} | {n['unconverted']} |")
         out.append("")
     families = family_table(result)
@@ -291,7 +289,7 @@ def render_port_markdown(result: PortResult, options: RenderOptions) -> str:
         out.append("|---|---:|---:|---:|")
         for family, n in families.items():
             out.append(
-                f"| {_md(family)} | {n['converted']} | {n['needs_review']} | {n['unconverted']} |"
+                f"| {md_text(family)} | {n['converted']} | {n['needs_review']} | {n['unconverted']} |"
             )
         out.append("")
     items = attention(result)
@@ -301,16 +299,16 @@ def render_port_markdown(result: PortResult, options: RenderOptions) -> str:
         for path, c in items:
             family = c.family + (f" ({c.rule_id})" if c.rule_id else "")
             out.append(
-                f"| {_code(_where(path, c))} | {c.status.value} | {_md(family)} | "
-                f"{_code(_what(c)) if _what(c) else ''} | {_md(c.note)} |"
+                f"| {md_code_cell(_where(path, c))} | {c.status.value} | {md_text(family)} | "
+                f"{md_code_cell(_what(c)) if _what(c) else ''} | {md_text(c.note)} |"
             )
         out.append("")
     if result.checks:
         out += ["## Compile check", "", "| file | result |", "|---|---|"]
-        out += [f"| {_code(c.path)} | {_md(_check_line(c))} |" for c in result.checks]
+        out += [f"| {md_code_cell(c.path)} | {md_text(_check_line(c))} |" for c in result.checks]
         out.append("")
     if result.problems:
-        out += ["## Problems", ""] + [f"- {_md(p)}" for p in result.problems] + [""]
+        out += ["## Problems", ""] + [f"- {md_text(p)}" for p in result.problems] + [""]
     return "\n".join(out)
 
 
@@ -389,7 +387,7 @@ def render_port_html(result: PortResult, options: RenderOptions) -> str:
             + "".join(f"<li>{html_text(p)}</li>" for p in result.problems)
             + "</ul>"
         )
-    return (
+    return with_content_security_policy(
         "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
         f"<title>gpuport port: {html_text(result.root)}</title><style>{_CSS}</style></head><body>\n"
         + "\n".join(body)
@@ -425,7 +423,7 @@ def render_port_sarif(result: PortResult, options: RenderOptions) -> str:
     results: list[dict[str, Any]] = []
     for path, c in items:
         location: dict[str, Any] = {
-            "artifactLocation": {"uri": artifact_uri(path), "uriBaseId": SRCROOT}
+            "artifactLocation": {"uri": path_uri(path), "uriBaseId": SRCROOT}
         }
         where = region(c.line, c.column)
         if where:
@@ -453,7 +451,7 @@ def render_port_sarif(result: PortResult, options: RenderOptions) -> str:
                     {
                         "physicalLocation": {
                             "artifactLocation": {
-                                "uri": artifact_uri(check.path),
+                                "uri": path_uri(check.path),
                                 "uriBaseId": SRCROOT,
                             }
                         }

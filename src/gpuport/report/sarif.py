@@ -7,7 +7,6 @@ the output against the official schema (tests/data/sarif-schema-2.1.0.json).
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
 
 from gpuport.assess.verdict import Assessment
 from gpuport.findings import Confidence, Finding, Severity, SkipKind, Skipped
@@ -17,7 +16,7 @@ from gpuport.report.common import (
     category_severity_table,
     dumps,
     fingerprint,
-    path_bytes,
+    path_uri,
     sorted_findings,
     tool_version,
 )
@@ -64,13 +63,8 @@ SKIP_DESCRIPTIONS = {
 }
 
 
-def artifact_uri(path: str) -> str:
-    """A relative URI reference for a scan-root-relative path (RFC 3986 percent-encoding)."""
-    return quote(path_bytes(path), safe="/")
-
-
 def _artifact(path: str) -> dict[str, Any]:
-    return {"uri": artifact_uri(path), "uriBaseId": SRCROOT}
+    return {"uri": path_uri(path), "uriBaseId": SRCROOT}
 
 
 def rule_descriptor(rule: Rule) -> dict[str, Any]:
