@@ -16,11 +16,10 @@ from gpuport import kb
 from gpuport.edits import ChangeStatus, Hit, TextEdit
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.kb import build_tools
-from gpuport.rules import rule
+from gpuport.rules import case_variants, rule
 from gpuport.scan.build.common import (
     BuildContext,
     arch_note,
-    case_variants,
     delete_span,
     library_replacement,
     offload_flags,
@@ -190,37 +189,18 @@ def cuda_gpu_architectures(ctx: BuildContext, site: ArchSite) -> int:
         name_word, values = site.name, site.values
         new_name = ENV_ARCH_VARIABLES[name_word.text]
         message = f"{name_word.text} lists NVIDIA GPU architectures"
-        if not new_name:
-            ctx.add(
-                Hit(
-                    CUDA_GPU_ARCHITECTURES,
-                    name_word.start,
-                    values[-1].end,
-                    message,
-                    "build-arch",
-                    ChangeStatus.UNCONVERTED,
-                    note="CUDAARCHS has no HIP-side variable; set CMAKE_HIP_ARCHITECTURES instead",
-                )
-            )
-            return 0
         # A make value is used as written: PyTorch splits PYTORCH_ROCM_ARCH on blanks as well
         # as semicolons, and a blank-separated list needs no quoting in recipes; CMake needs ';'.
         written = " ".join(archs) if new_name == "PYTORCH_ROCM_ARCH" else f'"{targets}"'
-        ctx.add(
-            Hit(
-                CUDA_GPU_ARCHITECTURES,
-                name_word.start,
-                values[-1].end,
-                message,
-                "build-arch",
-                ChangeStatus.NEEDS_REVIEW,
-                (
-                    TextEdit(name_word.start, name_word.end, new_name),
-                    TextEdit(values[0].start, values[-1].end, written),
-                ),
-                note=arch_note(archs),
-                fix=f"Use {new_name} with gfx targets.",
-            )
+        _arch_variable(
+            ctx,
+            (name_word.start, values[-1].end),
+            message,
+            new_name,
+            (
+                TextEdit(name_word.start, name_word.end, new_name),
+                TextEdit(values[0].start, values[-1].end, written),
+            ),
         )
         return 0
     elif isinstance(site, CMakeArchSettings):
@@ -271,75 +251,79 @@ def cuda_gpu_architectures(ctx: BuildContext, site: ArchSite) -> int:
             return 0
         new_name = ENV_ARCH_VARIABLES[site.name]
         (name_start, name_end), (value_start, value_end) = site.name_span, site.value_span
-        message = f"{site.name} lists NVIDIA GPU architectures"
-        if not new_name:
-            ctx.add(
-                Hit(
-                    CUDA_GPU_ARCHITECTURES,
-                    name_start,
-                    name_end,
-                    message,
-                    "build-arch",
-                    ChangeStatus.UNCONVERTED,
-                    note="CUDAARCHS has no HIP-side variable; set CMAKE_HIP_ARCHITECTURES",
-                )
-            )
-            return 0
-        ctx.add(
-            Hit(
-                CUDA_GPU_ARCHITECTURES,
-                name_start,
-                name_end,
-                message,
-                "build-arch",
-                ChangeStatus.NEEDS_REVIEW,
-                (
-                    TextEdit(name_start, name_end, new_name),
-                    TextEdit(value_start, value_end, f"{site.quote}{targets}{site.quote}"),
-                ),
-                note=arch_note(archs),
-                fix=f"Use {new_name} with gfx targets.",
-                after=new_name,
-            )
+        _arch_variable(
+            ctx,
+            (name_start, name_end),
+            f"{site.name} lists NVIDIA GPU architectures",
+            new_name,
+            (
+                TextEdit(name_start, name_end, new_name),
+                TextEdit(value_start, value_end, f"{site.quote}{targets}{site.quote}"),
+            ),
+            unconverted_note="CUDAARCHS has no HIP-side variable; set CMAKE_HIP_ARCHITECTURES",
+            after=new_name,
         )
         return 0
     # A variable set in a word: NAME=value in shell code, -DNAME=value on a command line.
     var_word, var_name, dash = variable
     new_name = ENV_ARCH_VARIABLES[var_name]
-    message = f"{var_name} lists NVIDIA GPU architectures"
-    if not new_name:
-        ctx.add(
-            Hit(
-                CUDA_GPU_ARCHITECTURES,
-                var_word.start,
-                var_word.end,
-                message,
-                "build-arch",
-                ChangeStatus.UNCONVERTED,
-                note="CUDAARCHS has no HIP-side variable; set CMAKE_HIP_ARCHITECTURES instead",
-                fix=f"Set CMAKE_HIP_ARCHITECTURES={targets} instead.",
-            )
-        )
-        return consumed
     prefix = dash or ""
     quote = '"' if ctx.kind != "cmake" else ""
     replacement = f"{prefix}{new_name}={quote}{targets}{quote}"
     if text[var_word.start : var_word.end].startswith(("'", '"')):  # the whole word was quoted
         replacement = f'"{prefix}{new_name}={targets}"'
-    ctx.add(
-        Hit(
+    _arch_variable(
+        ctx,
+        (var_word.start, var_word.end),
+        f"{var_name} lists NVIDIA GPU architectures",
+        new_name,
+        (TextEdit(var_word.start, var_word.end, replacement),),
+        unconverted_fix=f"Set CMAKE_HIP_ARCHITECTURES={targets} instead.",
+    )
+    return consumed
+
+
+def _arch_variable(
+    ctx: BuildContext,
+    span: tuple[int, int],
+    message: str,
+    new_name: str,
+    edits: tuple[TextEdit, ...],
+    *,
+    unconverted_note: str = (
+        "CUDAARCHS has no HIP-side variable; set CMAKE_HIP_ARCHITECTURES instead"
+    ),
+    unconverted_fix: str = "",
+    after: str = "",
+) -> None:
+    """GP504 on a variable listing NVIDIA GPUs: renamed to ``new_name`` by ``edits`` for review,
+    or left to a person where it has no HIP-side counterpart (``new_name`` empty)."""
+    start, end = span
+    if not new_name:
+        hit = Hit(
             CUDA_GPU_ARCHITECTURES,
-            var_word.start,
-            var_word.end,
+            start,
+            end,
+            message,
+            "build-arch",
+            ChangeStatus.UNCONVERTED,
+            note=unconverted_note,
+            fix=unconverted_fix,
+        )
+    else:
+        hit = Hit(
+            CUDA_GPU_ARCHITECTURES,
+            start,
+            end,
             message,
             "build-arch",
             ChangeStatus.NEEDS_REVIEW,
-            (TextEdit(var_word.start, var_word.end, replacement),),
-            note=arch_note(archs),
+            edits,
+            note=arch_note(ctx.offload_archs),
             fix=f"Use {new_name} with gfx targets.",
+            after=after,
         )
-    )
-    return consumed
+    ctx.add(hit)
 
 
 # ---------------------------------------------------------------------------------------------
