@@ -28,6 +28,7 @@ from gpuport.scan.deps.knowledge import (
     find_package,
     is_central,
     is_cuda_label,
+    kb_package_needles,
     known_package,
     normal_url,
     template_regex,
@@ -101,8 +102,8 @@ NO_ROCM_BUILD = rule(
     ),
     mechanical=False,
     references=("https://rocm.docs.amd.com/en/latest/compatibility/compatibility-matrix.html",),
-    # No needles: package names are case-insensitive and normalized (PEP 503), so no plain
-    # substring test can rule a file out.
+    # The names of the packages it reads: any case, any separators (PEP 503).
+    needles=kb_package_needles(lambda p: p.status is kb.PackageStatus.NOT_SUPPORTED),
 )
 
 
@@ -152,8 +153,13 @@ ROCM_PACKAGE_REPLACEMENT = rule(
         "https://docs.cupy.dev/en/stable/install.html#using-cupy-on-amd-gpu-experimental",
         "https://onnxruntime.ai/docs/execution-providers/MIGraphX-ExecutionProvider.html",
     ),
-    # No needles: package names are case-insensitive and normalized (PEP 503), so no plain
-    # substring test can rule a file out.
+    # The names of the packages it reads (a CUDA build, or a CUDA extra), in any spelling.
+    needles=kb_package_needles(
+        lambda p: (
+            p.status is kb.PackageStatus.NEEDS_ROCM_BUILD
+            or (p.status is kb.PackageStatus.WORKS and bool(p.cuda_extras))
+        )
+    ),
 )
 
 
@@ -255,8 +261,8 @@ NEEDS_ROCM_BUILD = rule(
         "https://rocm.docs.amd.com/en/latest/how-to/rocm-for-ai/inference-optimization/"
         "model-acceleration-libraries.html",
     ),
-    # No needles: package names are case-insensitive and normalized (PEP 503), so no plain
-    # substring test can rule a file out.
+    # The names of the packages it reads, in any spelling (PEP 503).
+    needles=kb_package_needles(lambda p: p.status is kb.PackageStatus.NEEDS_ROCM_BUILD),
 )
 
 
@@ -326,8 +332,8 @@ PARTIAL_ROCM_SUPPORT = rule(
     instead="# check the features you use against the package's ROCm notes",
     fix="Read the package's ROCm notes in the message and test the features the project uses.",
     mechanical=False,
-    # No needles: package names are case-insensitive and normalized (PEP 503), so no plain
-    # substring test can rule a file out.
+    # The names of the packages it reads, in any spelling (PEP 503).
+    needles=kb_package_needles(lambda p: p.status is kb.PackageStatus.PARTIAL),
 )
 
 
@@ -369,8 +375,8 @@ CUDA_RUNTIME_WHEEL = rule(
     fix="Remove the requirement; `gpuport port` comments it out with a note.",
     mechanical=True,
     references=("https://pypi.org/project/nvidia-cuda-runtime-cu12/",),
-    # No needles: package names are case-insensitive and normalized (PEP 503), so no plain
-    # substring test can rule a file out.
+    # The names of the packages it reads, in any spelling (PEP 503).
+    needles=kb_package_needles(lambda p: p.status is kb.PackageStatus.NOT_APPLICABLE),
 )
 
 
