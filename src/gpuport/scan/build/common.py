@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from gpuport import kb
-from gpuport.edits import ChangeStatus, Hit, TextEdit
+from gpuport.edits import ChangeStatus, Hit, TextEdit, hits_to_findings
+from gpuport.files import SourceText
 from gpuport.rules import NeedleSet, Rule, needles_of
+from gpuport.scan.base import ScanOutput
 from gpuport.syntax.cmake import CMakeCommand
 from gpuport.syntax.text import LineIndex
 
@@ -29,6 +32,23 @@ def may_fire(text: str, rules: Sequence[Rule], enabled: frozenset[str]) -> bool:
         cached = _PREFILTERS[key] = (rules, NeedleSet.of(r for r in rules if r.id in enabled))
     needles = cached[1]
     return needles is None or needles.found_in(text)
+
+
+class Analysis(Protocol):
+    """A file analysis: the text's hits of the ``enabled`` rules (None: every rule)."""
+
+    def __call__(self, text: str, *, enabled: frozenset[str] | None = None) -> list[Hit]: ...
+
+
+def prefiltered_findings(
+    source: SourceText, enabled: frozenset[str], rules: Sequence[Rule], analysis: Analysis
+) -> ScanOutput:
+    """A scanner's findings: those of ``analysis``, unless no enabled rule among ``rules`` can
+    fire in the file (then it is not read)."""
+    if not may_fire(source.text, rules, enabled):
+        return
+    hits = analysis(source.text, enabled=enabled)
+    yield from hits_to_findings(source.file.rel, source.text, hits)
 
 
 class RuleRun:

@@ -298,32 +298,25 @@ def _arch_variable(
 ) -> None:
     """GP504 on a variable listing NVIDIA GPUs: renamed to ``new_name`` by ``edits`` for review,
     or left to a person where it has no HIP-side counterpart (``new_name`` empty)."""
-    start, end = span
     if not new_name:
-        hit = Hit(
-            CUDA_GPU_ARCHITECTURES,
-            start,
-            end,
-            message,
-            "build-arch",
-            ChangeStatus.UNCONVERTED,
-            note=unconverted_note,
-            fix=unconverted_fix,
-        )
+        status, edits, note, fix = ChangeStatus.UNCONVERTED, (), unconverted_note, unconverted_fix
+        after = ""
     else:
-        hit = Hit(
+        status, note = ChangeStatus.NEEDS_REVIEW, arch_note(ctx.offload_archs)
+        fix = f"Use {new_name} with gfx targets."
+    ctx.add(
+        Hit(
             CUDA_GPU_ARCHITECTURES,
-            start,
-            end,
+            *span,
             message,
             "build-arch",
-            ChangeStatus.NEEDS_REVIEW,
+            status,
             edits,
-            note=arch_note(ctx.offload_archs),
-            fix=f"Use {new_name} with gfx targets.",
+            note=note,
+            fix=fix,
             after=after,
         )
-    ctx.add(hit)
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -48,6 +48,19 @@ def _status(record: Requirement | CondaPackage, context: Context) -> _Known | No
     return None if found is None else _Known(found[0], found[1], record, context)
 
 
+def _with_status(
+    record: Requirement | CondaPackage, context: Context, status: kb.PackageStatus
+) -> _Known | None:
+    """The knowledge base's entry for the record, when its package has ``status``."""
+    known = _status(record, context)
+    return known if known is not None and known.package.status is status else None
+
+
+def _status_needles(status: kb.PackageStatus) -> tuple[str, ...]:
+    """The needles of a rule about the packages with ``status``: their names, any spelling."""
+    return kb_package_needles(lambda p: p.status is status)
+
+
 @dataclass(frozen=True, slots=True)
 class _Known:
     package: kb.Package
@@ -103,14 +116,14 @@ NO_ROCM_BUILD = rule(
     mechanical=False,
     references=("https://rocm.docs.amd.com/en/latest/compatibility/compatibility-matrix.html",),
     # The names of the packages it reads: any case, any separators (PEP 503).
-    needles=kb_package_needles(lambda p: p.status is kb.PackageStatus.NOT_SUPPORTED),
+    needles=_status_needles(kb.PackageStatus.NOT_SUPPORTED),
 )
 
 
 def no_rocm_build(record: Requirement | CondaPackage, context: Context) -> Iterator[DependencyHit]:
     """GP104: the package has no ROCm build at all."""
-    known = _status(record, context)
-    if known is None or known.package.status is not kb.PackageStatus.NOT_SUPPORTED:
+    known = _with_status(record, context, kb.PackageStatus.NOT_SUPPORTED)
+    if known is None:
         return
     package = known.package
     severity = Severity.BLOCKER if is_central(package) else Severity.HIGH
@@ -262,7 +275,7 @@ NEEDS_ROCM_BUILD = rule(
         "model-acceleration-libraries.html",
     ),
     # The names of the packages it reads, in any spelling (PEP 503).
-    needles=kb_package_needles(lambda p: p.status is kb.PackageStatus.NEEDS_ROCM_BUILD),
+    needles=_status_needles(kb.PackageStatus.NEEDS_ROCM_BUILD),
 )
 
 
@@ -270,8 +283,8 @@ def needs_rocm_build(
     record: Requirement | CondaPackage, context: Context
 ) -> Iterator[DependencyHit]:
     """GP106: the package's ROCm build comes from another index, a fork or a source build."""
-    known = _status(record, context)
-    if known is None or known.package.status is not kb.PackageStatus.NEEDS_ROCM_BUILD:
+    known = _with_status(record, context, kb.PackageStatus.NEEDS_ROCM_BUILD)
+    if known is None:
         return
     package = known.package
     if isinstance(record, CondaPackage):
@@ -333,7 +346,7 @@ PARTIAL_ROCM_SUPPORT = rule(
     fix="Read the package's ROCm notes in the message and test the features the project uses.",
     mechanical=False,
     # The names of the packages it reads, in any spelling (PEP 503).
-    needles=kb_package_needles(lambda p: p.status is kb.PackageStatus.PARTIAL),
+    needles=_status_needles(kb.PackageStatus.PARTIAL),
 )
 
 
@@ -341,8 +354,8 @@ def partial_rocm_support(
     record: Requirement | CondaPackage, context: Context
 ) -> Iterator[DependencyHit]:
     """GP107: the package works on ROCm with limits."""
-    known = _status(record, context)
-    if known is None or known.package.status is not kb.PackageStatus.PARTIAL:
+    known = _with_status(record, context, kb.PackageStatus.PARTIAL)
+    if known is None:
         return
     yield unconverted(
         PARTIAL_ROCM_SUPPORT,
@@ -376,7 +389,7 @@ CUDA_RUNTIME_WHEEL = rule(
     mechanical=True,
     references=("https://pypi.org/project/nvidia-cuda-runtime-cu12/",),
     # The names of the packages it reads, in any spelling (PEP 503).
-    needles=kb_package_needles(lambda p: p.status is kb.PackageStatus.NOT_APPLICABLE),
+    needles=_status_needles(kb.PackageStatus.NOT_APPLICABLE),
 )
 
 
@@ -386,8 +399,8 @@ def cuda_runtime_wheel(
     """GP108: a CUDA-only artifact (nvidia-* runtime wheels...): commented out by the port."""
     if isinstance(record, CondaPackage):
         return
-    known = _status(record, context)
-    if known is None or known.package.status is not kb.PackageStatus.NOT_APPLICABLE:
+    known = _with_status(record, context, kb.PackageStatus.NOT_APPLICABLE)
+    if known is None:
         return
     yield commenting_out(
         CUDA_RUNTIME_WHEEL,
