@@ -565,46 +565,35 @@ def cuda_link_libraries(ctx: BuildContext, site: LinkOption | CMakeLinkItem) -> 
         word = site.word
         if not (word.text.startswith("-l") and len(word.text) > 2):
             return
-        name = word.text[2:]
-        library = kb.library_for_link_name(name)
-        if library is None:
+        library = kb.library_for_link_name(word.text[2:])
+        start, end, shown, form = word.start, word.end, word.text, "link"
+    else:
+        arg = site.arg
+        library = kb.library_for_link_name(arg.value)
+        if library is not None and arg.value.lower() not in {n.lower() for n in library.link_names}:
             return
-        status, edits, note = library_replacement(ctx.text, library, word.start, word.end, "link")
-        ctx.add(
-            Hit(
-                CUDA_LINK_LIBRARIES,
-                word.start,
-                word.end,
-                f"links {library.name} (-l{name}); ROCm's counterpart is {library.amd_counterpart}",
-                "build-link",
-                status,
-                edits,
-                note=note,
-            )
-        )
+        start, end, shown, form = arg.start, arg.end, arg.value, "cmake"
+    if library is None:
         return
-    arg = site.arg
-    library = kb.library_for_link_name(arg.value)
-    if (
-        library is None
-        or not library.link_names
-        or arg.value.lower() not in {n.lower() for n in library.link_names}
-    ):
-        return
-    status, edits, note = library_replacement(ctx.text, library, arg.start, arg.end, "cmake")
+    status, edits, note = library_replacement(ctx.text, library, start, end, form)
     ctx.add(
         Hit(
             CUDA_LINK_LIBRARIES,
-            arg.start,
-            arg.end,
-            f"links {library.name} ({arg.value}); ROCm's counterpart is {library.amd_counterpart}",
+            start,
+            end,
+            f"links {library.name} ({shown}); ROCm's counterpart is {library.amd_counterpart}",
             "build-link",
             status,
             edits,
             note=note,
         )
     )
-    if edits and library.amd_find_package and library.amd_cmake_targets:
+    if (
+        isinstance(site, CMakeLinkItem)
+        and edits
+        and library.amd_find_package
+        and library.amd_cmake_targets
+    ):
         ctx.need_package(library.amd_find_package, site.command)
 
 
