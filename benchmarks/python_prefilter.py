@@ -1,9 +1,9 @@
 """Python pre-filter: how fast the GP2xx rules' needles tell which files are worth parsing.
 
-Compares :class:`gpuport.scan.python.prefilter.NeedleSet` (recent hits first, then one pass of a
-trie-shaped regular expression) with one substring search per needle, over the Python files
-of this interpreter's installed packages (real code, most of it mentioning no needle) and the
-scan benchmark's generated module (which always does). Writes
+Compares :class:`gpuport.rules.NeedleSet` (recent hits first, then one pass of a trie-shaped
+regular expression) with one substring search per needle, over the Python files of this
+interpreter's installed packages (real code, most of it mentioning no needle) and the scan
+benchmark's generated module (which always does). Writes
 benchmarks/results/python_prefilter.md.
 
     .venv/bin/python benchmarks/python_prefilter.py [--files 2000]
@@ -20,9 +20,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from gpuport.rules import NeedleSet
 from gpuport.scan.catalog import all_rules
 from gpuport.scan.python.checks import dispatch_for
-from gpuport.scan.python.prefilter import NeedleSet
 
 sys.path.insert(0, str(Path(__file__).parent))
 from scan_speed import PYTHON  # the generated module of the scan benchmark

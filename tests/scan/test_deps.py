@@ -127,33 +127,29 @@ def test_local_version_message_and_replacement(tmp_path: Path) -> None:
     assert (finding.location.line, finding.location.column) == (1, 1)
 
 
-def test_cuda_index_replacement_keeps_extra_when_pypi_is_needed(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("other", "option"),
+    [
+        # transformers is not on PyTorch's index: --index-url would break it, and the pinned
+        # +rocm label already keeps PyPI's CUDA torch out.
+        ("transformers==4.40.0", "--extra-index-url"),
+        # Everything comes from PyTorch's index: it can be the only one.
+        ("torchvision", "--index-url"),
+    ],
+)
+def test_cuda_index_replacement_keeps_extra_only_when_pypi_is_needed(
+    tmp_path: Path, other: str, option: str
+) -> None:
     write(
         tmp_path,
         "requirements.txt",
-        "--extra-index-url https://download.pytorch.org/whl/cu121\n"
-        "torch==2.3.0+cu121\ntransformers==4.40.0\n",
+        f"--extra-index-url https://download.pytorch.org/whl/cu121\ntorch==2.3.0+cu121\n{other}\n",
     )
     finding = only(scan(tmp_path).findings, "GP102")
     rocm = kb.pytorch_rocm_index(kb.DEFAULT_ROCM_VERSION)
     assert finding.fix is not None
-    # transformers is not on PyTorch's index: --index-url would break it, and the pinned
-    # +rocm label already keeps PyPI's CUDA torch out.
-    assert finding.fix.replacement == f"--extra-index-url {rocm}"
-    assert f"`--extra-index-url {rocm}`" in finding.message
-
-
-def test_cuda_index_becomes_index_url_when_everything_comes_from_it(tmp_path: Path) -> None:
-    write(
-        tmp_path,
-        "requirements.txt",
-        "--extra-index-url https://download.pytorch.org/whl/cu121\n"
-        "torch==2.3.0+cu121\ntorchvision\n",
-    )
-    finding = only(scan(tmp_path).findings, "GP102")
-    rocm = kb.pytorch_rocm_index(kb.DEFAULT_ROCM_VERSION)
-    assert finding.fix is not None
-    assert finding.fix.replacement == f"--index-url {rocm}"
+    assert finding.fix.replacement == f"{option} {rocm}"
+    assert f"`{option} {rocm}`" in finding.message
 
 
 def test_replacement_package_message(tmp_path: Path) -> None:

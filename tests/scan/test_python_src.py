@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from expect import check_fixture, markers, scan_fixture
 from gpuport.findings import Category, Severity, SkipKind
+from gpuport.rules import NeedleSet, case_variants
 from gpuport.scan.catalog import iter_rules
 from gpuport.scan.engine import ScanOptions, scan_path
 from gpuport.scan.python import checks
-from gpuport.scan.python.prefilter import NeedleSet
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "python"
 # One folder per rule, named like GP201-cuda-only-import; the notebook (several rules) in _shared.
@@ -406,10 +406,30 @@ WORDS = st.text(alphabet="ab_'\" \n", min_size=1, max_size=4)
 TEXTS = st.text(alphabet="ab_'\" \nx")
 
 
-@given(needles=st.lists(WORDS, min_size=1, max_size=6), texts=st.lists(TEXTS, max_size=6))
+# A few needles: one substring search each. Many of one length (none holds another, so none
+# is dropped): more than NeedleSet._FEW, the trie.
+@pytest.mark.parametrize(("least", "most", "length"), [(1, 6, (1, 4)), (41, 80, (4, 4))])
+@given(data=st.data())
 def test_needle_set_finds_exactly_the_texts_holding_a_needle(
-    needles: list[str], texts: list[str]
+    least: int, most: int, length: tuple[int, int], data: st.DataObject
 ) -> None:
+    words = st.text(alphabet="ab_'\" \n", min_size=length[0], max_size=length[1])
+    needles = data.draw(st.lists(words, min_size=least, max_size=most, unique=True))
+    texts = data.draw(st.lists(TEXTS, max_size=6))
     found = NeedleSet(tuple(needles))  # one set over several texts: recent hits tried first
+    for text in texts:
+        assert found.found_in(text) == any(n in text for n in needles), text
+
+
+@given(
+    words=st.lists(st.text(alphabet="ab_", min_size=1, max_size=3), min_size=1, max_size=3),
+    others=st.lists(WORDS, max_size=3),
+    texts=st.lists(st.text(alphabet="aAbB_ x"), max_size=6),
+)
+def test_needle_set_matches_every_case_spelling_of_a_case_insensitive_word(
+    words: list[str], others: list[str], texts: list[str]
+) -> None:
+    needles = (*case_variants(*words), *others)
+    found = NeedleSet(needles)  # the words' spellings are looked for in the lowered text
     for text in texts:
         assert found.found_in(text) == any(n in text for n in needles), text

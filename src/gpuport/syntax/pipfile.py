@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from gpuport.findings import Skipped
-from gpuport.syntax.dependencies import DependencyFile, FileFormat, IndexRole
-from gpuport.syntax.pyproject import table, table_requirement, toml_index
-from gpuport.syntax.toml import TomlLocator, load_document
+from gpuport.syntax.dependencies import DependencyFile, IndexRole
+from gpuport.syntax.pyproject import table, table_requirement, toml_dependency_file, toml_index
+from gpuport.syntax.toml import TomlLocator
 
 
 def parse_pipfile(text: str, path: str) -> DependencyFile:
     """Pipenv's Pipfile: [[source]] indexes and [packages] / [dev-packages] tables."""
-    result = DependencyFile(path, FileFormat.TOML, text)
-    data = load_document(text, path)
-    if isinstance(data, Skipped):
-        result.problems.append(data)
+    result, data = toml_dependency_file(text, path)
+    if data is None:
         return result
     locator = TomlLocator(text)
     raw = data.get("source", [])

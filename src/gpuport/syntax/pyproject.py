@@ -137,12 +137,21 @@ def table(data: Any, *keys: str) -> dict[str, Any]:
 # pyproject.toml
 
 
-def parse_pyproject(text: str, path: str) -> DependencyFile:
-    """PEP 621 / PEP 735 / build-system, Poetry, uv and PDM dependencies and indexes."""
+def toml_dependency_file(text: str, path: str) -> tuple[DependencyFile, dict[str, Any] | None]:
+    """An empty TOML dependency file and its parsed document; None when the text does not parse
+    (the file then holds the problem)."""
     result = DependencyFile(path, FileFormat.TOML, text)
     data = load_document(text, path)
     if isinstance(data, Skipped):
         result.problems.append(data)
+        return result, None
+    return result, data
+
+
+def parse_pyproject(text: str, path: str) -> DependencyFile:
+    """PEP 621 / PEP 735 / build-system, Poetry, uv and PDM dependencies and indexes."""
+    result, data = toml_dependency_file(text, path)
+    if data is None:
         return result
     locator = TomlLocator(text)
     uv_sources = _uv_sources(table(data, "tool", "uv", "sources"))

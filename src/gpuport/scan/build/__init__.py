@@ -22,7 +22,7 @@ from gpuport.scan.build.analyze import (
     analyze_shell_build,
 )
 from gpuport.scan.build.commands import WORD_RULES
-from gpuport.scan.build.common import RuleRun, case_variants, delete_span, may_fire
+from gpuport.scan.build.common import RuleRun, delete_span, may_fire, prefiltered_findings
 
 __all__ = [
     "DEFAULT_OFFLOAD_ARCHS",
@@ -33,7 +33,7 @@ __all__ = [
     "analyze_cmake_commands",
     "analyze_makefile",
     "analyze_shell_build",
-    "case_variants",
     "delete_span",
     "may_fire",
+    "prefiltered_findings",
 ]

@@ -16,7 +16,7 @@ from gpuport.findings import SkipKind, Skipped
 from gpuport.scan.base import ScanOutput, scanner
 from gpuport.scan.build.cmake import CMAKE_RULES, CMAKE_STEERING, cmake_hits
 from gpuport.scan.build.commands import WORD_RULES, WORD_STEERING, command_hits
-from gpuport.scan.build.common import BuildContext, RuleRun, may_fire
+from gpuport.scan.build.common import BuildContext, RuleRun, prefiltered_findings
 from gpuport.scan.build.words import (
     CUDA_GPU_ARCHITECTURES,
     CUDA_TOOLKIT_PATH,
@@ -159,15 +159,9 @@ def scan_cmake(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
 
 @scanner(FileKind.MAKEFILE, name="makefile")
 def scan_makefile(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
-    if not may_fire(source.text, WORD_RULES, enabled):
-        return
-    hits = analyze_makefile(source.text, enabled=enabled)
-    yield from hits_to_findings(source.file.rel, source.text, hits)
+    return prefiltered_findings(source, enabled, WORD_RULES, analyze_makefile)
 
 
 @scanner(FileKind.SHELL, name="shell-build")
 def scan_shell_build(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
-    if not may_fire(source.text, WORD_RULES, enabled):
-        return
-    hits = analyze_shell_build(source.text, enabled=enabled)
-    yield from hits_to_findings(source.file.rel, source.text, hits)
+    return prefiltered_findings(source, enabled, WORD_RULES, analyze_shell_build)

@@ -15,9 +15,9 @@ from gpuport import kb
 from gpuport.edits import ChangeStatus, Hit, TextEdit, hit_after
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.kb import build_tools
-from gpuport.rules import rule
+from gpuport.rules import case_variants, rule
 from gpuport.scan.build.commands import command_hits
-from gpuport.scan.build.common import BuildContext, case_variants, library_replacement
+from gpuport.scan.build.common import BuildContext, library_replacement
 from gpuport.scan.build.words import (
     CUDA_GPU_ARCHITECTURES,
     CUDA_LINK_LIBRARIES,

@@ -9,68 +9,19 @@ are not enabled, so that the hits of the enabled rules never depend on which oth
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from gpuport import kb
-from gpuport.edits import ChangeStatus, Hit, TextEdit
-from gpuport.rules import Rule, prefilter
+from gpuport.edits import ChangeStatus, Hit, TextEdit, hits_to_findings
+from gpuport.files import SourceText
+from gpuport.rules import NeedleSet, Rule, needles_of
+from gpuport.scan.base import ScanOutput
 from gpuport.syntax.cmake import CMakeCommand
 from gpuport.syntax.text import LineIndex
 
-
-def case_variants(*words: str) -> tuple[str, ...]:
-    """Every upper/lower-case spelling of ``words``: needles for a case-insensitive match."""
-    variants: list[str] = []
-    for word in words:
-        choices = [(c.lower(), c.upper()) if c.isalpha() else (c,) for c in word]
-        variants.extend("".join(p) for p in itertools.product(*choices))
-    return tuple(dict.fromkeys(variants))
-
-
-class _Needles:
-    """A set of needles tested fast: every case spelling of a word at once, on the lowered text.
-
-    ``case_variants`` makes up to 2**n needles for a word of n letters; where all of them are
-    present, one test of the word in ``text.lower()`` says the same (lowering can only add
-    matches, from letters outside ASCII: a rule then runs where it finds nothing).
-    """
-
-    __slots__ = ("exact", "folded")
-
-    def __init__(self, needles: Iterable[str]) -> None:
-        spellings: dict[str, set[str]] = {}
-        for needle in needles:
-            spellings.setdefault(needle.lower(), set()).add(needle)
-        exact: set[str] = set()
-        folded: set[str] = set()
-        for word, group in spellings.items():
-            cased = sum(1 for c in word if c.lower() != c.upper())
-            if cased and len(group) == 2**cased:  # every spelling is there
-                folded.add(word)
-            else:
-                exact.update(group)
-        self.exact = tuple(sorted(exact))
-        self.folded = tuple(sorted(folded))
-
-    def found_in(self, text: str, lowered: Callable[[], str]) -> bool:
-        if any(map(text.__contains__, self.exact)):
-            return True
-        return bool(self.folded) and any(map(lowered().__contains__, self.folded))
-
-
-_RULE_NEEDLES: dict[str, _Needles] = {}
-
-
-def _rule_needles(rule: Rule) -> _Needles:
-    needles = _RULE_NEEDLES.get(rule.id)
-    if needles is None:
-        needles = _RULE_NEEDLES[rule.id] = _Needles(rule.needles)
-    return needles
-
-
-_PREFILTERS: dict[tuple[int, frozenset[str]], tuple[Sequence[Rule], _Needles | None]] = {}
+_PREFILTERS: dict[tuple[int, frozenset[str]], tuple[Sequence[Rule], NeedleSet | None]] = {}
 
 
 def may_fire(text: str, rules: Sequence[Rule], enabled: frozenset[str]) -> bool:
@@ -78,10 +29,26 @@ def may_fire(text: str, rules: Sequence[Rule], enabled: frozenset[str]) -> bool:
     key = (id(rules), enabled)  # a scanner passes the same tuple of rules for every file
     cached = _PREFILTERS.get(key)
     if cached is None or cached[0] is not rules:
-        words = prefilter(r for r in rules if r.id in enabled)
-        cached = _PREFILTERS[key] = (rules, None if words is None else _Needles(words))
+        cached = _PREFILTERS[key] = (rules, NeedleSet.of(r for r in rules if r.id in enabled))
     needles = cached[1]
-    return needles is None or needles.found_in(text, text.lower)
+    return needles is None or needles.found_in(text)
+
+
+class Analysis(Protocol):
+    """A file analysis: the text's hits of the ``enabled`` rules (None: every rule)."""
+
+    def __call__(self, text: str, *, enabled: frozenset[str] | None = None) -> list[Hit]: ...
+
+
+def prefiltered_findings(
+    source: SourceText, enabled: frozenset[str], rules: Sequence[Rule], analysis: Analysis
+) -> ScanOutput:
+    """A scanner's findings: those of ``analysis``, unless no enabled rule among ``rules`` can
+    fire in the file (then it is not read)."""
+    if not may_fire(source.text, rules, enabled):
+        return
+    hits = analysis(source.text, enabled=enabled)
+    yield from hits_to_findings(source.file.rel, source.text, hits)
 
 
 class RuleRun:
@@ -124,7 +91,7 @@ class RuleRun:
             decided = self._decided[rule.id] = (
                 not self._nothing
                 and (enabled is None or rule.id in enabled or rule.id in self.steering)
-                and (not rule.needles or _rule_needles(rule).found_in(self.text, self._lower))
+                and (not rule.needles or needles_of(rule).found_in(self.text, self._lower))
             )
         return decided
 

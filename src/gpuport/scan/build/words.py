@@ -16,11 +16,10 @@ from gpuport import kb
 from gpuport.edits import ChangeStatus, Hit, TextEdit
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.kb import build_tools
-from gpuport.rules import rule
+from gpuport.rules import case_variants, rule
 from gpuport.scan.build.common import (
     BuildContext,
     arch_note,
-    case_variants,
     delete_span,
     library_replacement,
     offload_flags,
@@ -190,37 +189,18 @@ def cuda_gpu_architectures(ctx: BuildContext, site: ArchSite) -> int:
         name_word, values = site.name, site.values
         new_name = ENV_ARCH_VARIABLES[name_word.text]
         message = f"{name_word.text} lists NVIDIA GPU architectures"
-        if not new_name:
-            ctx.add(
-                Hit(
-                    CUDA_GPU_ARCHITECTURES,
-                    name_word.start,
-                    values[-1].end,
-                    message,
-                    "build-arch",
-                    ChangeStatus.UNCONVERTED,
-                    note="CUDAARCHS has no HIP-side variable; set CMAKE_HIP_ARCHITECTURES instead",
-                )
-            )
-            return 0
         # A make value is used as written: PyTorch splits PYTORCH_ROCM_ARCH on blanks as well
         # as semicolons, and a blank-separated list needs no quoting in recipes; CMake needs ';'.
         written = " ".join(archs) if new_name == "PYTORCH_ROCM_ARCH" else f'"{targets}"'
-        ctx.add(
-            Hit(
-                CUDA_GPU_ARCHITECTURES,
-                name_word.start,
-                values[-1].end,
-                message,
-                "build-arch",
-                ChangeStatus.NEEDS_REVIEW,
-                (
-                    TextEdit(name_word.start, name_word.end, new_name),
-                    TextEdit(values[0].start, values[-1].end, written),
-                ),
-                note=arch_note(archs),
-                fix=f"Use {new_name} with gfx targets.",
-            )
+        _arch_variable(
+            ctx,
+            (name_word.start, values[-1].end),
+            message,
+            new_name,
+            (
+                TextEdit(name_word.start, name_word.end, new_name),
+                TextEdit(values[0].start, values[-1].end, written),
+            ),
         )
         return 0
     elif isinstance(site, CMakeArchSettings):
@@ -271,75 +251,72 @@ def cuda_gpu_architectures(ctx: BuildContext, site: ArchSite) -> int:
             return 0
         new_name = ENV_ARCH_VARIABLES[site.name]
         (name_start, name_end), (value_start, value_end) = site.name_span, site.value_span
-        message = f"{site.name} lists NVIDIA GPU architectures"
-        if not new_name:
-            ctx.add(
-                Hit(
-                    CUDA_GPU_ARCHITECTURES,
-                    name_start,
-                    name_end,
-                    message,
-                    "build-arch",
-                    ChangeStatus.UNCONVERTED,
-                    note="CUDAARCHS has no HIP-side variable; set CMAKE_HIP_ARCHITECTURES",
-                )
-            )
-            return 0
-        ctx.add(
-            Hit(
-                CUDA_GPU_ARCHITECTURES,
-                name_start,
-                name_end,
-                message,
-                "build-arch",
-                ChangeStatus.NEEDS_REVIEW,
-                (
-                    TextEdit(name_start, name_end, new_name),
-                    TextEdit(value_start, value_end, f"{site.quote}{targets}{site.quote}"),
-                ),
-                note=arch_note(archs),
-                fix=f"Use {new_name} with gfx targets.",
-                after=new_name,
-            )
+        _arch_variable(
+            ctx,
+            (name_start, name_end),
+            f"{site.name} lists NVIDIA GPU architectures",
+            new_name,
+            (
+                TextEdit(name_start, name_end, new_name),
+                TextEdit(value_start, value_end, f"{site.quote}{targets}{site.quote}"),
+            ),
+            unconverted_note="CUDAARCHS has no HIP-side variable; set CMAKE_HIP_ARCHITECTURES",
+            after=new_name,
         )
         return 0
     # A variable set in a word: NAME=value in shell code, -DNAME=value on a command line.
     var_word, var_name, dash = variable
     new_name = ENV_ARCH_VARIABLES[var_name]
-    message = f"{var_name} lists NVIDIA GPU architectures"
-    if not new_name:
-        ctx.add(
-            Hit(
-                CUDA_GPU_ARCHITECTURES,
-                var_word.start,
-                var_word.end,
-                message,
-                "build-arch",
-                ChangeStatus.UNCONVERTED,
-                note="CUDAARCHS has no HIP-side variable; set CMAKE_HIP_ARCHITECTURES instead",
-                fix=f"Set CMAKE_HIP_ARCHITECTURES={targets} instead.",
-            )
-        )
-        return consumed
     prefix = dash or ""
     quote = '"' if ctx.kind != "cmake" else ""
     replacement = f"{prefix}{new_name}={quote}{targets}{quote}"
     if text[var_word.start : var_word.end].startswith(("'", '"')):  # the whole word was quoted
         replacement = f'"{prefix}{new_name}={targets}"'
+    _arch_variable(
+        ctx,
+        (var_word.start, var_word.end),
+        f"{var_name} lists NVIDIA GPU architectures",
+        new_name,
+        (TextEdit(var_word.start, var_word.end, replacement),),
+        unconverted_fix=f"Set CMAKE_HIP_ARCHITECTURES={targets} instead.",
+    )
+    return consumed
+
+
+def _arch_variable(
+    ctx: BuildContext,
+    span: tuple[int, int],
+    message: str,
+    new_name: str,
+    edits: tuple[TextEdit, ...],
+    *,
+    unconverted_note: str = (
+        "CUDAARCHS has no HIP-side variable; set CMAKE_HIP_ARCHITECTURES instead"
+    ),
+    unconverted_fix: str = "",
+    after: str = "",
+) -> None:
+    """GP504 on a variable listing NVIDIA GPUs: renamed to ``new_name`` by ``edits`` for review,
+    or left to a person where it has no HIP-side counterpart (``new_name`` empty)."""
+    if not new_name:
+        status, edits, note, fix = ChangeStatus.UNCONVERTED, (), unconverted_note, unconverted_fix
+        after = ""
+    else:
+        status, note = ChangeStatus.NEEDS_REVIEW, arch_note(ctx.offload_archs)
+        fix = f"Use {new_name} with gfx targets."
     ctx.add(
         Hit(
             CUDA_GPU_ARCHITECTURES,
-            var_word.start,
-            var_word.end,
+            *span,
             message,
             "build-arch",
-            ChangeStatus.NEEDS_REVIEW,
-            (TextEdit(var_word.start, var_word.end, replacement),),
-            note=arch_note(archs),
-            fix=f"Use {new_name} with gfx targets.",
+            status,
+            edits,
+            note=note,
+            fix=fix,
+            after=after,
         )
     )
-    return consumed
 
 
 # ---------------------------------------------------------------------------------------------
@@ -588,46 +565,35 @@ def cuda_link_libraries(ctx: BuildContext, site: LinkOption | CMakeLinkItem) -> 
         word = site.word
         if not (word.text.startswith("-l") and len(word.text) > 2):
             return
-        name = word.text[2:]
-        library = kb.library_for_link_name(name)
-        if library is None:
+        library = kb.library_for_link_name(word.text[2:])
+        start, end, shown, form = word.start, word.end, word.text, "link"
+    else:
+        arg = site.arg
+        library = kb.library_for_link_name(arg.value)
+        if library is not None and arg.value.lower() not in {n.lower() for n in library.link_names}:
             return
-        status, edits, note = library_replacement(ctx.text, library, word.start, word.end, "link")
-        ctx.add(
-            Hit(
-                CUDA_LINK_LIBRARIES,
-                word.start,
-                word.end,
-                f"links {library.name} (-l{name}); ROCm's counterpart is {library.amd_counterpart}",
-                "build-link",
-                status,
-                edits,
-                note=note,
-            )
-        )
+        start, end, shown, form = arg.start, arg.end, arg.value, "cmake"
+    if library is None:
         return
-    arg = site.arg
-    library = kb.library_for_link_name(arg.value)
-    if (
-        library is None
-        or not library.link_names
-        or arg.value.lower() not in {n.lower() for n in library.link_names}
-    ):
-        return
-    status, edits, note = library_replacement(ctx.text, library, arg.start, arg.end, "cmake")
+    status, edits, note = library_replacement(ctx.text, library, start, end, form)
     ctx.add(
         Hit(
             CUDA_LINK_LIBRARIES,
-            arg.start,
-            arg.end,
-            f"links {library.name} ({arg.value}); ROCm's counterpart is {library.amd_counterpart}",
+            start,
+            end,
+            f"links {library.name} ({shown}); ROCm's counterpart is {library.amd_counterpart}",
             "build-link",
             status,
             edits,
             note=note,
         )
     )
-    if edits and library.amd_find_package and library.amd_cmake_targets:
+    if (
+        isinstance(site, CMakeLinkItem)
+        and edits
+        and library.amd_find_package
+        and library.amd_cmake_targets
+    ):
         ctx.need_package(library.amd_find_package, site.command)
 
 

@@ -14,7 +14,14 @@ from gpuport.edits import Hit, hits_to_findings
 from gpuport.files import FileKind, SourceText
 from gpuport.findings import SkipKind, Skipped
 from gpuport.scan.base import ScanOutput, scanner
-from gpuport.scan.build import DEFAULT_OFFLOAD_ARCHS, WORD_RULES, BuildWords, RuleRun, may_fire
+from gpuport.scan.build import (
+    DEFAULT_OFFLOAD_ARCHS,
+    WORD_RULES,
+    BuildWords,
+    RuleRun,
+    may_fire,
+    prefiltered_findings,
+)
 from gpuport.scan.containers.commands import COMMAND_RULES, command_hits
 from gpuport.scan.containers.common import ContainerContext
 from gpuport.scan.containers.dockerfile import dockerfile_hits
@@ -109,10 +116,7 @@ def analyze_shell_containers(
 
 @scanner(FileKind.DOCKERFILE, name="dockerfile")
 def scan_dockerfile(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
-    if not may_fire(source.text, _DOCKERFILE_RULES, enabled):
-        return
-    hits = analyze_dockerfile(source.text, enabled=enabled)
-    yield from hits_to_findings(source.file.rel, source.text, hits)
+    return prefiltered_findings(source, enabled, _DOCKERFILE_RULES, analyze_dockerfile)
 
 
 @scanner(FileKind.COMPOSE, FileKind.YAML, name="container-yaml")

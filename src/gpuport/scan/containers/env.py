@@ -124,33 +124,27 @@ def nvidia_container_env(ctx: ContainerContext, site: EnvSite) -> None:
         name = str(site.name_node.value)
         start, end = name_span = scalar_span(site.name_node)
         removal = delete_lines(ctx, site.item.start_mark.line, last_line(site.item))
-    message = f"{name} is read by the NVIDIA container runtime only"
     if name == "NVIDIA_VISIBLE_DEVICES":
-        ctx.add(
-            Hit(
-                NVIDIA_CONTAINER_ENV,
-                start,
-                end,
-                message,
-                "container-env",
-                ChangeStatus.NEEDS_REVIEW,
-                (TextEdit(name_span[0], name_span[1], _AMD_VISIBLE_DEVICES),),
-                note="AMD_VISIBLE_DEVICES is read by the AMD Container Toolkit; with plain "
-                "--device passthrough the devices given decide (pass only the wanted "
-                "/dev/dri/renderD* nodes, or set HIP_VISIBLE_DEVICES inside)",
-                fix=f"Use {_AMD_VISIBLE_DEVICES}.",
-            )
+        status, edit = ChangeStatus.NEEDS_REVIEW, TextEdit(*name_span, _AMD_VISIBLE_DEVICES)
+        note = (
+            "AMD_VISIBLE_DEVICES is read by the AMD Container Toolkit; with plain "
+            "--device passthrough the devices given decide (pass only the wanted "
+            "/dev/dri/renderD* nodes, or set HIP_VISIBLE_DEVICES inside)"
         )
-        return
+        fix = f"Use {_AMD_VISIBLE_DEVICES}."
+    else:
+        status, edit = ChangeStatus.CONVERTED, removal or delete_span(text, start, end)
+        note, fix = "", f"Remove {name}."
     ctx.add(
         Hit(
             NVIDIA_CONTAINER_ENV,
             start,
             end,
-            message,
+            f"{name} is read by the NVIDIA container runtime only",
             "container-env",
-            ChangeStatus.CONVERTED,
-            (removal or delete_span(text, start, end),),
-            fix=f"Remove {name}.",
+            status,
+            (edit,),
+            note=note,
+            fix=fix,
         )
     )

@@ -9,8 +9,7 @@ from typing import NamedTuple
 from gpuport import kb
 from gpuport.edits import ChangeStatus, Hit, TextEdit
 from gpuport.findings import Category, Confidence, Severity
-from gpuport.rules import rule
-from gpuport.scan.build import case_variants
+from gpuport.rules import case_variants, rule
 from gpuport.scan.containers.common import ROCM_DOCKER_DOC, ContainerContext
 from gpuport.syntax.yaml import MappingNode, Node, ScalarNode, scalar_span
 

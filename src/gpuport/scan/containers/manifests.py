@@ -14,8 +14,7 @@ from typing import NamedTuple
 
 from gpuport.edits import ChangeStatus, Hit, TextEdit
 from gpuport.findings import Category, Confidence, Severity
-from gpuport.rules import rule
-from gpuport.scan.build import case_variants
+from gpuport.rules import case_variants, rule
 from gpuport.scan.containers.common import (
     AMD_DEVICE_PLUGIN_DOC,
     K8S_GPU_DOC,

@@ -6,13 +6,14 @@ hits into findings, with the input problems the readers met.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
 from gpuport import kb
 from gpuport.files import FileKind, ProjectFile, SourceText, classify
 from gpuport.findings import Finding, Skipped
-from gpuport.rules import Rule, prefilter
+from gpuport.rules import NeedleSet, Rule, prefilter
 from gpuport.scan.base import scanner
 from gpuport.scan.deps.conda import (
     CONDA_CUDA_PACKAGE,
@@ -227,18 +228,24 @@ DEPENDENCY_KINDS = (
 _INCLUDE_WORDS = ("-r", "-c")
 
 
+@functools.lru_cache(maxsize=64)
+def _enabled_rules(enabled: frozenset[str]) -> tuple[tuple[Rule, ...], NeedleSet | None]:
+    """The enabled dependency rules, and the words a file needs for one of them to fire (their
+    needles, or an include); None when one of them may fire anywhere."""
+    rules = tuple(r for r in DEPENDENCY_RULES.values() if r.id in enabled)
+    words = prefilter(rules)
+    return rules, None if words is None else NeedleSet((*words, *_INCLUDE_WORDS))
+
+
 @scanner(*DEPENDENCY_KINDS, name="dependencies")
 def scan_dependencies(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding | Skipped]:
     """Findings GP101-GP112 for one dependency file, and the input problems met reading it.
 
-    A file in which no enabled rule can fire (none of their needles, and no include) is not
-    read at all.
+    Every file is read, so that what makes it unreadable is reported whichever rules are
+    enabled; the rules look at a file only when one of their needles, or an include, is in it.
     """
-    rules = [r for r in DEPENDENCY_RULES.values() if r.id in enabled]
-    words = prefilter(rules)
-    if not rules or (
-        words is not None and not any(w in source.text for w in (*words, *_INCLUDE_WORDS))
-    ):
+    rules, needles = _enabled_rules(enabled)
+    if not rules:
         return
     dep = parse_source(source)
     seen: set[Skipped] = set()
@@ -247,6 +254,8 @@ def scan_dependencies(source: SourceText, enabled: frozenset[str]) -> Iterator[F
         if problem not in seen:
             seen.add(problem)
             yield problem
+    if needles is not None and not needles.found_in(source.text):
+        return  # no enabled rule can fire here
     hits = analyze(dep, enabled=enabled)
     for other in unlisted_includes(dep, root):
         hits.extend(analyze(other, enabled=enabled))

@@ -129,6 +129,48 @@ def _span(place: Place) -> tuple[int, int]:
     return start, max(start, lines.end(max(place.end_line, place.line)))
 
 
+def _hit(
+    rule: Rule,
+    place: Place,
+    message: str,
+    status: ChangeStatus,
+    edits: tuple[TextEdit, ...] = (),
+    *,
+    note: str,
+    fix: str,
+    after: str = "",
+    confidence: Confidence | None,
+    severity: Severity | None = None,
+    mechanical: bool = False,
+    pip_line: str = "",
+    pip_index: str = "",
+) -> DependencyHit:
+    """A hit spanning ``place``'s record, located where its reader says it is."""
+    start, end = _span(place)
+    return DependencyHit(
+        rule,
+        start,
+        end,
+        message,
+        place.family,
+        status,
+        edits,
+        note=note,
+        fix=fix,
+        after=after,
+        confidence=confidence,
+        path=place.file.path,
+        line=place.line,
+        column=place.column,
+        end_line=place.end_line,
+        subject=place.subject,
+        severity=severity,
+        mechanical=mechanical,
+        pip_line=pip_line,
+        pip_index=pip_index,
+    )
+
+
 def unconverted(
     rule: Rule,
     place: Place,
@@ -139,22 +181,14 @@ def unconverted(
     confidence: Confidence | None = None,
 ) -> DependencyHit:
     """A hit a person has to fix: the port lists it, with the message as its note."""
-    start, end = _span(place)
-    return DependencyHit(
+    return _hit(
         rule,
-        start,
-        end,
+        place,
         message,
-        place.family,
         ChangeStatus.UNCONVERTED,
         note=message,
         fix=fix,
         confidence=confidence,
-        path=place.file.path,
-        line=place.line,
-        column=place.column,
-        end_line=place.end_line,
-        subject=place.subject,
         severity=severity,
     )
 
@@ -175,7 +209,6 @@ def replacing(
     when a ``before`` is not in the record's lines.
     """
     lines = place.lines
-    start, end = _span(place)
     first = lines.line(place.line)
     shown = first
     for before, after in replacements:
@@ -190,23 +223,16 @@ def replacing(
             note = f"could not find {before!r} on line {place.line}; left as it was"
             break
         edits.append(TextEdit(found, found + len(before), after))
-    return DependencyHit(
+    return _hit(
         rule,
-        start,
-        end,
+        place,
         message,
-        place.family,
         status,
         tuple(edits),
         note=note,
         fix=fix,
         after=shown if first else "",
         confidence=confidence,
-        path=place.file.path,
-        line=place.line,
-        column=place.column,
-        end_line=place.end_line,
-        subject=place.subject,
         mechanical=True,
     )
 
@@ -239,7 +265,6 @@ def commenting_out(
     UNCONVERTED (the fix still mechanical) where commenting out would break the file.
     """
     lines = place.lines
-    start, end = _span(place)
     first = lines.line(place.line)
     indent = first[: len(first) - len(first.lstrip())]
     problem = _cannot_comment_out(place, first)
@@ -257,23 +282,16 @@ def commenting_out(
         status = ChangeStatus.UNCONVERTED
     else:
         status = ChangeStatus.NEEDS_REVIEW if review else ChangeStatus.CONVERTED
-    return DependencyHit(
+    return _hit(
         rule,
-        start,
-        end,
+        place,
         message,
-        place.family,
         status,
         edits,
         note=problem or review,
         fix=fix,
         after=f"{indent}# {first.lstrip()}" if first else "",
         confidence=confidence,
-        path=place.file.path,
-        line=place.line,
-        column=place.column,
-        end_line=place.end_line,
-        subject=place.subject,
         mechanical=True,
         pip_line=pip_line,
         pip_index=pip_index,

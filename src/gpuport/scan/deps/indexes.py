@@ -19,6 +19,7 @@ from gpuport.scan.deps.knowledge import (
     is_cuda_label,
     is_rocm_index,
     is_rocm_label,
+    name_needles,
     normal_url,
     on_linux,
     served_by,
@@ -232,8 +233,8 @@ TORCH_WITHOUT_INDEX = rule(
     ),
     mechanical=False,
     references=(PYTORCH_ROCM_DOCS,),
-    # No needles: package names are case-insensitive and normalized (PEP 503), so no plain
-    # substring test can rule a file out.
+    # It fires on torch, torchvision and torchaudio requirements only, in any spelling.
+    needles=name_needles(TORCH_FAMILY),
 )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from packaging.markers import Marker
@@ -15,6 +16,7 @@ from packaging.markers import Marker
 from gpuport import kb
 from gpuport.findings import Confidence
 from gpuport.kb import dependency_rules
+from gpuport.rules import case_variants
 from gpuport.syntax.dependencies import CondaPackage, Requirement
 from gpuport.syntax.pep508 import normalize
 
@@ -43,6 +45,56 @@ NVIDIA_CHANNEL_RE = dependency_rules.pattern("nvidia-channel")
 
 _LINUX = dependency_rules.linux_environment()
 _EXTRA_IN_MARKER_RE = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
+
+
+def name_needles(names: Iterable[str]) -> tuple[str, ...]:
+    """Needles for a requirement or conda package named one of ``names`` (normalized names, or
+    the knowledge base's name patterns); empty when a name gives none (it may fire anywhere).
+
+    Names compare case-insensitively with runs of ``-_.`` alike (PEP 503), so every spelling of
+    a name holds its first separator-free word in some case: the needles are every case
+    spelling of that word's first six characters (at most 2**6 of them; a longer word would
+    let fewer files through, at up to 2**n needles).
+    """
+    words: set[str] = set()
+    for name in names:
+        word = _leading_word(name)
+        if not word:
+            return ()
+        words.add(word[:6])
+    # A word holding another is found wherever the shorter one is ("torcha", "torch").
+    kept = sorted(w for w in words if not any(o != w and o in w for o in words))
+    return case_variants(*kept)
+
+
+def _leading_word(pattern: str) -> str:
+    """The word every name ``pattern`` matches begins with ("" if none is sure)."""
+    depth, escaped = 0, False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char in "()":
+            depth += 1 if char == "(" else -1
+        elif char == "|" and depth == 0:
+            return ""  # alternatives at the top: no word is common to them
+    match = _LEADING_WORD_RE.match(pattern)
+    word = match.group(1) if match else ""
+    return word[:-1] if match and match.group(2) else word  # "abc?": the c is optional
+
+
+_LEADING_WORD_RE = re.compile(r"([a-z0-9]*)([?*{])?")
+
+
+def kb_package_needles(chosen: Callable[[kb.Package], bool]) -> tuple[str, ...]:
+    """:func:`name_needles` of the knowledge base's ``chosen`` packages (names and patterns)."""
+    return name_needles(
+        name
+        for package in kb.packages().values()
+        if chosen(package)
+        for name in (package.name, *package.patterns)
+    )
 
 
 @functools.cache

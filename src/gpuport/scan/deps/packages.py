@@ -28,6 +28,7 @@ from gpuport.scan.deps.knowledge import (
     find_package,
     is_central,
     is_cuda_label,
+    kb_package_needles,
     known_package,
     normal_url,
     template_regex,
@@ -45,6 +46,19 @@ def _status(record: Requirement | CondaPackage, context: Context) -> _Known | No
         return None if entry is None else _Known(entry, (), record, context)
     found = known_package(record)
     return None if found is None else _Known(found[0], found[1], record, context)
+
+
+def _with_status(
+    record: Requirement | CondaPackage, context: Context, status: kb.PackageStatus
+) -> _Known | None:
+    """The knowledge base's entry for the record, when its package has ``status``."""
+    known = _status(record, context)
+    return known if known is not None and known.package.status is status else None
+
+
+def _status_needles(status: kb.PackageStatus) -> tuple[str, ...]:
+    """The needles of a rule about the packages with ``status``: their names, any spelling."""
+    return kb_package_needles(lambda p: p.status is status)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,15 +115,15 @@ NO_ROCM_BUILD = rule(
     ),
     mechanical=False,
     references=("https://rocm.docs.amd.com/en/latest/compatibility/compatibility-matrix.html",),
-    # No needles: package names are case-insensitive and normalized (PEP 503), so no plain
-    # substring test can rule a file out.
+    # The names of the packages it reads: any case, any separators (PEP 503).
+    needles=_status_needles(kb.PackageStatus.NOT_SUPPORTED),
 )
 
 
 def no_rocm_build(record: Requirement | CondaPackage, context: Context) -> Iterator[DependencyHit]:
     """GP104: the package has no ROCm build at all."""
-    known = _status(record, context)
-    if known is None or known.package.status is not kb.PackageStatus.NOT_SUPPORTED:
+    known = _with_status(record, context, kb.PackageStatus.NOT_SUPPORTED)
+    if known is None:
         return
     package = known.package
     severity = Severity.BLOCKER if is_central(package) else Severity.HIGH
@@ -152,8 +166,13 @@ ROCM_PACKAGE_REPLACEMENT = rule(
         "https://docs.cupy.dev/en/stable/install.html#using-cupy-on-amd-gpu-experimental",
         "https://onnxruntime.ai/docs/execution-providers/MIGraphX-ExecutionProvider.html",
     ),
-    # No needles: package names are case-insensitive and normalized (PEP 503), so no plain
-    # substring test can rule a file out.
+    # The names of the packages it reads (a CUDA build, or a CUDA extra), in any spelling.
+    needles=kb_package_needles(
+        lambda p: (
+            p.status is kb.PackageStatus.NEEDS_ROCM_BUILD
+            or (p.status is kb.PackageStatus.WORKS and bool(p.cuda_extras))
+        )
+    ),
 )
 
 
@@ -255,8 +274,8 @@ NEEDS_ROCM_BUILD = rule(
         "https://rocm.docs.amd.com/en/latest/how-to/rocm-for-ai/inference-optimization/"
         "model-acceleration-libraries.html",
     ),
-    # No needles: package names are case-insensitive and normalized (PEP 503), so no plain
-    # substring test can rule a file out.
+    # The names of the packages it reads, in any spelling (PEP 503).
+    needles=_status_needles(kb.PackageStatus.NEEDS_ROCM_BUILD),
 )
 
 
@@ -264,8 +283,8 @@ def needs_rocm_build(
     record: Requirement | CondaPackage, context: Context
 ) -> Iterator[DependencyHit]:
     """GP106: the package's ROCm build comes from another index, a fork or a source build."""
-    known = _status(record, context)
-    if known is None or known.package.status is not kb.PackageStatus.NEEDS_ROCM_BUILD:
+    known = _with_status(record, context, kb.PackageStatus.NEEDS_ROCM_BUILD)
+    if known is None:
         return
     package = known.package
     if isinstance(record, CondaPackage):
@@ -326,8 +345,8 @@ PARTIAL_ROCM_SUPPORT = rule(
     instead="# check the features you use against the package's ROCm notes",
     fix="Read the package's ROCm notes in the message and test the features the project uses.",
     mechanical=False,
-    # No needles: package names are case-insensitive and normalized (PEP 503), so no plain
-    # substring test can rule a file out.
+    # The names of the packages it reads, in any spelling (PEP 503).
+    needles=_status_needles(kb.PackageStatus.PARTIAL),
 )
 
 
@@ -335,8 +354,8 @@ def partial_rocm_support(
     record: Requirement | CondaPackage, context: Context
 ) -> Iterator[DependencyHit]:
     """GP107: the package works on ROCm with limits."""
-    known = _status(record, context)
-    if known is None or known.package.status is not kb.PackageStatus.PARTIAL:
+    known = _with_status(record, context, kb.PackageStatus.PARTIAL)
+    if known is None:
         return
     yield unconverted(
         PARTIAL_ROCM_SUPPORT,
@@ -369,8 +388,8 @@ CUDA_RUNTIME_WHEEL = rule(
     fix="Remove the requirement; `gpuport port` comments it out with a note.",
     mechanical=True,
     references=("https://pypi.org/project/nvidia-cuda-runtime-cu12/",),
-    # No needles: package names are case-insensitive and normalized (PEP 503), so no plain
-    # substring test can rule a file out.
+    # The names of the packages it reads, in any spelling (PEP 503).
+    needles=_status_needles(kb.PackageStatus.NOT_APPLICABLE),
 )
 
 
@@ -380,8 +399,8 @@ def cuda_runtime_wheel(
     """GP108: a CUDA-only artifact (nvidia-* runtime wheels...): commented out by the port."""
     if isinstance(record, CondaPackage):
         return
-    known = _status(record, context)
-    if known is None or known.package.status is not kb.PackageStatus.NOT_APPLICABLE:
+    known = _with_status(record, context, kb.PackageStatus.NOT_APPLICABLE)
+    if known is None:
         return
     yield commenting_out(
         CUDA_RUNTIME_WHEEL,

@@ -24,6 +24,7 @@ from gpuport.scan.deps.knowledge import (
     confidence_of,
     find_package,
     is_cuda_label,
+    kb_package_needles,
     known_package,
 )
 from gpuport.syntax.dependencies import Requirement
@@ -143,8 +144,8 @@ VERSION_BEFORE_ROCM_SUPPORT = rule(
     instead="bitsandbytes>=0.50",
     fix="Raise the pin to the first ROCm-capable release or newer, and test the upgrade.",
     mechanical=False,
-    # No needles: package names are case-insensitive and normalized (PEP 503), so no plain
-    # substring test can rule a file out.
+    # The names of the packages with a first ROCm-capable release, in any spelling (PEP 503).
+    needles=kb_package_needles(lambda p: bool(p.rocm_min_version)),
 )
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from gpuport.files import FileKind, SourceText
 from gpuport.findings import Finding, Skipped
-from gpuport.rules import Rule, prefilter
+from gpuport.rules import NeedleSet, Rule
 from gpuport.scan.base import scanner
 from gpuport.scan.kernels import (
     feature_rules,
@@ -84,7 +84,7 @@ def analyze(rel: str, text: str, *, code: str | None = None, renames: bool = Tru
 def _run(src: KernelSource, checks: Iterable[tuple[Rule, Check]]) -> list[Finding]:
     findings: list[Finding] = []
     for rule, check in checks:
-        if src.mentions(rule.needles):
+        if src.mentions(rule):
             findings.extend(check(src))
     findings.sort(key=lambda f: f.sort_key)
     return findings
@@ -93,12 +93,10 @@ def _run(src: KernelSource, checks: Iterable[tuple[Rule, Check]]) -> list[Findin
 @functools.lru_cache(maxsize=64)
 def _enabled_checks(
     enabled: frozenset[str],
-) -> tuple[tuple[tuple[Rule, Check], ...], tuple[str, ...] | None]:
-    """The checks of the enabled rules, and the words a file needs for one of them to fire
-    (shortest first: the likeliest to be found early)."""
+) -> tuple[tuple[tuple[Rule, Check], ...], NeedleSet | None]:
+    """The checks of the enabled rules, and the words a file needs for one of them to fire."""
     checks = tuple((rule, check) for rule, check in CHECKS if rule.id in enabled)
-    needles = prefilter(rule for rule, _ in checks)
-    return checks, None if needles is None else tuple(sorted(needles, key=len))
+    return checks, NeedleSet.of(rule for rule, _ in checks)
 
 
 @scanner(FileKind.CUDA, FileKind.CXX, name="kernels")
@@ -108,7 +106,7 @@ def scan_kernels(source: SourceText, enabled: frozenset[str]) -> Iterable[Findin
     text = source.text
     if source.file.kind is FileKind.CXX and not mentions_cuda(text):
         return []  # cheap: most C++ files stop here
-    if not checks or (needles is not None and not any(map(text.__contains__, needles))):
+    if not checks or (needles is not None and not needles.found_in(text)):
         return []  # no enabled rule can fire here
     code = code_only(text)
     if source.file.kind is FileKind.CXX and not mentions_cuda(code):

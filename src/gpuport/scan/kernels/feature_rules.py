@@ -196,7 +196,7 @@ CUDA_ARCH_MACRO = rule(
 def cuda_arch_macro(src: KernelSource) -> Iterator[Finding]:
     """``__CUDA_ARCH__`` (and ``__CUDA_ARCH_FEAT_*``) in conditions and code."""
     code = src.code
-    if not src.mentions(CUDA_ARCH_MACRO.needles):
+    if not src.mentions(CUDA_ARCH_MACRO):
         return
     for m in src.once_per_line(words(_CUDA_ARCH_RE, code)):
         line_start = code.rfind("\n", 0, m.start()) + 1
@@ -256,7 +256,7 @@ DYNAMIC_PARALLELISM = rule(
 def dynamic_parallelism(src: KernelSource) -> Iterator[Finding]:
     """``<<<...>>>`` launches inside the bodies of ``__global__`` or ``__device__`` functions."""
     code = src.code
-    if not src.mentions(DYNAMIC_PARALLELISM.needles):
+    if not src.mentions(DYNAMIC_PARALLELISM):
         return
     if "__global__" not in code and "__device__" not in code:
         return

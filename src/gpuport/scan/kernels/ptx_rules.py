@@ -92,7 +92,7 @@ def inline_ptx_assembly(src: KernelSource) -> Iterator[Finding]:
             yield src.finding(
                 INLINE_PTX, statement.start, statement.end, message=_rewrite(statement.ptx)
             )
-    if src.mentions(("ptx::",)):
+    if "ptx::" in src.code:
         for m in src.once_per_line(ptx_wrapper_calls(src.body)):
             name = m.group(1)
             if is_hopper_wrapper(name):
@@ -180,7 +180,7 @@ def hopper_only_feature(src: KernelSource) -> Iterator[Finding]:
             "inline PTX uses Hopper-or-newer instructions with no AMD counterpart: " + ptx.shown()
         )
         yield src.finding(HOPPER_ONLY, statement.start, statement.end, message=message)
-    if src.mentions(("ptx::",)):
+    if "ptx::" in src.code:
         for m in src.once_per_line(ptx_wrapper_calls(src.body)):
             name = m.group(1)
             if is_hopper_wrapper(name):

@@ -77,7 +77,7 @@ CUDA_API_RENAMES = rule(
 
 def cuda_api_renames(src: KernelSource) -> Iterator[Finding]:
     """CUDA runtime, driver and library names and headers with a HIP twin, counted per family."""
-    if not src.mentions(CUDA_API_RENAMES.needles):
+    if not src.mentions(CUDA_API_RENAMES):
         return
     code = src.body
     # cu* names the project defines itself (macros and helper functions) are its own

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 from gpuport.findings import Confidence, Finding, Fix
-from gpuport.rules import Rule
+from gpuport.rules import Rule, needles_of
 from gpuport.scan.kernels.constants import Constants
 from gpuport.scan.kernels.names import Names, tracked_names
 from gpuport.scan.kernels.ptx import AsmStatement, asm_statements
@@ -67,19 +67,15 @@ class KernelSource:
             lines = self._lines = LineIndex(self.text, lone_cr_breaks=True)
         return lines.position(offset)
 
-    def mentions(self, needles: tuple[str, ...]) -> bool:
-        """Whether the code holds one of ``needles`` (a rule's): else that rule cannot fire.
+    def mentions(self, rule: Rule) -> bool:
+        """Whether the code holds one of ``rule``'s needles: else that rule cannot fire.
 
-        Each word is looked for once per file: rules share words ("asm", "ptx::"), and the
-        pass tests a rule's needles before its check does."""
-        known = self._mentioned
-        for needle in needles:
-            found = known.get(needle)
-            if found is None:
-                found = known[needle] = needle in self.code
-            if found:
-                return True
-        return False
+        Looked for once per rule and file: the pass tests a rule's needles before its check
+        does."""
+        found = self._mentioned.get(rule.id)
+        if found is None:
+            found = self._mentioned[rule.id] = needles_of(rule).found_in(self.code)
+        return found
 
     def line_of(self, offset: int) -> int:
         return self.position(offset)[0]

@@ -23,7 +23,7 @@ def top(counter: Counter[str], n: int = 3) -> str:
 
 def library_use(src: KernelSource, rule: Rule, library: KernelLibrary) -> Iterator[Finding]:
     """One finding of ``rule`` at the first use of ``library``, counting every use in the file."""
-    if not src.mentions(rule.needles):
+    if not src.mentions(rule):
         return
     skip_prefixes = library.skip_prefixes
     first: int | None = None

@@ -64,7 +64,7 @@ WARP_MASK_32_BIT = rule(
 def warp_mask_32_bit(src: KernelSource) -> Iterator[Finding]:
     """Full 32-lane masks passed to ``*_sync`` warp functions, literally or through a constant."""
     code = src.code
-    if not src.mentions(WARP_MASK_32_BIT.needles):
+    if not src.mentions(WARP_MASK_32_BIT):
         return
 
     def reason(kind: str) -> str:
@@ -182,7 +182,7 @@ BALLOT_RESULT_32_BIT = rule(
 def ballot_result_32_bit(src: KernelSource) -> Iterator[Finding]:
     """Ballot and active-lane masks stored in 32-bit variables, or counted with 32-bit functions."""
     code = src.code
-    if not src.mentions(BALLOT_RESULT_32_BIT.needles):
+    if not src.mentions(BALLOT_RESULT_32_BIT):
         return
     ballot_vars: set[str] = set()
     for m in words(_BALLOT_CALL_RE, code):
@@ -253,7 +253,7 @@ INDEPENDENT_THREAD_SCHEDULING = rule(
 def partial_warp_sync(src: KernelSource) -> Iterator[Finding]:
     """``__syncwarp(mask)`` with a mask that is neither empty, full, nor ``__activemask()``."""
     code = src.code
-    if not src.mentions(INDEPENDENT_THREAD_SCHEDULING.needles):
+    if not src.mentions(INDEPENDENT_THREAD_SCHEDULING):
         return
     for m in words(_SYNCWARP_RE, code):
         open_at = m.end() - 1

@@ -62,7 +62,7 @@ LANE_MATH_WARP_32 = rule(
 def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
     """``& 31``, ``% 32``, ``/ 32``, ``>> 5`` applied to a thread index."""
     code = src.code
-    if not src.mentions(LANE_MATH_WARP_32.needles):
+    if not src.mentions(LANE_MATH_WARP_32):
         return
     names = src.names
     for m in _LANE_OP_RE.finditer(code):
@@ -155,7 +155,7 @@ WARP_SIZE_HARDCODED = rule(
 def warp_size_hardcoded(src: KernelSource) -> Iterator[Finding]:
     """Warp-size names defined as 32 (macros, constants, enumerators, template defaults)."""
     code = src.code
-    if not src.mentions(WARP_SIZE_HARDCODED.needles):
+    if not src.mentions(WARP_SIZE_HARDCODED):
         return
     hits: list[tuple[int, int, str]] = []
     if "define" in code:
@@ -261,7 +261,7 @@ WARPSIZE_NOT_CONSTEXPR = rule(
 def warpsize_not_constexpr(src: KernelSource) -> Iterator[Finding]:
     """``warpSize`` where C++ needs a constant: array bounds, template arguments, constexpr."""
     code = src.code
-    if not src.mentions(WARPSIZE_NOT_CONSTEXPR.needles):
+    if not src.mentions(WARPSIZE_NOT_CONSTEXPR):
         return
     hits: list[tuple[int, int, str]] = []
     for m in words(_WARPSIZE_RE, code, also=".>"):
@@ -344,7 +344,7 @@ PER_WARP_ARRAY_32 = rule(
 def lane_indexed_array_32(src: KernelSource) -> Iterator[Finding]:
     """``__shared__`` arrays of 32 elements indexed by a lane number."""
     code = src.code
-    if not src.mentions(PER_WARP_ARRAY_32.needles):
+    if not src.mentions(PER_WARP_ARRAY_32):
         return
     names = src.names
     for decl in _SHARED_32_RE.finditer(code):
@@ -424,7 +424,7 @@ SHUFFLE_FROM_16 = rule(
 def shuffle_reduction_32_lanes(src: KernelSource) -> Iterator[Finding]:
     """Shuffle loops from offset 16 (or up to 32), and unrolled shuffles whose largest offset is 16."""
     code = src.code
-    if not src.mentions(SHUFFLE_FROM_16.needles):
+    if not src.mentions(SHUFFLE_FROM_16):
         return
 
     def shuffles(start: int, end: int) -> Iterator[tuple[re.Match[str], list[str]]]:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from gpuport.rules import Rule, prefilter
+from gpuport.rules import NeedleSet, Rule, prefilter
 from gpuport.scan.python.context import PythonContext, ValueKind
 
 # --- Events: facts the walk derives from several kinds of node --------------------------------
@@ -163,6 +163,13 @@ class Dispatch:
     # those of the rules with a check on raw syntax (see the module's docstring).
     needles: tuple[str, ...] | None
     statement_needles: tuple[str, ...] | None
+    needle_set: NeedleSet | None  # the needles, for the file pre-filter
+
+    def may_fire_in(self, text: str) -> bool:
+        """Some enabled rule may fire in ``text``: it holds one of their needles."""
+        if self.needle_set is None:
+            return bool(self.rules)
+        return self.needle_set.found_in(text)
 
     def sees(self, event: type[Event]) -> bool:
         """Some enabled check looks at ``event``."""
@@ -236,4 +243,5 @@ def _build(chosen: list[Subscription]) -> Dispatch:
         events={k: tuple(v) for k, v in events.items()},
         needles=prefilter(rules),
         statement_needles=prefilter(raw),
+        needle_set=NeedleSet.of(rules),
     )

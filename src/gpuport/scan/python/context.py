@@ -86,7 +86,7 @@ class PythonContext:
     def report(
         self,
         rule: Rule,
-        node: ast.AST,
+        at: ast.AST | tuple[int, int],
         message: str,
         *,
         key: str = "",
@@ -95,33 +95,12 @@ class PythonContext:
         fix: str | None = None,
         references: Iterable[str] = (),
     ) -> None:
-        """A finding of ``rule`` at ``node``: once per rule, line and ``key`` (the subject)."""
-        self.report_at(
-            rule,
-            getattr(node, "lineno", 0),
-            getattr(node, "col_offset", -1) + 1,
-            message,
-            key=key,
-            severity=severity,
-            confidence=confidence,
-            fix=fix,
-            references=references,
-        )
-
-    def report_at(
-        self,
-        rule: Rule,
-        line: int,
-        column: int,
-        message: str,
-        *,
-        key: str = "",
-        severity: Severity | None = None,
-        confidence: Confidence | None = None,
-        fix: str | None = None,
-        references: Iterable[str] = (),
-    ) -> None:
-        """A finding of ``rule`` at ``line`` and ``column`` (1-based; 0: the whole line)."""
+        """A finding of ``rule`` at a node or at a ``(line, column)`` (1-based; column 0: the
+        whole line): once per rule, line and ``key`` (the subject)."""
+        if isinstance(at, tuple):
+            line, column = at
+        else:
+            line, column = getattr(at, "lineno", 0), getattr(at, "col_offset", -1) + 1
         fired = (rule.id, line, key)
         if fired in self._fired:
             return

@@ -1,9 +1,9 @@
 """The pre-filters: which files and statements the enabled rules' needles let through.
 
-A file that holds none of the enabled rules' needles is not parsed (no rule could fire in it).
-Within a parsed file, the walk steps over a statement whose source shows nothing any rule
-looks for (:class:`SourceSegments`): no needle of a rule that checks raw syntax, no tracked
-name, and nothing that changes what the walk remembers.
+A file that holds none of the enabled rules' needles is not parsed (no rule could fire in it:
+:class:`gpuport.rules.NeedleSet` tells). Within a parsed file, the walk steps over a statement
+whose source shows nothing any rule looks for (:class:`SourceSegments`): no needle of a rule
+that checks raw syntax, no tracked name, and nothing that changes what the walk remembers.
 
 Both are computed from :attr:`gpuport.rules.Rule.needles`; nothing here names a rule's word.
 """
@@ -13,52 +13,7 @@ from __future__ import annotations
 import ast
 import re
 
-
-class NeedleSet:
-    """A fast "does this text hold one of these words" test.
-
-    The needles that hit last are tried first, each with a plain substring search (projects
-    mention the same few words in file after file); then one pass of a regular expression
-    shaped as a trie of every needle (one branch per next character, so a position that starts
-    no needle costs one step). Over 2,000 Python files (25.7 MB, most of them holding no
-    needle) that took 0.64 s where one substring search per needle took 5.86 s, with the ~600
-    needles of every GP2xx rule (benchmarks/python_prefilter.py, results in
-    benchmarks/results/python_prefilter.md).
-    """
-
-    _RECENT = 4
-
-    def __init__(self, needles: tuple[str, ...]) -> None:
-        # A needle holding another is found wherever the shorter one is.
-        kept = sorted(n for n in set(needles) if not any(o != n and o in n for o in needles))
-        self._pattern = re.compile(_trie(kept)) if kept else None
-        self._recent: list[str] = []
-
-    def found_in(self, text: str) -> bool:
-        for needle in self._recent:
-            if needle in text:
-                return True
-        match = self._pattern.search(text) if self._pattern is not None else None
-        if match is None:
-            return False
-        recent = self._recent
-        recent.insert(0, match.group())
-        del recent[self._RECENT :]
-        return True
-
-
-def _trie(words: list[str]) -> str:
-    """A regular expression matching exactly ``words``, branching one character at a time."""
-    by_first: dict[str, list[str]] = {}
-    for word in words:
-        if word:
-            by_first.setdefault(word[0], []).append(word[1:])
-    if not by_first:
-        return ""
-    branches = [re.escape(first) + _trie(rests) for first, rests in sorted(by_first.items())]
-    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-    return f"(?:{body})?" if "" in words else body
-
+from gpuport.rules import trie_pattern
 
 # Statements the walk may step over whole when their source shows nothing to look at.
 STATEMENT_TYPES = frozenset(
@@ -87,7 +42,7 @@ def _static_pattern(needles: tuple[str, ...]) -> re.Pattern[bytes]:
     if pattern is None:
         alternatives = [_STATE_TRIGGERS]
         if needles:
-            alternatives.append(_trie(sorted(set(needles))).encode())
+            alternatives.append(trie_pattern(needles).encode())
         pattern = _STATIC_PATTERNS[needles] = re.compile(b"|".join(alternatives))
     return pattern
 

@@ -17,7 +17,7 @@ from dataclasses import replace
 from gpuport.files import FileKind, SourceText
 from gpuport.findings import Finding, Location, SkipKind, Skipped
 from gpuport.scan.base import scanner
-from gpuport.scan.python.checks import Dispatch, dispatch_for
+from gpuport.scan.python.checks import dispatch_for
 from gpuport.scan.python.notebook import (
     Cell,
     NotebookError,
@@ -25,20 +25,7 @@ from gpuport.scan.python.notebook import (
     notebook_language,
     prepare,
 )
-from gpuport.scan.python.prefilter import NeedleSet
 from gpuport.scan.python.walker import PythonWalker
-
-_NEEDLE_SETS: dict[tuple[str, ...], NeedleSet] = {}
-
-
-def _may_fire_in(dispatch: Dispatch, text: str) -> bool:
-    """Some enabled rule may fire in ``text``: it holds one of their needles."""
-    if dispatch.needles is None:
-        return bool(dispatch.rules)
-    needles = _NEEDLE_SETS.get(dispatch.needles)
-    if needles is None:
-        needles = _NEEDLE_SETS[dispatch.needles] = NeedleSet(dispatch.needles)
-    return needles.found_in(text)
 
 
 def _parse(text: str, filename: str) -> ast.Module:
@@ -67,7 +54,7 @@ def _parsable(source: SourceText) -> str:
 def scan_python(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding | Skipped]:
     """GP2xx findings for one Python file (setup.py included)."""
     dispatch = dispatch_for(enabled)
-    if not _may_fire_in(dispatch, source.text):
+    if not dispatch.may_fire_in(source.text):
         return
     text = _parsable(source)
     try:
@@ -97,7 +84,7 @@ def scan_notebook(source: SourceText, enabled: frozenset[str]) -> Iterator[Findi
         yield Skipped(rel, SkipKind.MALFORMED, "notebook JSON is nested too deeply to read")
         return
     dispatch = dispatch_for(enabled)
-    if not _may_fire_in(dispatch, text):
+    if not dispatch.may_fire_in(text):
         if not isinstance(notebook, dict) or not (
             isinstance(notebook.get("cells"), list) or isinstance(notebook.get("worksheets"), list)
         ):

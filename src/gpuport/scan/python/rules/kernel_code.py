@@ -190,10 +190,9 @@ def inline_ptx(ctx: PythonContext, node: ast.Call | ast.Constant) -> None:
         call = _ASM_CALL_RE.search(text)
         ptx = _PTX_RE.search(text, call.end()) if call is not None else None
         if call is not None and ptx is not None:
-            ctx.report_at(
+            ctx.report(
                 INLINE_PTX,
-                node.lineno + text.count("\n", 0, call.start()),
-                0,
+                (node.lineno + text.count("\n", 0, call.start()), 0),
                 f"CUDA source string with inline PTX ({ptx.group(0)!r}): hipcc and hiprtc cannot "
                 "assemble PTX",
             )

@@ -164,10 +164,9 @@ def nvidia_tool_call(ctx: PythonContext, subject: ast.Call | ShellCommand) -> No
 
     def report(line: int, column: int, tool: str, entry: kb.ToolCommand, runs: bool) -> None:
         head = f"runs {tool}" if runs else f"looks for {tool} on PATH"
-        ctx.report_at(
+        ctx.report(
             NVIDIA_TOOL_CALL,
-            line,
-            column,
+            (line, column),
             f"{head}, which ROCm machines do not have; on ROCm use {entry.rocm_equivalent}",
             key=tool,
             references=entry.sources,
@@ -278,10 +277,9 @@ def cuda_env_var(ctx: PythonContext, access: EnvAccess) -> None:
             fix = f"{'Set' if access.write else 'Read'} {names} on ROCm. {entry.notes}".strip()
         elif entry.notes:
             fix = entry.notes
-    ctx.report_at(
+    ctx.report(
         CUDA_ENV_VAR,
-        access.line,
-        access.column,
+        (access.line, access.column),
         f"{'sets' if access.write else 'reads'} {name}: {detail}",
         key=name,
         severity=write_severity if access.write else read_severity,
@@ -340,10 +338,9 @@ def nccl_env_var(ctx: PythonContext, access: EnvAccess) -> None:
         message = (
             f"{verb} {name}: RCCL reads the NCCL_* names too; check the value suits the AMD system"
         )
-    ctx.report_at(
+    ctx.report(
         NCCL_ENV_VAR,
-        access.line,
-        access.column,
+        (access.line, access.column),
         message,
         key=name,
         severity=Severity.LOW if fabric else Severity.INFO,
