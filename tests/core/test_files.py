@@ -103,11 +103,12 @@ def test_unreadable_file_is_skipped_with_the_os_reason(
     (tmp_path / "secret.py").write_text("x = 1\n")
     files, _ = _items(tmp_path)
 
-    def deny(self: Path) -> bytes:
-        raise PermissionError(13, "Permission denied", str(self))
+    def deny(path: str, *args: object) -> int:
+        raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(Path, "read_bytes", deny)
-    got = read_text(files[0])
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "open", deny)  # what gpuport.read_policy opens files with
+        got = read_text(files[0])
     assert isinstance(got, Skipped)
     assert got.kind is SkipKind.UNREADABLE and got.reason == "Permission denied"
 

@@ -1,0 +1,135 @@
+"""What gpuport may read: paths kept inside their root, and only regular files of bounded size.
+
+Every read of a path a project controls goes through here: files found by the walk, ``-r``/``-c``
+includes, and files named in ``[tool.gpuport]``. A path is resolved (symbolic links and ``..``
+included) and must stay inside its root; the file is opened without following a link in its last
+component and without blocking (``O_NOFOLLOW | O_NONBLOCK``), and the opened descriptor must be a
+regular file, so a FIFO, a socket, a device node or a link swapped in after the check is refused
+rather than read (``open(2)``: https://man7.org/linux/man-pages/man2/open.2.html). Reads stop one
+byte past the limit, so a file that grows, or a ``/proc`` file that reports size 0, is still
+bounded.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from gpuport.findings import SkipKind
+
+# Not every platform has these flags (O_NOFOLLOW and O_NONBLOCK are POSIX; Windows lacks them).
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CHUNK = 1024 * 1024
+
+
+class ReadRefused(Exception):
+    """A path gpuport will not read: ``kind`` says which rule refused it, ``reason`` says why."""
+
+    def __init__(self, kind: SkipKind, reason: str) -> None:
+        super().__init__(reason)
+        self.kind = kind
+        self.reason = reason
+
+
+def what_is(mode: int) -> str:
+    """What a non-regular file is, in words: 'a FIFO', 'a socket', 'a character device'..."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    return "not a regular file"
+
+
+def is_within(real_root: str, path: str) -> bool:
+    """Is ``path``, resolved, ``real_root`` itself or below it? (``real_root`` already resolved.)"""
+    return _below(real_root, os.path.realpath(path))
+
+
+def _below(real_root: str, real: str) -> bool:
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def resolve_within(root: Path | str, path: Path | str) -> str:
+    """The real path of ``path``, which must stay inside ``root``.
+
+    Raises :class:`ReadRefused` (``OUTSIDE_ROOT``) when links or ``..`` lead out of ``root``.
+    """
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if not _below(real_root, real):
+        raise ReadRefused(SkipKind.OUTSIDE_ROOT, f"leads out of the project (to {real}); not read")
+    return real
+
+
+def read_regular(path: Path | str, max_bytes: int, *, follow_links: bool = False) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``max_bytes``.
+
+    Raises :class:`ReadRefused` for anything else (``NOT_REGULAR``, ``TOO_LARGE``, and
+    ``OUTSIDE_ROOT`` for a link in the last component when ``follow_links`` is False) and
+    ``OSError`` when the system says no. A non-regular file is refused before it is opened
+    where ``stat`` can tell, and again on the opened descriptor.
+    """
+    try:
+        before = os.stat(path, follow_symlinks=follow_links)
+    except OSError:
+        before = None  # let open() give the system's reason
+    if before is not None:
+        _check(before, max_bytes)
+    try:
+        fd = os.open(path, _OPEN_FLAGS | (0 if follow_links else _NO_FOLLOW))
+    except OSError as exc:
+        if not follow_links and os.path.islink(path):
+            raise ReadRefused(
+                SkipKind.OUTSIDE_ROOT, "a symbolic link appeared in its place; not followed"
+            ) from None
+        raise exc from None
+    try:
+        _check(os.fstat(fd), max_bytes)
+        chunks: list[bytes] = []
+        total = 0
+        while total <= max_bytes:
+            chunk = os.read(fd, min(_CHUNK, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    finally:
+        os.close(fd)
+    if total > max_bytes:
+        raise ReadRefused(SkipKind.TOO_LARGE, _too_large(total, max_bytes, more=True))
+    return b"".join(chunks)
+
+
+def read_within(root: Path | str, path: Path | str, max_bytes: int) -> bytes:
+    """:func:`read_regular` of ``path`` once :func:`resolve_within` has kept it inside ``root``."""
+    return read_regular(resolve_within(root, path), max_bytes)
+
+
+def _check(st: os.stat_result, max_bytes: int) -> None:
+    if not stat.S_ISREG(st.st_mode):
+        raise ReadRefused(
+            SkipKind.NOT_REGULAR, f"{what_is(st.st_mode)}, not a regular file; not read"
+        )
+    if st.st_size > max_bytes:
+        raise ReadRefused(SkipKind.TOO_LARGE, _too_large(st.st_size, max_bytes))
+
+
+def _too_large(size: int, max_bytes: int, *, more: bool = False) -> str:
+    at_least = "at least " if more else ""
+    return f"{at_least}{size:,} bytes is over the {max_bytes:,}-byte limit"
