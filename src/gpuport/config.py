@@ -145,29 +145,30 @@ def _apply(settings: Settings, attr: str, value: Any, source: str) -> None:
             if isinstance(value, str):
                 value = [value]
             if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-                raise ConfigError(f"{attr.replace('_', '-')} must be a list of strings")
+                raise ConfigError("must be a list of strings")
             setattr(settings, attr, tuple(value))
         elif attr == "max_file_size":
             settings.max_file_size = parse_size(value)
         elif attr == "baseline":
             if not isinstance(value, str) or not value.strip():
-                raise ConfigError(f"baseline {value!r} is not a file name")
+                raise ConfigError(f"{value!r} is not a file name")
             # a baseline named in pyproject.toml lives beside it, wherever gpuport is run from
             base = Path(source).parent if source not in ("flag", "default") else Path()
             settings.baseline = str(base / value)
         elif attr == "rocm_version":
             if not re.fullmatch(r"\d+\.\d+(?:\.\d+)?", str(value).strip()):
-                raise ConfigError(f"rocm-version {value!r} is not a ROCm version (e.g. 6.4)")
+                raise ConfigError(f"{value!r} is not a ROCm version (e.g. 6.4)")
             settings.rocm_version = str(value).strip()
         elif attr == "offload_arch":
             if not re.fullmatch(r"gfx[0-9a-f]+(?:[:+-][\w:+-]*)?", str(value).strip()):
-                raise ConfigError(f"offload-arch {value!r} is not an AMD GPU target (e.g. gfx90a)")
+                raise ConfigError(f"{value!r} is not an AMD GPU target (e.g. gfx90a)")
             settings.offload_arch = str(value).strip()
         else:
             raise ConfigError(f"unknown setting {attr}")
     except ConfigError as exc:
-        where = f"{source}: " if source != "flag" else ""
-        raise ConfigError(f"{where}{exc}") from None
+        key = attr.replace("_", "-")
+        where = f"--{key}" if source == "flag" else f"{source}: [tool.gpuport] {key}"
+        raise ConfigError(f"{where}: {exc}") from None
     settings.sources[attr] = source
 
 

@@ -14,13 +14,19 @@ import os
 import sys
 from typing import Any
 
-import click
+try:
+    import click
 
-from gpuport import __version__
+    from gpuport import __version__
 
-# The modules, not their commands: `gpuport.cli.port` must stay the module of that name.
-from gpuport.cli import assess, explain, kb, plan, port, scan
-from gpuport.cli.common import interrupted
+    # The modules, not their commands: `gpuport.cli.port` must stay the module of that name.
+    from gpuport.cli import assess, explain, kb, plan, port, scan
+    from gpuport.cli.common import interrupted
+except KeyboardInterrupt:
+    # Ctrl-C while the commands load (a second or so on a busy machine): exit 130 as it does
+    # later, not a traceback from the middle of an import.
+    sys.stderr.write("interrupted\n")
+    sys.exit(130)
 
 COMMANDS: tuple[click.Command, ...] = (
     assess.assess,
