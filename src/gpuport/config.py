@@ -72,9 +72,7 @@ def _find_table(start: Path) -> tuple[Path, object] | None:
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
             try:
-                data = tomllib.loads(
-                    read_regular(candidate, CONFIG_MAX_BYTES, follow_links=True).decode("utf-8")
-                )
+                data = tomllib.loads(read_regular(candidate, CONFIG_MAX_BYTES).decode("utf-8"))
             except (OSError, ReadRefused, UnicodeDecodeError, tomllib.TOMLDecodeError):
                 continue  # the scan itself reports a broken pyproject.toml
             except RecursionError:
@@ -85,7 +83,7 @@ def _find_table(start: Path) -> tuple[Path, object] | None:
     return None
 
 
-def parse_size(text: str | int) -> int:
+def parse_size(text: object) -> int:
     """'8M', '512k', '1G' or a plain number of bytes (a TOML integer or string)."""
     if isinstance(text, bool) or not isinstance(text, int | str):
         raise ConfigError(
@@ -186,7 +184,7 @@ def load_baseline(settings: Settings) -> frozenset[str]:
     named_by = f"{source}: baseline" if source not in ("flag", "default") else "baseline file"
     try:
         if source in ("flag", "default"):
-            data = read_regular(path, CONFIG_MAX_BYTES, follow_links=True)
+            data = read_regular(path, CONFIG_MAX_BYTES)
         else:
             data = read_within(Path(source).parent, path, CONFIG_MAX_BYTES)
     except FileNotFoundError:

@@ -345,7 +345,7 @@ def read_text(file: ProjectFile, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Sou
         if file.confined:
             data = read_within(file.root, file.path, max_bytes)
         else:
-            data = read_regular(file.path, max_bytes, follow_links=True)
+            data = read_regular(file.path, max_bytes)
     except ReadRefused as refused:
         if refused.kind is SkipKind.TOO_LARGE:  # it grew since the walk
             return Skipped(file.rel, SkipKind.TOO_LARGE, f"{refused.reason}{_RAISE_LIMIT}")

@@ -12,6 +12,8 @@ bounded.
 
 from __future__ import annotations
 
+import errno
+import functools
 import os
 import stat
 from pathlib import Path
@@ -28,6 +30,9 @@ _OPEN_FLAGS = (
 )
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CHUNK = 1024 * 1024
+# Linux names the file behind each open descriptor here; elsewhere the name is resolved instead.
+_FD_PATHS = "/proc/self/fd"
+_HAS_FD_PATHS = os.path.isdir(_FD_PATHS)
 
 
 class ReadRefused(Exception):
@@ -65,60 +70,123 @@ def _below(real_root: str, real: str) -> bool:
     return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
+@functools.lru_cache(maxsize=64)
+def _real_root(root: str) -> str:
+    """A root's real path, worked out once: every file of a scan is checked against it."""
+    return os.path.realpath(root)
+
+
 def resolve_within(root: Path | str, path: Path | str) -> str:
     """The real path of ``path``, which must stay inside ``root``.
 
     Raises :class:`ReadRefused` (``OUTSIDE_ROOT``) when links or ``..`` lead out of ``root``.
     """
-    real_root = os.path.realpath(root)
     real = os.path.realpath(path)
-    if not _below(real_root, real):
-        raise ReadRefused(SkipKind.OUTSIDE_ROOT, f"leads out of the project (to {real}); not read")
+    if not _below(_real_root(os.fspath(root)), real):
+        raise _outside(real)
     return real
 
 
-def read_regular(path: Path | str, max_bytes: int, *, follow_links: bool = False) -> bytes:
-    """The bytes of ``path`` if it is a regular file of at most ``max_bytes``.
+def read_regular(path: Path | str, max_bytes: int) -> bytes:
+    """The bytes of ``path`` (links followed) if it is a regular file of at most ``max_bytes``.
 
-    Raises :class:`ReadRefused` for anything else (``NOT_REGULAR``, ``TOO_LARGE``, and
-    ``OUTSIDE_ROOT`` for a link in the last component when ``follow_links`` is False) and
-    ``OSError`` when the system says no. A non-regular file is refused before it is opened
-    where ``stat`` can tell, and again on the opened descriptor.
+    For files the user named (``--baseline FILE``) or found by walking up (``pyproject.toml``).
+    Raises :class:`ReadRefused` (``NOT_REGULAR``, ``TOO_LARGE``) or ``OSError``.
+    """
+    fd = _open_regular(path, max_bytes, follow_links=True)
+    try:
+        return _read_fd(fd, max_bytes)
+    finally:
+        os.close(fd)
+
+
+def read_within(root: Path | str, path: Path | str, max_bytes: int) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``max_bytes`` that is inside ``root``.
+
+    Raises :class:`ReadRefused` (``OUTSIDE_ROOT``, ``NOT_REGULAR``, ``TOO_LARGE``) or
+    ``OSError``. The file opened is checked, not only its name: on Linux its real path comes
+    from the descriptor (``/proc/self/fd``, https://man7.org/linux/man-pages/man5/proc.5.html),
+    so a folder swapped for a link after the check cannot lead the read elsewhere.
+    """
+    real_root = _real_root(os.fspath(root))
+    try:
+        fd = _open_regular(path, max_bytes, follow_links=False)
+    except _LastIsLink:  # a link inside the project is fine; resolve it and check where it leads
+        path = resolve_within(real_root, path)
+        try:
+            fd = _open_regular(path, max_bytes, follow_links=False)
+        except _LastIsLink:
+            raise ReadRefused(
+                SkipKind.OUTSIDE_ROOT, "a symbolic link appeared in its place; not followed"
+            ) from None
+    try:
+        opened = _opened_path(fd) or os.path.realpath(path)
+        if not _below(real_root, opened):
+            raise _outside(opened)
+        return _read_fd(fd, max_bytes)
+    finally:
+        os.close(fd)
+
+
+class _LastIsLink(Exception):
+    """The last component of a path is a symbolic link (and links were not to be followed)."""
+
+
+def _outside(real: str) -> ReadRefused:
+    return ReadRefused(SkipKind.OUTSIDE_ROOT, f"leads out of the project (to {real}); not read")
+
+
+def _opened_path(fd: int) -> str | None:
+    """The real path of the file open on ``fd``, where the system tells (Linux), else None."""
+    if not _HAS_FD_PATHS:
+        return None
+    try:
+        return os.readlink(f"{_FD_PATHS}/{fd}")
+    except OSError:
+        return None
+
+
+def _open_regular(path: Path | str, max_bytes: int, *, follow_links: bool) -> int:
+    """A descriptor on ``path``, refused unless it is a regular file of at most ``max_bytes``.
+
+    Checked with ``stat`` before opening (a device node is never opened) and with ``fstat``
+    after (the file may have been swapped since).
     """
     try:
         before = os.stat(path, follow_symlinks=follow_links)
     except OSError:
         before = None  # let open() give the system's reason
     if before is not None:
+        if stat.S_ISLNK(before.st_mode):
+            raise _LastIsLink
         _check(before, max_bytes)
     try:
         fd = os.open(path, _OPEN_FLAGS | (0 if follow_links else _NO_FOLLOW))
     except OSError as exc:
-        if not follow_links and os.path.islink(path):
-            raise ReadRefused(
-                SkipKind.OUTSIDE_ROOT, "a symbolic link appeared in its place; not followed"
-            ) from None
-        raise exc from None
+        if exc.errno == errno.ELOOP and not follow_links:
+            raise _LastIsLink from None
+        raise
     try:
         _check(os.fstat(fd), max_bytes)
-        chunks: list[bytes] = []
-        total = 0
-        while total <= max_bytes:
-            chunk = os.read(fd, min(_CHUNK, max_bytes + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-    finally:
+    except BaseException:
         os.close(fd)
+        raise
+    return fd
+
+
+def _read_fd(fd: int, max_bytes: int) -> bytes:
+    """At most ``max_bytes`` from ``fd``: one byte more means the file grew past the limit."""
+    chunks: list[bytes] = []
+    total = 0
+    while total <= max_bytes:
+        chunk = os.read(fd, min(_CHUNK, max_bytes + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
     if total > max_bytes:
         raise ReadRefused(SkipKind.TOO_LARGE, _too_large(total, max_bytes, more=True))
     return b"".join(chunks)
-
-
-def read_within(root: Path | str, path: Path | str, max_bytes: int) -> bytes:
-    """:func:`read_regular` of ``path`` once :func:`resolve_within` has kept it inside ``root``."""
-    return read_regular(resolve_within(root, path), max_bytes)
 
 
 def _check(st: os.stat_result, max_bytes: int) -> None:
