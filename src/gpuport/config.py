@@ -181,7 +181,9 @@ def load_baseline(settings: Settings) -> frozenset[str]:
     if not path:
         return frozenset()
     source = settings.source_of("baseline")
-    named_by = f"{source}: baseline" if source not in ("flag", "default") else "baseline file"
+    named_by = (
+        "baseline file" if source in ("flag", "default") else f"{source}: [tool.gpuport] baseline:"
+    )
     try:
         if source in ("flag", "default"):
             data = read_regular(path, CONFIG_MAX_BYTES)

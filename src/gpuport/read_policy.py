@@ -44,21 +44,20 @@ class ReadRefused(Exception):
         self.reason = reason
 
 
+# What each kind of file that is not a regular one is called, by its stat test.
+_NOT_REGULAR_NAMES = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISLNK, "a symbolic link"),
+)
+
+
 def what_is(mode: int) -> str:
-    """What a non-regular file is, in words: 'a FIFO', 'a socket', 'a character device'..."""
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    return "not a regular file"
+    """What a non-regular file is, in words: 'a FIFO (named pipe)', 'a socket'..."""
+    return next((name for test, name in _NOT_REGULAR_NAMES if test(mode)), "not a regular file")
 
 
 def is_within(real_root: str, path: str) -> bool:
@@ -81,6 +80,7 @@ def resolve_within(root: Path | str, path: Path | str) -> str:
 
     Raises :class:`ReadRefused` (``OUTSIDE_ROOT``) when links or ``..`` lead out of ``root``.
     """
+    _named(path)
     real = os.path.realpath(path)
     if not _below(_real_root(os.fspath(root)), real):
         raise _outside(real)
@@ -93,6 +93,7 @@ def read_regular(path: Path | str, max_bytes: int) -> bytes:
     For files the user named (``--baseline FILE``) or found by walking up (``pyproject.toml``).
     Raises :class:`ReadRefused` (``NOT_REGULAR``, ``TOO_LARGE``) or ``OSError``.
     """
+    _named(path)
     fd = _open_regular(path, max_bytes, follow_links=True)
     try:
         return _read_fd(fd, max_bytes)
@@ -108,6 +109,7 @@ def read_within(root: Path | str, path: Path | str, max_bytes: int) -> bytes:
     from the descriptor (``/proc/self/fd``, https://man7.org/linux/man-pages/man5/proc.5.html),
     so a folder swapped for a link after the check cannot lead the read elsewhere.
     """
+    _named(path)
     real_root = _real_root(os.fspath(root))
     try:
         fd = _open_regular(path, max_bytes, follow_links=False)
@@ -126,6 +128,12 @@ def read_within(root: Path | str, path: Path | str, max_bytes: int) -> bytes:
         return _read_fd(fd, max_bytes)
     finally:
         os.close(fd)
+
+
+def _named(path: Path | str) -> None:
+    """Refuse a name no file can have (a NUL byte in it, from a project's text)."""
+    if "\0" in os.fspath(path):
+        raise ReadRefused(SkipKind.MISSING, "a file name cannot hold a NUL byte; not read")
 
 
 class _LastIsLink(Exception):

@@ -94,7 +94,9 @@ def test_a_configured_baseline_is_read_inside_its_folder_only(tmp_path: Path) ->
     (tmp_path / "project" / "pyproject.toml").write_text(
         '[tool.gpuport]\nbaseline = "ci/base.json"\n'
     )
-    with pytest.raises(ConfigError, match=r"baseline .* leads out of the project"):
+    with pytest.raises(
+        ConfigError, match=r"\[tool.gpuport\] baseline: .* leads out of the project"
+    ):
         load_baseline(load_settings(tmp_path / "project"))
     (tmp_path / "project" / "ci" / "base.json").unlink()
     (tmp_path / "project" / "ci" / "base.json").write_text('{"fingerprints": ["a", "b"]}')

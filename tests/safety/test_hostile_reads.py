@@ -287,6 +287,22 @@ def test_a_scan_of_only_backups_is_clean(tmp_path: Path) -> None:
     assert [s["kind"] for s in json.loads(out)["skipped"]] == ["port-artifact"]
 
 
+def test_a_nul_byte_in_an_include_is_a_problem_on_its_line_not_a_crash(tmp_path: Path) -> None:
+    # Past the first 8 KiB a NUL byte no longer makes the file binary: the include is read.
+    (tmp_path / "requirements.txt").write_text("#" * 9000 + "\n-r a\0b.txt\ntorch==2.0+cu118\n")
+    code, out, _ = cli("scan", str(tmp_path), "--format", "json")
+    assert code == 1  # the finding on line 3; the include is a partial problem, not a crash
+    assert json.loads(out)["skipped"] == [
+        {
+            "path": "requirements.txt",
+            "line": 2,
+            "kind": "missing",
+            "reason": "-r a\0b.txt: a file name cannot hold a NUL byte; not read",
+            "partial": True,
+        }
+    ]
+
+
 # --- configuration ----------------------------------------------------------------------------
 
 
@@ -308,7 +324,10 @@ def test_a_baseline_in_pyproject_must_be_a_regular_file_inside_the_project(
     proc = gpuport_run("scan", str(root), "--format", "json")
     assert proc.returncode == 2
     assert proc.stdout == ""
-    assert "pyproject.toml: baseline" in proc.stderr and "Traceback" not in proc.stderr
+    assert (
+        "pyproject.toml: [tool.gpuport] baseline: " in proc.stderr
+        and "Traceback" not in proc.stderr
+    )
     assert ("not a regular file" in proc.stderr) or ("leads out of the project" in proc.stderr)
 
 
@@ -361,6 +380,7 @@ def test_huge_and_deeply_nested_baselines_are_refused(tmp_path: Path) -> None:
         ("select = {}", "select"),
         ("rocm-version = []", "rocm-version"),
         ("offload-arch = 5", "offload-arch"),
+        ('baseline = "a\\u0000b.json"', "baseline"),
     ],
 )
 def test_bad_config_values_are_exit_2_naming_the_file_and_key(
