@@ -238,8 +238,8 @@ def _artifact_reason(name: str, backup_suffix: str) -> str:
         return "gpuport's own journal of `port --in-place`; not scanned"
     if _ATOMIC_TEMP.match(name):
         return "gpuport's own temporary file, left by an interrupted write; not scanned"
-    kept_as = f"`port --in-place` keeps originals as FILE{backup_suffix}"
-    return f"gpuport's own backup ({kept_as}); not scanned"
+    # patch(1) leaves FILE.orig too: either way a backup, not the project's source.
+    return f"a backup copy (`port --in-place` keeps originals as FILE{backup_suffix}); not scanned"
 
 
 def _link_out(entry: os.DirEntry[str], real_root: str) -> str | None:
