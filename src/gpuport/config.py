@@ -73,10 +73,10 @@ def _find_table(start: Path) -> tuple[Path, object] | None:
         if candidate.is_file():
             try:
                 data = tomllib.loads(read_regular(candidate, CONFIG_MAX_BYTES).decode("utf-8"))
-            except (OSError, ReadRefused, UnicodeDecodeError, tomllib.TOMLDecodeError):
-                continue  # the scan itself reports a broken pyproject.toml
-            except RecursionError:
-                continue  # nested deeper than tomllib goes: broken too
+            except (OSError, ReadRefused, ValueError, RecursionError):
+                # bad UTF-8, bad TOML or nested deeper than tomllib goes: the scan itself
+                # reports a broken pyproject.toml
+                continue
             tool = data.get("tool")
             if isinstance(tool, dict) and "gpuport" in tool:
                 return candidate, tool["gpuport"]
@@ -96,14 +96,13 @@ def parse_size(text: object) -> int:
         mult = {"K": 1024, "M": 1024**2, "G": 1024**3}.get(s[-1:], 1)
         digits = s[:-1] if s[-1:] in "KMG" and s[-1:] else s
         try:
-            number = float(digits)
-            value = int(number * mult)
+            value = int(float(digits) * mult)
         except (ValueError, OverflowError):  # 'abc', 'inf', 'nan', '1e400'
             raise ConfigError(f"size {text!r} is not a number of bytes (try 8M or 512k)") from None
     if value <= 0:
         raise ConfigError(f"size {text!r} must be positive")
     if value > MAX_SIZE_SETTING:
-        raise ConfigError(f"size {text!r} is over the largest size taken (1T)")
+        raise ConfigError(f"size {text!r} is over the largest size taken (1024G)")
     return value
 
 
