@@ -62,9 +62,11 @@ def test_output_file_is_written_and_stdout_stays_empty(tmp_path: Path) -> None:
 
 
 def test_missing_path_is_an_input_error(tmp_path: Path) -> None:
-    code, out, _ = run("scan", str(tmp_path / "nope"), "--format", "json")
+    # A usage error since issue 10: one line naming the path, and no report at all (it was a
+    # JSON report whose only entry was the missing path).
+    code, out, err = run("scan", str(tmp_path / "nope"), "--format", "json")
     assert code == 2
-    assert json.loads(out)["skipped"][0]["kind"] == "missing"
+    assert out == "" and f"error: {tmp_path / 'nope'}: no such file or folder" in err
 
 
 def test_a_file_that_cannot_be_read_makes_exit_2_but_the_rest_is_reported(tmp_path: Path) -> None:

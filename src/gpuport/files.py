@@ -1,8 +1,10 @@
 """Finding and reading a project's files: classification, size caps, binary and encoding checks.
 
 Nothing here executes or imports the user's code. Directory walking follows symbolic links
-once (a link cycle is reported, not followed forever) and never leaves the scan root's
-filesystem identity set twice.
+that stay inside the scan root once (a link cycle is reported, not followed forever); a link
+that leads out of the root is reported and never followed, a FIFO, socket or device node with a
+source file's name is reported and never opened, and gpuport's own backups, journal and
+temporary files are reported and not read. Reading goes through :mod:`gpuport.read_policy`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from gpuport.findings import SkipKind, Skipped
+from gpuport.read_policy import ReadRefused, is_within, read_regular, read_within, what_is
 
 DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
 # `port --in-place` keeps each original as FILE + this suffix (`--backup-suffix`).
@@ -143,6 +146,9 @@ class ProjectFile:
     rel: str
     kind: FileKind
     size: int
+    # False only for a file the user named on the command line (the user's own choice): it is
+    # read wherever a link in its name leads. Every other file must stay inside its root.
+    confined: bool = True
 
     @property
     def root(self) -> Path:
@@ -167,7 +173,8 @@ class SourceText:
 class WalkOptions:
     exclude: tuple[str, ...] = ()  # glob patterns matched against the relative path
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
-    follow_symlinks: bool = True
+    follow_symlinks: bool = True  # links that stay inside the root; others are never followed
+    backup_suffix: str = DEFAULT_BACKUP_SUFFIX  # port's backups: reported, never read
 
 
 def is_port_artifact(name: str, backup_suffix: str = DEFAULT_BACKUP_SUFFIX) -> bool:
@@ -213,14 +220,45 @@ def walk(root: Path, options: WalkOptions = WalkOptions()) -> Iterator[ProjectFi
             # an explicitly named file is read by content-free guess: treat by suffix only
             yield Skipped(root.name, SkipKind.UNREADABLE, "not a kind of file gpuport reads")
             return
-        yield ProjectFile(root, root.name, kind, st.st_size)
+        if not stat.S_ISREG(st.st_mode):
+            yield Skipped(root.name, SkipKind.NOT_REGULAR, _not_regular(st.st_mode))
+            return
+        yield ProjectFile(root, root.name, kind, st.st_size, confined=False)
         return
     seen_dirs: set[tuple[int, int]] = {(st.st_dev, st.st_ino)}
-    yield from _walk_dir(root, "", options, seen_dirs)
+    yield from _walk_dir(root, "", options, seen_dirs, os.path.realpath(root))
+
+
+def _not_regular(mode: int) -> str:
+    return f"{what_is(mode)} with a source file's name, not a regular file; never opened"
+
+
+def _artifact_reason(name: str, backup_suffix: str) -> str:
+    if name == PORT_JOURNAL_NAME:
+        return "gpuport's own journal of `port --in-place`; not scanned"
+    if _ATOMIC_TEMP.match(name):
+        return "gpuport's own temporary file, left by an interrupted write; not scanned"
+    # patch(1) leaves FILE.orig too: either way a backup, not the project's source.
+    return f"a backup copy (`port --in-place` keeps originals as FILE{backup_suffix}); not scanned"
+
+
+def _link_out(entry: os.DirEntry[str], real_root: str) -> str | None:
+    """Why the symbolic link ``entry`` is not followed, or None when it stays inside the root."""
+    if is_within(real_root, entry.path):
+        return None
+    try:
+        target = os.readlink(entry.path)
+    except OSError:
+        target = "?"
+    return f"symbolic link to {target} leads out of the project; not followed"
 
 
 def _walk_dir(
-    directory: Path, rel_dir: str, options: WalkOptions, seen: set[tuple[int, int]]
+    directory: Path,
+    rel_dir: str,
+    options: WalkOptions,
+    seen: set[tuple[int, int]],
+    real_root: str,
 ) -> Iterator[ProjectFile | Skipped]:
     try:
         with os.scandir(directory) as it:
@@ -240,9 +278,16 @@ def _walk_dir(
         except OSError as exc:
             yield Skipped(rel, SkipKind.UNREADABLE, exc.strerror or str(exc))
             continue
-        if is_dir:
-            if entry.name in DEFAULT_EXCLUDED_DIRS:
+        if is_dir and entry.name in DEFAULT_EXCLUDED_DIRS:
+            continue
+        if is_link:
+            # Reported only where the walk would have gone: a folder, or a file it reads.
+            outside = _link_out(entry, real_root)
+            if outside is not None:
+                if is_dir or classify(entry.name, directory.name) is not None:
+                    yield Skipped(rel, SkipKind.OUTSIDE_ROOT, outside)
                 continue
+        if is_dir:
             try:
                 st = entry.stat(follow_symlinks=True)
             except OSError as exc:
@@ -263,10 +308,15 @@ def _walk_dir(
                     )
                 continue
             seen.add(key)
-            yield from _walk_dir(Path(entry.path), rel, options, seen)
+            yield from _walk_dir(Path(entry.path), rel, options, seen, real_root)
             continue
         kind = classify(entry.name, directory.name)
         if kind is None:
+            continue
+        if is_port_artifact(entry.name, options.backup_suffix):
+            yield Skipped(
+                rel, SkipKind.PORT_ARTIFACT, _artifact_reason(entry.name, options.backup_suffix)
+            )
             continue
         try:
             st = entry.stat(follow_symlinks=True)
@@ -278,24 +328,38 @@ def _walk_dir(
             yield Skipped(rel, skind, reason)
             continue
         if not stat.S_ISREG(st.st_mode):
+            yield Skipped(rel, SkipKind.NOT_REGULAR, _not_regular(st.st_mode))
             continue
         yield ProjectFile(Path(entry.path), rel, kind, st.st_size)
 
 
 def read_text(file: ProjectFile, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> SourceText | Skipped:
-    """Read a file as text, or say why not. Never raises for a bad file."""
+    """Read a file as text, or say why not. Never raises for a bad file.
+
+    The file is read only if it is still a regular file inside its root when it is opened (it
+    may have been swapped for a FIFO or a link since the walk found it).
+    """
     if file.size > max_bytes:
-        return Skipped(
-            file.rel,
-            SkipKind.TOO_LARGE,
-            f"{file.size:,} bytes is over the {max_bytes:,}-byte limit "
-            "(raise it with --max-file-size or [tool.gpuport] max-file-size)",
-        )
+        return Skipped(file.rel, SkipKind.TOO_LARGE, _too_large(file.size, max_bytes))
     try:
-        data = file.path.read_bytes()
+        if file.confined:
+            data = read_within(file.root, file.path, max_bytes)
+        else:
+            data = read_regular(file.path, max_bytes)
+    except ReadRefused as refused:
+        if refused.kind is SkipKind.TOO_LARGE:  # it grew since the walk
+            return Skipped(file.rel, SkipKind.TOO_LARGE, f"{refused.reason}{_RAISE_LIMIT}")
+        return Skipped(file.rel, refused.kind, refused.reason)
     except OSError as exc:
         return Skipped(file.rel, SkipKind.UNREADABLE, exc.strerror or str(exc))
     return decode(file, data)
+
+
+_RAISE_LIMIT = " (raise it with --max-file-size or [tool.gpuport] max-file-size)"
+
+
+def _too_large(size: int, max_bytes: int) -> str:
+    return f"{size:,} bytes is over the {max_bytes:,}-byte limit{_RAISE_LIMIT}"
 
 
 def decode(file: ProjectFile, data: bytes) -> SourceText | Skipped:

@@ -103,11 +103,12 @@ def test_unreadable_file_is_skipped_with_the_os_reason(
     (tmp_path / "secret.py").write_text("x = 1\n")
     files, _ = _items(tmp_path)
 
-    def deny(self: Path) -> bytes:
-        raise PermissionError(13, "Permission denied", str(self))
+    def deny(path: str, *args: object) -> int:
+        raise PermissionError(13, "Permission denied", str(path))
 
-    monkeypatch.setattr(Path, "read_bytes", deny)
-    got = read_text(files[0])
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "open", deny)  # what gpuport.read_policy opens files with
+        got = read_text(files[0])
     assert isinstance(got, Skipped)
     assert got.kind is SkipKind.UNREADABLE and got.reason == "Permission denied"
 
@@ -159,3 +160,91 @@ def test_port_artifacts_are_backups_journal_and_atomic_temp_files(tmp_path: Path
     assert is_port_artifact("kernel.cu.bak", ".bak") and not is_port_artifact("kernel.cu.bak")
     assert not is_port_artifact("kernel.cu") and not is_port_artifact(".orig")
     assert not is_port_artifact(".x.tmp")  # too short a random part for mkstemp's names
+
+
+# --- gpuport.read_policy: what may be read ----------------------------------------------------
+
+
+@pytest.fixture(params=[True, False], ids=["fd-paths", "realpath-only"])
+def fd_paths(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Both ways of checking the opened file: /proc/self/fd (Linux) and resolving the name."""
+    from gpuport import read_policy
+
+    if request.param and not read_policy._HAS_FD_PATHS:
+        pytest.skip("no /proc/self/fd here")
+    monkeypatch.setattr(read_policy, "_HAS_FD_PATHS", request.param)
+    return bool(request.param)
+
+
+def test_read_within_reads_a_link_that_stays_inside(tmp_path: Path, fd_paths: bool) -> None:
+    from gpuport.read_policy import read_within
+
+    (tmp_path / "real.txt").write_text("numpy\n")
+    (tmp_path / "link.txt").symlink_to("real.txt")
+    assert read_within(tmp_path, tmp_path / "link.txt", 100) == b"numpy\n"
+
+
+@pytest.mark.parametrize("target", ["/proc/self/environ", "../outside.txt", "out/outside.txt"])
+def test_read_within_refuses_what_leads_out(tmp_path: Path, fd_paths: bool, target: str) -> None:
+    from gpuport.read_policy import ReadRefused, read_within
+
+    root = tmp_path / "root"
+    root.mkdir()
+    (tmp_path / "outside.txt").write_text("secret\n")
+    (root / "out").symlink_to(tmp_path)
+    with pytest.raises(ReadRefused) as refused:
+        read_within(root, root / target, 1 << 20)
+    assert refused.value.kind is SkipKind.OUTSIDE_ROOT
+    assert "leads out of the project" in refused.value.reason
+
+
+def test_read_regular_is_bounded_even_when_the_size_says_zero() -> None:
+    from gpuport.read_policy import ReadRefused, read_regular
+
+    if not Path("/proc/self/status").exists():
+        pytest.skip("no /proc here")
+    assert os.stat("/proc/self/status").st_size == 0  # procfs does not know the size
+    with pytest.raises(ReadRefused) as refused:
+        read_regular("/proc/self/status", 10)
+    assert refused.value.kind is SkipKind.TOO_LARGE
+    assert refused.value.reason == "at least 11 bytes is over the 10-byte limit"
+
+
+def test_read_regular_refuses_a_fifo_without_blocking(tmp_path: Path) -> None:
+    from gpuport.read_policy import ReadRefused, read_regular
+
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "to-pipe").symlink_to("pipe")
+    for name in ("pipe", "to-pipe"):
+        with pytest.raises(ReadRefused) as refused:
+            read_regular(tmp_path / name, 100)
+        assert refused.value.kind is SkipKind.NOT_REGULAR
+        assert refused.value.reason == "a FIFO (named pipe), not a regular file; not read"
+
+
+def test_a_file_named_on_the_command_line_may_be_a_link_anywhere(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "train.py").write_text("import torch\n")
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "train.py").symlink_to(tmp_path / "elsewhere" / "train.py")
+    files, skipped = _items(tmp_path / "project" / "train.py")
+    assert not skipped and not files[0].confined
+    got = read_text(files[0])
+    assert not isinstance(got, Skipped) and got.text == "import torch\n"
+
+
+def test_walk_reports_links_out_only_where_it_would_have_read(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "notes").write_text("secret\n")
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "notes.txt").symlink_to(outside / "notes")  # not a name gpuport reads: silent
+    (root / ".venv").symlink_to(outside)  # an excluded folder: silent, as it always was
+    (root / "train.py").symlink_to(outside / "notes")
+    files, skipped = _items(root)
+    assert not files
+    assert [(s.path, s.kind) for s in skipped] == [("train.py", SkipKind.OUTSIDE_ROOT)]
+    assert skipped[0].reason == (
+        f"symbolic link to {outside / 'notes'} leads out of the project; not followed"
+    )

@@ -8,12 +8,25 @@ added to :data:`COMMANDS`, plus the renderers of its result type.
 
 from __future__ import annotations
 
-import click
+import errno
+import io
+import os
+import sys
+from typing import Any
 
-from gpuport import __version__
+try:
+    import click
 
-# The modules, not their commands: `gpuport.cli.port` must stay the module of that name.
-from gpuport.cli import assess, explain, kb, plan, port, scan
+    from gpuport import __version__
+
+    # The modules, not their commands: `gpuport.cli.port` must stay the module of that name.
+    from gpuport.cli import assess, explain, kb, plan, port, scan
+    from gpuport.cli.common import interrupted
+except KeyboardInterrupt:
+    # Ctrl-C while the commands load (a second or so on a busy machine): exit 130 as it does
+    # later, not a traceback from the middle of an import.
+    sys.stderr.write("interrupted\n")
+    sys.exit(130)
 
 COMMANDS: tuple[click.Command, ...] = (
     assess.assess,
@@ -25,7 +38,35 @@ COMMANDS: tuple[click.Command, ...] = (
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _ClosedStream(io.TextIOBase):
+    """Stands for a standard stream that was closed before gpuport started (``gpuport scan >&-``).
+
+    Python leaves such a stream ``None``; writing to it then fails as writing to a closed file
+    does, so the error handler can say so instead of a traceback.
+    """
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+
+class GpuportGroup(click.Group):
+    """The command group: Ctrl-C anywhere in a command exits 130, never click's 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        if sys.stdout is None:
+            sys.stdout = _ClosedStream()
+        if sys.stderr is None:
+            sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            interrupted()
+
+
+@click.group(
+    cls=GpuportGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(__version__, "-V", "--version", prog_name="gpuport")
 def main() -> None:
     """gpuport: what breaks when your ML project moves from CUDA to ROCm, and how to fix it."""

@@ -15,7 +15,13 @@ import click
 from gpuport import __version__
 from gpuport.assess import Assessment
 from gpuport.assess import assess as make_assessment
-from gpuport.cli.common import format_options, handle_errors, render_options, scan_options
+from gpuport.cli.common import (
+    check_project_path,
+    format_options,
+    handle_errors,
+    render_options,
+    scan_options,
+)
 from gpuport.cli.scan import run_scan, scan_exit_code, settings_from_flags, write_baseline
 from gpuport.cli.ui import emit, say
 from gpuport.io import write_atomic
@@ -68,6 +74,7 @@ def assess(
     **flags: Any,
 ) -> None:
     """The main job: one report on PATH — what breaks on ROCm, what gpuport fixes, effort, verdict."""
+    check_project_path(path)
     settings = settings_from_flags(path, flags)
     result = run_scan(path, settings, flags["jobs"], flags["no_progress"])
     plan = None

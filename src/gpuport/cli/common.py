@@ -7,9 +7,13 @@ stderr that names the file (and line, where the problem has one), never a traceb
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
+import os
+import re
 import shutil
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +26,8 @@ from rich.text import Text
 from gpuport import __version__
 from gpuport.cli.ui import no_color, say, stderr_console
 from gpuport.config import ConfigError
+from gpuport.files import classify
+from gpuport.read_policy import what_is
 from gpuport.report import Format, RenderOptions, formats_for
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -47,9 +53,44 @@ class CommandError(Exception):
     """A usage or input problem told in one sentence: printed as ``error: ...``, exit 2."""
 
 
+# C0 and C1 control characters and DEL, which a terminal obeys (colours, titles, links, clearing
+# the screen: https://invisible-island.net/xterm/ctlseqs/ctlseqs.html); newline and tab pass.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character shown as an escape (``\\x1b``), never sent raw."""
+    return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], text)
+
+
 def fail(message: str) -> NoReturn:
-    """Print ``error: message`` on stderr (the message as the text it is) and exit 2."""
-    stderr_console().print(Text.assemble(("error:", "bold red"), " ", message))
+    """Print ``error: message`` on stderr (the message as the text it is) and exit 2.
+
+    The message is plain text, never rich markup (``[tool.gpuport]`` and ``[link=...]`` are shown
+    as written), and its control characters are shown as escapes.
+    """
+    stderr_console().print(Text.assemble(("error:", "bold red"), " ", visible(message)))
+    sys.exit(ExitCode.ERROR)
+
+
+def interrupted() -> NoReturn:
+    """Ctrl-C: one word on stderr and exit 130, whatever was running."""
+    with contextlib.suppress(OSError, ValueError):
+        say("interrupted")
+    sys.exit(ExitCode.INTERRUPTED)
+
+
+def output_gone() -> NoReturn:
+    """The reader of stdout went away (``gpuport scan | head``): exit 2 without a word.
+
+    Quiet, as other command-line tools are when their pipe closes; exit 2 because the output
+    was not delivered. stdout is pointed at the null device so that Python's own flush at exit
+    does not complain (https://docs.python.org/3/library/signal.html#note-on-sigpipe).
+    """
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
     sys.exit(ExitCode.ERROR)
 
 
@@ -58,23 +99,58 @@ def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
 
     Configuration and input errors (:class:`~gpuport.config.ConfigError`, which the plan's
     input errors are too, and :class:`CommandError`) carry their own sentence; a file that
-    cannot be read or written is named with the system's reason.
+    cannot be read or written is named with the system's reason; an output that cannot be
+    written (a full disk, ``> /dev/full``, a closed stdout) says so; a closed pipe ends quietly
+    (:func:`output_gone`); Ctrl-C exits 130.
     """
 
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            return command(*args, **kwargs)
+            try:
+                return command(*args, **kwargs)
+            finally:
+                # What is still buffered for stdout fails here, inside the handler, not at exit.
+                if sys.stdout is not None:
+                    sys.stdout.flush()
         except (CommandError, ConfigError) as exc:
             fail(str(exc))
+        except BrokenPipeError:
+            output_gone()
         except OSError as exc:
-            name = f" {exc.filename}" if exc.filename else ""
-            fail(f"cannot use{name}: {exc.strerror or exc}")
+            if exc.filename:
+                fail(f"cannot use {exc.filename}: {exc.strerror or exc}")
+            fail(f"cannot write the output: {exc.strerror or exc}")
         except KeyboardInterrupt:
-            say("interrupted")
-            sys.exit(ExitCode.INTERRUPTED)
+            interrupted()
 
     return wrapper
+
+
+def check_project_path(path: Path) -> None:
+    """PATH must be a folder or a file gpuport reads, and readable: a usage error otherwise.
+
+    Checked before anything runs, so that no report (``-o``, ``--html``) is written for a
+    project that is not there.
+    """
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise CommandError(f"{path}: no such file or folder") from None
+    except OSError as exc:
+        raise CommandError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        if stat.S_ISDIR(st.st_mode):
+            with os.scandir(path):
+                pass
+        elif stat.S_ISREG(st.st_mode):
+            os.close(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)))
+        else:
+            raise CommandError(f"{path}: {what_is(st.st_mode)}, not a file or folder to scan")
+    except OSError as exc:
+        raise CommandError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if stat.S_ISREG(st.st_mode) and classify(path.name, path.parent.name) is None:
+        raise CommandError(f"{path}: not a kind of file gpuport reads")
 
 
 # --- options ---------------------------------------------------------------------------------

@@ -15,14 +15,16 @@ import click
 
 from gpuport.cli.common import (
     ExitCode,
+    check_project_path,
     format_options,
     handle_errors,
     render_options,
     scan_options,
 )
 from gpuport.cli.ui import Progress, emit, say
-from gpuport.config import ConfigError, Settings, load_settings
+from gpuport.config import Settings, load_baseline, load_settings
 from gpuport.files import WalkOptions
+from gpuport.findings import SkipKind
 from gpuport.io import write_atomic
 from gpuport.report import Format, render
 from gpuport.report.common import fingerprint
@@ -45,28 +47,13 @@ def settings_from_flags(path: Path, flags: dict[str, Any]) -> Settings:
     )
 
 
-def _load_baseline(path: str | None) -> frozenset[str]:
-    if not path:
-        return frozenset()
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        prints = data["fingerprints"]
-        if not isinstance(prints, list):
-            raise TypeError("fingerprints is not a list")
-        return frozenset(str(p) for p in prints)
-    except FileNotFoundError:
-        raise ConfigError(f"baseline file {path} does not exist") from None
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ConfigError(f"{path}: not a gpuport baseline file ({exc})") from None
-
-
 def run_scan(path: Path, settings: Settings, jobs: int, no_progress: bool) -> ScanResult:
     """Scan with the given settings, showing progress on stderr for big projects."""
     options = ScanOptions(
         walk=WalkOptions(exclude=settings.exclude, max_file_bytes=settings.max_file_size),
         select=frozenset(settings.select),
         ignore=frozenset(settings.ignore),
-        baseline=_load_baseline(settings.baseline),
+        baseline=load_baseline(settings),
         jobs=jobs,
     )
     with Progress(enabled=not no_progress, label="scanning") as progress:
@@ -83,11 +70,17 @@ def write_baseline(result: ScanResult, path: Path) -> None:
     say(f"wrote baseline of {len(prints)} finding(s) to {path}")
 
 
+# Skipped on purpose, not for want of a way to read them: gpuport's own backups, journal and
+# temporary files are listed in the report but do not make the input bad.
+_NOT_INPUT_PROBLEMS = frozenset({SkipKind.PORT_ARTIFACT})
+
+
 def scan_exit_code(result: ScanResult, settings: Settings) -> ExitCode:
     """2 when input could not be analysed or a rule crashed; 1 at or above --fail-on; else 0."""
-    if result.crashed or (not result.stats.files_seen and result.skipped):
+    problems = [s for s in result.skipped if s.kind not in _NOT_INPUT_PROBLEMS]
+    if result.crashed or (not result.stats.files_seen and problems):
         return ExitCode.ERROR
-    if any(not s.partial for s in result.skipped):
+    if any(not s.partial for s in problems):
         return ExitCode.ERROR
     if settings.fail_on is not None and result.at_or_above(settings.fail_on):
         return ExitCode.FINDINGS
@@ -100,6 +93,7 @@ def scan_exit_code(result: ScanResult, settings: Settings) -> ExitCode:
 @handle_errors
 def scan(path: Path, fmt: str, output: Path | None, **flags: Any) -> None:
     """Findings with rule ids, locations and fixes, in a format for people or for CI."""
+    check_project_path(path)
     settings = settings_from_flags(path, flags)
     result = run_scan(path, settings, flags["jobs"], flags["no_progress"])
     chosen = Format(fmt)

@@ -24,7 +24,7 @@ from gpuport.files import (
     read_text,
     walk,
 )
-from gpuport.findings import Skipped
+from gpuport.findings import SkipKind, Skipped
 from gpuport.port.apimap import parse_version
 from gpuport.port.model import Change, FileResult, PortResult, Rewriter
 from gpuport.port.rewrite_deps import REWRITERS as DEPENDENCY_REWRITERS
@@ -96,7 +96,8 @@ def port_project(
     included: dict[str, ProjectFile] = {}
     for item in walk(root, walk_options):
         if isinstance(item, Skipped):
-            result.problems.append(str(item))
+            if item.kind is not SkipKind.PORT_ARTIFACT:  # its own backups: left alone, no problem
+                result.problems.append(str(item))
             continue
         file_result = port_file(item, rocm_version, options, result.problems)
         if options.rewrite_surroundings:

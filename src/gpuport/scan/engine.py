@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from gpuport.files import ProjectFile, WalkOptions, read_text, walk
 from gpuport.findings import Excerpt, Finding, ScanStats, Severity, SkipKind, Skipped
+from gpuport.read_policy import ReadRefused, read_within
 from gpuport.rules import Rule
 from gpuport.scan.base import scanners_for
 from gpuport.scan.catalog import all_rules
@@ -272,13 +273,11 @@ def _other_file_lines(file: ProjectFile, rel: str, max_bytes: int) -> list[str]:
     if posix.is_absolute() or ".." in posix.parts or not posix.parts:
         return []
     try:
-        path = file.root.joinpath(*posix.parts)
-        if not path.is_file() or path.stat().st_size > max_bytes:
-            return []
-        # surrogateescape, as read_text keeps bytes that are not UTF-8: same fingerprints.
-        return path.read_bytes().decode("utf-8", "surrogateescape").splitlines()
-    except OSError:
+        data = read_within(file.root, file.root.joinpath(*posix.parts), max_bytes)
+    except (OSError, ReadRefused):
         return []
+    # surrogateescape, as read_text keeps bytes that are not UTF-8: same fingerprints.
+    return data.decode("utf-8", "surrogateescape").splitlines()
 
 
 def _suppressions(lines: list[str]) -> dict[int, frozenset[str] | None]:

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, replace
 from gpuport.findings import SkipKind, Skipped
 from gpuport.syntax.pep508 import normalize, parse_requirement_string
 
-# Reads an included file by its path relative to the scan root; None when it does not exist.
+# Reads an included file by its path relative to the scan root; None when it does not exist,
+# gpuport.read_policy.ReadRefused when it may not be read (outside the root, not regular, huge).
 Reader = Callable[[str], str | None]
 
 

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gpuport.findings import SkipKind, Skipped
+from gpuport.read_policy import ReadRefused
 from gpuport.syntax.dependencies import (
     DependencyFile,
     FileFormat,
@@ -299,7 +300,12 @@ def _follow_include(
             )
         )
         return
-    text = read(resolved)
+    try:
+        text = read(resolved)
+    except ReadRefused as refused:  # outside the root, not a regular file, too large
+        reason = f"{option} {target}: {refused.reason}"
+        result.problems.append(Skipped(path, refused.kind, reason, line, True))
+        return
     if text is None:
         result.problems.append(
             Skipped(

@@ -12,7 +12,8 @@ from pathlib import Path, PurePosixPath
 
 from gpuport import kb
 from gpuport.files import FileKind, ProjectFile, SourceText, classify
-from gpuport.findings import Finding, Skipped
+from gpuport.findings import Finding, SkipKind, Skipped
+from gpuport.read_policy import ReadRefused, read_within
 from gpuport.rules import NeedleSet, Rule, prefilter
 from gpuport.scan.base import scanner
 from gpuport.scan.deps.conda import (
@@ -161,18 +162,23 @@ _INCLUDE_MAX_BYTES = 8 * 1024 * 1024
 
 
 def _reader(file: ProjectFile) -> Callable[[str], str | None]:
-    """Read included files by their path relative to the scan root."""
+    """Read included files by their path relative to the scan root, never outside it.
+
+    An include that leads out of the root (``-r /proc/self/environ``, ``-r ../../etc/passwd``, a
+    link out), that is not a regular file, or that is over the size cap raises
+    :class:`~gpuport.read_policy.ReadRefused`, which the include line reports; a missing file
+    is None.
+    """
     root = file.root
 
     def read(target: str) -> str | None:
-        candidate = root / target
         try:
-            if not candidate.is_file() or candidate.stat().st_size > _INCLUDE_MAX_BYTES:
-                return None
-            text = candidate.read_bytes().decode("utf-8", "replace")
-        except OSError:
+            data = read_within(root, root / target, _INCLUDE_MAX_BYTES)
+        except FileNotFoundError:
             return None
-        return text
+        except OSError as exc:
+            raise ReadRefused(SkipKind.UNREADABLE, f"{exc.strerror or exc}; not read") from None
+        return data.decode("utf-8", "replace")
 
     return read
 
