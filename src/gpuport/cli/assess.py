@@ -18,7 +18,7 @@ from gpuport.assess import assess as make_assessment
 from gpuport.cli.common import format_options, handle_errors, render_options, scan_options
 from gpuport.cli.scan import run_scan, scan_exit_code, settings_from_flags, write_baseline
 from gpuport.cli.ui import emit, say
-from gpuport.io import write_atomic
+from gpuport.io import refuse_outputs, write_atomic
 from gpuport.plan.inputs import plan_for_assess
 from gpuport.report import Format, RenderOptions, render
 from gpuport.report.summary import assessment_summary_line
@@ -68,6 +68,7 @@ def assess(
     **flags: Any,
 ) -> None:
     """The main job: one report on PATH — what breaks on ROCm, what gpuport fixes, effort, verdict."""
+    refuse_outputs(path, output, None if no_html else html_path)
     settings = settings_from_flags(path, flags)
     result = run_scan(path, settings, flags["jobs"], flags["no_progress"])
     plan = None

@@ -23,7 +23,7 @@ from gpuport.cli.common import (
 from gpuport.cli.ui import Progress, emit, say
 from gpuport.config import ConfigError, Settings, load_settings
 from gpuport.files import WalkOptions
-from gpuport.io import write_atomic
+from gpuport.io import refuse_outputs, write_atomic
 from gpuport.report import Format, render
 from gpuport.report.common import fingerprint
 from gpuport.report.summary import scan_summary_line
@@ -100,6 +100,7 @@ def scan_exit_code(result: ScanResult, settings: Settings) -> ExitCode:
 @handle_errors
 def scan(path: Path, fmt: str, output: Path | None, **flags: Any) -> None:
     """Findings with rule ids, locations and fixes, in a format for people or for CI."""
+    refuse_outputs(path, output)
     settings = settings_from_flags(path, flags)
     result = run_scan(path, settings, flags["jobs"], flags["no_progress"])
     chosen = Format(fmt)
