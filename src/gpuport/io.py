@@ -326,14 +326,21 @@ def _publish(dir_fd: int, tmp: str, name: str, data: bytes, like: os.stat_result
 
 
 def copy_file(
-    src_dir_fd: int, name: str, dst_dir_fd: int, *, shown: str | os.PathLike[str]
+    src_dir_fd: int,
+    name: str,
+    dst_dir_fd: int,
+    *,
+    shown: str | os.PathLike[str],
+    dst_name: str | None = None,
 ) -> None:
     """Copy the regular file ``name`` from one open folder to another (mode and times kept).
 
     The source is opened without following a link and must be a regular file (a FIFO would
-    block, a device would never end); the copy is a new file, or replaces a regular file
-    atomically. Not fsync'd: a copied tree is a new tree, not a user's only copy.
+    block, a device would never end); the copy (named ``dst_name``, by default ``name``) is a
+    new file, or replaces a regular file atomically. Not fsync'd: a copied tree is a new
+    tree, not a user's only copy.
     """
+    dst_name = dst_name or name
     src = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=src_dir_fd)
     try:
         st = os.fstat(src)
@@ -344,14 +351,18 @@ def copy_file(
                 _write_all(dst, chunk)
             os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
 
-        old = _lstat(dst_dir_fd, name)
+        old = _lstat(dst_dir_fd, dst_name)
         if old is None:
-            _create_exclusive(dst_dir_fd, name, fill, None, stat.S_IMODE(st.st_mode), durable=False)
+            _create_exclusive(
+                dst_dir_fd, dst_name, fill, None, stat.S_IMODE(st.st_mode), durable=False
+            )
             return
         refuse_unless_regular(old, shown)
-        tmp = _create_temp(dst_dir_fd, name, fill, None, stat.S_IMODE(st.st_mode), durable=False)
+        tmp = _create_temp(
+            dst_dir_fd, dst_name, fill, None, stat.S_IMODE(st.st_mode), durable=False
+        )
         try:
-            os.replace(tmp, name, src_dir_fd=dst_dir_fd, dst_dir_fd=dst_dir_fd)
+            os.replace(tmp, dst_name, src_dir_fd=dst_dir_fd, dst_dir_fd=dst_dir_fd)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp, dir_fd=dst_dir_fd)

@@ -134,9 +134,10 @@ def write_tree_copy(root: Path, result: PortResult, out_dir: Path) -> list[str]:
     problems: list[str] = []
     out_dir.mkdir(parents=True, exist_ok=True)
     if not root.is_dir():
+        real = Path(os.path.realpath(root))  # a file named on the command line: the user's
         try:
-            with open_dir(root.parent) as src_fd, open_dir(out_dir) as out_fd:
-                copy_file(src_fd, root.name, out_fd, shown=out_dir / root.name)
+            with open_dir(real.parent) as src_fd, open_dir(out_dir) as out_fd:
+                copy_file(src_fd, real.name, out_fd, shown=out_dir / root.name, dst_name=root.name)
         except OSError as exc:
             problems.append(f"{root.name}: not copied: {reason(exc)}")
     else:
