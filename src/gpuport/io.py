@@ -212,6 +212,7 @@ def write_atomic(
     *,
     root: Path | None = None,
     backup_suffix: str | None = None,
+    sync_dir: bool = True,
 ) -> None:
     """Write ``data`` to ``path`` through a temporary file and a rename.
 
@@ -221,6 +222,7 @@ def write_atomic(
     no folder between ``root`` and ``path`` may be a symbolic link. With ``backup_suffix``,
     an existing file is first kept as ``path + suffix`` (see :func:`write_backup`). Raises
     :class:`UnsafeWrite` when ``path`` is a link or not a regular file, OSError otherwise.
+    The file is fsync'd before the rename, and its folder after it unless not ``sync_dir``.
     """
     path = Path(path)
     payload = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
@@ -230,11 +232,21 @@ def write_atomic(
             refuse_unless_regular(old, path)
             if backup_suffix:
                 write_backup(dir_fd, path.name, path.name + backup_suffix, shown=path)
-        replace_in(dir_fd, path.name, payload, shown=path)
+        replace_in(dir_fd, path.name, payload, shown=path, sync_dir=sync_dir)
 
 
-def replace_in(dir_fd: int, name: str, payload: bytes, *, shown: str | os.PathLike[str]) -> None:
-    """:func:`write_atomic` of ``name`` in the open folder ``dir_fd``."""
+def replace_in(
+    dir_fd: int,
+    name: str,
+    payload: bytes,
+    *,
+    shown: str | os.PathLike[str],
+    sync_dir: bool = True,
+) -> None:
+    """:func:`write_atomic` of ``name`` in the open folder ``dir_fd``.
+
+    Without ``sync_dir`` the caller fsyncs the folder itself (once for many files).
+    """
     old = _lstat(dir_fd, name)
     if old is not None:
         refuse_unless_regular(old, shown)
@@ -249,7 +261,8 @@ def replace_in(dir_fd: int, name: str, payload: bytes, *, shown: str | os.PathLi
         with contextlib.suppress(OSError):
             os.unlink(tmp, dir_fd=dir_fd)
         raise
-    os.fsync(dir_fd)  # the rename itself survives a crash
+    if sync_dir:
+        os.fsync(dir_fd)  # the rename itself survives a power cut
 
 
 def read_regular(dir_fd: int, name: str, shown: str | os.PathLike[str]) -> bytes:
@@ -274,6 +287,7 @@ def write_backup(
     *,
     replace: bool = False,
     shown: str | os.PathLike[str] = "",
+    sync_dir: bool = True,
 ) -> bytes:
     """Keep the regular file ``name`` as ``backup_name`` (same folder); return its bytes.
 
@@ -282,6 +296,7 @@ def write_backup(
     backup's name with ``link()``, which never replaces an existing name. So a backup name
     holds a complete backup or nothing. An existing backup is an error (``FileExistsError``),
     unless ``replace`` and it is a regular file; a link or device there is never replaced.
+    Without ``sync_dir`` the caller fsyncs the folder before relying on the backup.
     """
     shown = shown or name
     shown_backup = Path(os.fspath(shown)).with_name(backup_name)
@@ -308,7 +323,8 @@ def write_backup(
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp, dir_fd=dir_fd)
-    os.fsync(dir_fd)
+    if sync_dir:
+        os.fsync(dir_fd)
     return original
 
 

@@ -97,11 +97,23 @@ def write_in_place(root: Path, result: PortResult, backup_suffix: str, force: bo
     except OSError as exc:
         problems.append(f"{PORT_JOURNAL_NAME}: nothing edited: could not write: {reason(exc)}")
         return problems
+    # Two passes, so that each folder is fsync'd twice in all rather than twice per file:
+    # four fsyncs per file made porting 300 files in place twice as slow as before.
+    backed_up = []
     for entry, shown, data in planned:
         try:
-            _apply(base, entry, data, force)
+            _back_up(base, entry, force)
         except OSError as exc:
             problems.append(f"{shown}: not edited: {reason(exc)}")
+        else:
+            backed_up.append((entry, shown, data))
+    _sync_folders(base, [entry for entry, _, _ in backed_up])  # every backup is on disk
+    for entry, shown, data in backed_up:
+        try:
+            _replace(base, entry, data)
+        except OSError as exc:
+            problems.append(f"{shown}: not edited: {reason(exc)}")
+    _sync_folders(base, [entry for entry, _, _ in backed_up])
     with open_dir(base) as dir_fd:
         os.unlink(PORT_JOURNAL_NAME, dir_fd=dir_fd)
         os.fsync(dir_fd)
@@ -185,24 +197,41 @@ def _lstat(dir_fd: int, name: str) -> os.stat_result | None:
         return None
 
 
-def _apply(base: Path, entry: JournalEntry, data: bytes, force: bool) -> None:
-    """Back ``entry``'s file up (verified), then replace it; undo the backup on failure."""
+def _back_up(base: Path, entry: JournalEntry, force: bool) -> None:
+    """Keep ``entry``'s file as its backup (verified), and check it is what was ported."""
     name = PurePosixPath(entry.path).name
     shown = base / entry.path
     with open_dir(shown.parent, base) as dir_fd:
-        original = write_backup(dir_fd, name, entry.backup, replace=force, shown=shown)
+        original = write_backup(
+            dir_fd, name, entry.backup, replace=force, shown=shown, sync_dir=False
+        )
+        if _sha256(original) != entry.original_sha256:
+            if not entry.backup_existed:
+                os.unlink(entry.backup, dir_fd=dir_fd)
+            raise UnsafeWrite(shown, "it changed while gpuport was porting it")
+
+
+def _replace(base: Path, entry: JournalEntry, data: bytes) -> None:
+    """Replace ``entry``'s file by its translation; on failure, drop the unneeded backup."""
+    name = PurePosixPath(entry.path).name
+    shown = base / entry.path
+    with open_dir(shown.parent, base) as dir_fd:
         try:
-            if _sha256(original) != entry.original_sha256:
-                raise UnsafeWrite(shown, "it changed while gpuport was porting it")
-            replace_in(dir_fd, name, data, shown=shown)
+            replace_in(dir_fd, name, data, shown=shown, sync_dir=False)
         except BaseException:
-            # the file is still the original: the backup is not needed, and left there it
-            # would stop the next run
-            still_original = _sha256(read_regular(dir_fd, name, shown)) == _sha256(original)
+            # the file is still the original: left there, the backup would stop the next run
+            still_original = _sha256(read_regular(dir_fd, name, shown)) == entry.original_sha256
             if still_original and not entry.backup_existed:
                 with contextlib.suppress(OSError):
                     os.unlink(entry.backup, dir_fd=dir_fd)
             raise
+
+
+def _sync_folders(base: Path, entries: list[JournalEntry]) -> None:
+    """fsync each folder that holds one of ``entries`` (its new names survive a power cut)."""
+    for folder in sorted({PurePosixPath(entry.path).parent for entry in entries}):
+        with open_dir(base / folder, base) as dir_fd:
+            os.fsync(dir_fd)
 
 
 def recover(root: Path) -> Recovery:
