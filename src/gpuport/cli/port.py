@@ -37,7 +37,13 @@ from gpuport.port.check import (
     hipcc_version,
 )
 from gpuport.port.diff import unified_diff
-from gpuport.port.in_place import JournalError, drop_backups, project_base, recover, write_in_place
+from gpuport.port.in_place import (
+    JournalError,
+    drop_own_files,
+    project_base,
+    recover,
+    write_in_place,
+)
 from gpuport.port.model import CheckStatus, PortResult
 from gpuport.port.project import port_project
 from gpuport.port.write import write_tree_copy
@@ -178,7 +184,7 @@ def port(
             progress=progress.update,
             display_root=str(path),
         )
-    drop_backups(path, result, backup_suffix)
+    drop_own_files(path, result, backup_suffix)
     if run_check:
         _run_check(path, result, offload_arch, no_progress)
     write_problems = recovery_problems

@@ -344,10 +344,12 @@ def _remove_temporaries(dir_fd: int, names: tuple[str, ...]) -> int:
     return removed
 
 
-def is_backup(root: Path, rel: str, backup_suffix: str) -> bool:
-    """Is ``rel`` a backup a port made: FILE + suffix beside FILE? (or gpuport's journal)"""
+def is_own_file(root: Path, rel: str, backup_suffix: str) -> bool:
+    """Is ``rel`` a file a port made: a backup FILE + suffix beside FILE, the journal, or a
+    temporary file? (A name alone does not make a backup: ``Dockerfile.orig`` is one only
+    beside a ``Dockerfile``.)"""
     name = PurePosixPath(rel).name
-    if name == PORT_JOURNAL_NAME:
+    if is_port_artifact(name, ""):  # the journal, a temporary file
         return True
     for suffix in {backup_suffix, DEFAULT_BACKUP_SUFFIX}:
         if is_port_artifact(name, suffix) and name.endswith(suffix):
@@ -357,19 +359,25 @@ def is_backup(root: Path, rel: str, backup_suffix: str) -> bool:
     return False
 
 
-def drop_backups(root: Path, result: PortResult, backup_suffix: str) -> list[str]:
-    """Leave out of ``result`` the files that are backups of an earlier port; their paths.
+def _problem_path(problem: str) -> str:
+    """The path a problem line starts with (``path: ...`` or ``path:line: ...``)."""
+    where = problem.split(": ", 1)[0]
+    path, colon, line = where.rpartition(":")
+    return path if colon and line.isdigit() else where
+
+
+def drop_own_files(root: Path, result: PortResult, backup_suffix: str) -> list[str]:
+    """Leave out of ``result`` the files (and their problems) a port made; their paths.
 
     A second ``port --in-place`` must not port ``Dockerfile.orig`` (a Dockerfile by its name):
     after two runs the original would be in ``Dockerfile.orig.orig``.
     """
     if not root.is_dir():
         return []
-    dropped = [f.path for f in result.files if is_backup(root, f.path, backup_suffix)]
-    if dropped:
-        gone = set(dropped)
-        result.files = [f for f in result.files if f.path not in gone]
-        result.problems = [
-            p for p in result.problems if not any(p.startswith(f"{rel}:") for rel in gone)
-        ]
+    dropped = [f.path for f in result.files if is_own_file(root, f.path, backup_suffix)]
+    gone = set(dropped)
+    result.files = [f for f in result.files if f.path not in gone]
+    result.problems = [
+        p for p in result.problems if not is_own_file(root, _problem_path(p), backup_suffix)
+    ]
     return dropped
