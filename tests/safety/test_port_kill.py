@@ -6,8 +6,9 @@ with every file translated, every backup the original, and no journal or tempora
 
 Each port runs in a child forked from a small server process that has imported gpuport once
 (so a run costs its work, not Python's start-up); every tenth re-run is a fresh
-``python -m gpuport.cli`` to show the same of the real command. Kills are timed from the
-moment the port's journal appears (its writing phase), some at random from the start.
+``python -m gpuport.cli`` to show the same of the real command. Most kills come just after
+an event (the n-th backup made, the n-th file replaced), so that every phase is hit however
+fast the disk is; the rest at a random time from the start.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -142,28 +143,65 @@ def files_under(root: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*")}
 
 
-def translations(server: PortServer, root: Path) -> tuple[dict[str, bytes], int, float, float]:
-    """A full run: each file's translation, the exit code, when the journal appeared and the
-    run's length (seconds)."""
+def translations(server: PortServer, root: Path) -> tuple[dict[str, bytes], int, float]:
+    """A full run: each file's translation, the exit code and the run's length in seconds."""
     make_project(root)
     started = time.monotonic()
     server.start(root)
-    appeared = wait_for(root / PORT_JOURNAL_NAME, started + RUN_TIMEOUT_S)
-    assert appeared is not None, "the port wrote no journal"
     code = server.wait()
-    ended = time.monotonic()
+    length = time.monotonic() - started
     translated = {rel: (root / rel).read_bytes() for rel in ORIGINALS}
     assert all(translated[rel] != ORIGINALS[rel] for rel in ORIGINALS), "a file not ported"
-    return translated, code, appeared - started, ended - started
+    return translated, code, length
 
 
-def wait_for(path: Path, deadline: float) -> float | None:
-    """When ``path`` appeared; None when it did not before ``deadline``."""
-    while not os.path.lexists(path):
-        if time.monotonic() > deadline:
+def running(pid: int) -> bool:
+    """Is the child still at work (not a zombie)? True where /proc cannot say."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rpartition(b")")[2].split()[0] != b"Z"
+    except OSError:
+        return True
+
+
+def wait_until(ready: Callable[[], bool], deadline: float, pid: int | None) -> float | None:
+    """When ``ready()`` came true; None at ``deadline`` or when the child ``pid`` ended."""
+    while not ready():
+        if time.monotonic() > deadline or (pid is not None and not running(pid)):
             return None
         time.sleep(0.0002)
     return time.monotonic()
+
+
+def inode(path: Path) -> int | None:
+    try:
+        return path.lstat().st_ino
+    except FileNotFoundError:
+        return None
+
+
+def kill_point(
+    rng: random.Random, root: Path, remaining: list[str], length: float
+) -> tuple[str, Callable[[], bool]]:
+    """Where to kill the next run: the n-th backup made, the n-th file replaced, or anywhere.
+
+    Events, not times, so that every phase is hit however fast the disk is today.
+    """
+    n = rng.randrange(len(remaining)) + 1 if remaining else 1
+    kind = rng.choice(["anywhere", "backup", "backup", "replaced", "replaced"])
+    if kind == "anywhere":
+        until = time.monotonic() + rng.uniform(0, length)
+        return kind, lambda: time.monotonic() >= until
+    if kind == "backup":
+        journal = root / PORT_JOURNAL_NAME  # after it, the backups are this run's
+
+        def backups() -> bool:
+            made = sum(os.path.lexists(root / (rel + ".orig")) for rel in remaining)
+            return os.path.lexists(journal) and made >= n
+
+        return kind, backups
+    before = {rel: inode(root / rel) for rel in remaining}  # a replaced file is a new inode
+    return kind, lambda: sum(inode(root / rel) != before[rel] for rel in remaining) >= n
 
 
 def check_every_file_is_whole(root: Path, translated: dict[str, bytes]) -> set[str]:
@@ -207,20 +245,20 @@ def rerun(server: PortServer, root: Path, fresh_process: bool) -> int:
 def test_sigkill_during_in_place_never_loses_a_file(server: PortServer, tmp_path: Path) -> None:
     rng = random.Random(SEED)
     root = tmp_path / "proj"
-    translated, clean_code, journal_at, length = translations(server, root)
-    writing = max(length - journal_at, 0.001)
+    translated, clean_code, length = translations(server, root)
     make_project(root)
     mid_transaction = 0  # kills that left the journal: the run was writing
     partly_done = 0  # kills that left some files translated and some not
     reruns = 0
+    done: set[str] = set()
     for kill in range(KILLS):
+        remaining = sorted(set(ORIGINALS) - done)
+        kind, ready = kill_point(rng, root, remaining, length)
         started = time.monotonic()
         pid = server.start(root)
-        if rng.random() < 0.2:  # anywhere in the run
-            time.sleep(rng.uniform(0, length))
-        else:  # in its writing phase
-            wait_for(root / PORT_JOURNAL_NAME, started + length * 5 + 1)
-            time.sleep(rng.uniform(0, writing))
+        wait_until(ready, started + length * 5 + 1, pid)
+        if kind != "anywhere":
+            time.sleep(rng.uniform(0, 0.002))
         os.kill(pid, signal.SIGKILL)
         code = server.wait()
         assert code in (-signal.SIGKILL, clean_code), f"kill {kill}: exit {code}"
@@ -235,5 +273,6 @@ def test_sigkill_during_in_place_never_loses_a_file(server: PortServer, tmp_path
             assert code == clean_code, f"kill {kill}: the re-run exited {code}"
             check_finished(root, translated)
             make_project(root)
-    assert mid_transaction >= 10, f"only {mid_transaction} kills hit a run while it wrote"
-    assert partly_done >= 3, f"only {partly_done} kills left a run half done"
+            done = set()
+    assert mid_transaction >= 15, f"only {mid_transaction} kills hit a run while it wrote"
+    assert partly_done >= 8, f"only {partly_done} kills left a run half done"

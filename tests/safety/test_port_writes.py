@@ -361,3 +361,20 @@ def test_a_diff_after_an_interrupted_run_says_so(tmp_path: Path) -> None:
     (root / PORT_JOURNAL_NAME).write_text("{}")
     code, stderr = run("port", "--no-progress", str(root))
     assert code == 0 and "an interrupted port --in-place left" in stderr
+
+
+def test_a_file_changed_since_the_kill_is_reported_and_left(tmp_path: Path) -> None:
+    root = project_with(tmp_path / "proj", {"k.cu": CUDA, "k.cu.orig": "the kill's backup\n"})
+    entry = {
+        "path": "k.cu",
+        "backup": "k.cu.orig",
+        "original_sha256": hashlib.sha256(b"the kill's backup\n").hexdigest(),
+        "translated_sha256": "0" * 64,
+        "backup_existed": False,
+    }
+    (root / PORT_JOURNAL_NAME).write_text(json.dumps({"version": 1, "files": [entry]}))
+    code, stderr = run("port", "--no-progress", str(root), "--in-place")
+    assert code == 2 and "k.cu: changed since the interrupted run" in stderr
+    assert (root / "k.cu").read_text() == CUDA
+    assert (root / "k.cu.orig").read_text() == "the kill's backup\n"
+    assert not (root / PORT_JOURNAL_NAME).exists()

@@ -187,13 +187,13 @@ def port(
     drop_own_files(path, result, backup_suffix)
     if run_check:
         _run_check(path, result, offload_arch, no_progress)
-    write_problems = recovery_problems
+    write_problems: list[str] = []
     if out_dir is not None:
         write_problems = write_tree_copy(path, result, out_dir)
         say(f"wrote the translated tree to {out_dir}")
     elif in_place:
         write_problems = write_in_place(path, result, backup_suffix, force)
-    result.problems.extend(write_problems)
+    result.problems.extend(recovery_problems + write_problems)
     chosen = Format(fmt)
     report_on_stdout = chosen is not Format.TERMINAL and output is None
     if out_dir is None and not in_place and not report_on_stdout:
@@ -229,7 +229,7 @@ def _validate(path: Path, out_dir: Path | None, in_place: bool, force: bool) -> 
         raise CommandError(f"{path}: no such file or directory")
     if out_dir is not None and in_place:
         raise CommandError("--out and --in-place do not go together: choose one")
-    if not in_place and (project_base(path) / PORT_JOURNAL_NAME).exists():
+    if not in_place and os.path.lexists(project_base(path) / PORT_JOURNAL_NAME):
         say(
             f"note: an interrupted port --in-place left {PORT_JOURNAL_NAME}: some files may "
             "be translated already (port --in-place again finishes the job)"
