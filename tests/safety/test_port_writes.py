@@ -218,6 +218,7 @@ OUTPUT_COMMANDS = [
     ("scan", "-o"),
     ("assess", "-o"),
     ("assess", "--html"),
+    ("scan", "--write-baseline"),
     ("port", "-o"),
 ]
 

@@ -68,7 +68,7 @@ def assess(
     **flags: Any,
 ) -> None:
     """The main job: one report on PATH — what breaks on ROCm, what gpuport fixes, effort, verdict."""
-    refuse_outputs(path, output, None if no_html else html_path)
+    refuse_outputs(path, output, None if no_html else html_path, flags.get("write_baseline"))
     settings = settings_from_flags(path, flags)
     result = run_scan(path, settings, flags["jobs"], flags["no_progress"])
     plan = None

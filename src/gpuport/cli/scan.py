@@ -100,7 +100,7 @@ def scan_exit_code(result: ScanResult, settings: Settings) -> ExitCode:
 @handle_errors
 def scan(path: Path, fmt: str, output: Path | None, **flags: Any) -> None:
     """Findings with rule ids, locations and fixes, in a format for people or for CI."""
-    refuse_outputs(path, output)
+    refuse_outputs(path, output, flags.get("write_baseline"))
     settings = settings_from_flags(path, flags)
     result = run_scan(path, settings, flags["jobs"], flags["no_progress"])
     chosen = Format(fmt)
