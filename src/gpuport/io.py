@@ -390,10 +390,13 @@ def copy_file(
 def refuse_output(output: Path, project: Path) -> None:
     """Refuse (:class:`UnsafeWrite`) a report file that would replace what it must not.
 
-    A symbolic link (``-o /dev/stdout``), a device, FIFO or socket (``-o /dev/null``), or a
-    file of the project that gpuport reads (its sources, requirements, pyproject.toml...).
-    A new file, or one gpuport does not read (an older report), may be written anywhere.
+    A symbolic link (``-o /dev/stdout``), a device, FIFO or socket (``-o /dev/null``), ``-``
+    (no file, and not standard output either), or a file of the project that gpuport reads
+    (its sources, requirements, pyproject.toml...). A new file, or one gpuport does not read
+    (an older report), may be written anywhere.
     """
+    if str(output) == "-":
+        raise UnsafeWrite(output, "is not a file: leave out the option to write to standard output")
     try:
         st = output.lstat()
     except FileNotFoundError:

@@ -379,3 +379,14 @@ def test_a_file_changed_since_the_kill_is_reported_and_left(tmp_path: Path) -> N
     assert (root / "k.cu").read_text() == CUDA
     assert (root / "k.cu.orig").read_text() == "the kill's backup\n"
     assert not (root / PORT_JOURNAL_NAME).exists()
+
+
+@pytest.mark.parametrize(("command", "flag"), OUTPUT_COMMANDS)
+def test_a_dash_is_not_taken_for_a_file_name(
+    tmp_path: Path, command: str, flag: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = project_with(tmp_path / "proj", {"k.cu": CUDA})
+    monkeypatch.chdir(tmp_path)
+    code, stderr = run(*output_args(command, flag, root, Path("-")))
+    assert code == 2 and "standard output" in stderr
+    assert not os.path.lexists(tmp_path / "-")
