@@ -61,7 +61,7 @@ def outside(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def hostile(tmp_path: Path, outside: Path) -> Path:
+def hostile(tmp_path: Path, outside: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A project with a directory link out of it, a link inside it, a FIFO and a socket."""
     root = project_with(
         tmp_path / "proj",
@@ -71,8 +71,9 @@ def hostile(tmp_path: Path, outside: Path) -> Path:
     (root / "alias").symlink_to("src")  # a folder link that stays in it
     (root / "absolute").symlink_to(root / "src")  # the same, written as an absolute path
     os.mkfifo(root / "pipe.cu")
+    monkeypatch.chdir(root)  # a socket's path is limited to about 100 bytes: bind it relative
     with socket.socket(socket.AF_UNIX) as sock:
-        sock.bind(str(root / "sock.cu"))
+        sock.bind("sock.cu")
     return root
 
 
