@@ -279,3 +279,12 @@ def test_tool_gpuport_table_sets_the_rocm_version_and_flags_win(tmp_path: Path) 
     (tmp_path / "pyproject.toml").write_text('[tool.gpuport]\nrocm-version = "x.y"\n')
     broken = CliRunner().invoke(main, ["port", str(tmp_path)])
     assert broken.exit_code == 2 and "pyproject.toml" in broken.stderr
+
+
+def test_a_missing_path_writes_no_report(tmp_path: Path) -> None:
+    report = tmp_path / "port.md"
+    code, stdout, stderr = invoke(
+        str(tmp_path / "missing"), "--format", "markdown", "-o", str(report)
+    )
+    assert code == 2 and not stdout and "no such file or folder" in stderr
+    assert not report.exists()

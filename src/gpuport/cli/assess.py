@@ -24,7 +24,7 @@ from gpuport.cli.common import (
 )
 from gpuport.cli.scan import run_scan, scan_exit_code, settings_from_flags, write_baseline
 from gpuport.cli.ui import emit, say
-from gpuport.io import write_atomic
+from gpuport.io import refuse_outputs, write_atomic
 from gpuport.plan.inputs import plan_for_assess
 from gpuport.report import Format, RenderOptions, render
 from gpuport.report.summary import assessment_summary_line
@@ -75,6 +75,7 @@ def assess(
 ) -> None:
     """The main job: one report on PATH — what breaks on ROCm, what gpuport fixes, effort, verdict."""
     check_project_path(path)
+    refuse_outputs(path, output, None if no_html else html_path, flags.get("write_baseline"))
     settings = settings_from_flags(path, flags)
     result = run_scan(path, settings, flags["jobs"], flags["no_progress"])
     plan = None

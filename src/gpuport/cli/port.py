@@ -8,6 +8,7 @@ compile, 2 a usage or input error (or an internal error, which is reported).
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ import click
 from gpuport.cli.common import (
     CommandError,
     ExitCode,
+    check_project_path,
     format_options,
     handle_errors,
     no_progress_option,
@@ -26,7 +28,8 @@ from gpuport.cli.common import (
 from gpuport.cli.ui import Progress, emit, say, write_stderr, write_stdout_bytes
 from gpuport.config import load_settings
 from gpuport.edits import ChangeStatus
-from gpuport.files import DEFAULT_BACKUP_SUFFIX
+from gpuport.files import DEFAULT_BACKUP_SUFFIX, PORT_JOURNAL_NAME
+from gpuport.io import refuse_outputs
 from gpuport.port.apimap import default_rocm_version, parse_version
 from gpuport.port.check import (
     DEFAULT_OFFLOAD_ARCH,
@@ -35,9 +38,16 @@ from gpuport.port.check import (
     hipcc_version,
 )
 from gpuport.port.diff import unified_diff
+from gpuport.port.in_place import (
+    JournalError,
+    drop_own_files,
+    project_base,
+    recover,
+    write_in_place,
+)
 from gpuport.port.model import CheckStatus, PortResult
 from gpuport.port.project import port_project
-from gpuport.port.write import write_in_place, write_tree_copy
+from gpuport.port.write import write_tree_copy
 from gpuport.report import Format, render
 from gpuport.report.common import visible_lines
 from gpuport.report.summary import port_summary_line
@@ -51,6 +61,16 @@ def _rocm_version(ctx: click.Context, param: click.Parameter, value: str | None)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
     return value.strip()
+
+
+def _backup_suffix(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A suffix that makes FILE + SUFFIX a new name in FILE's own folder."""
+    if value in ("", ".", "..") or "/" in value or os.sep in value or "\0" in value:
+        raise click.BadParameter(
+            f"{value!r} does not make a backup name beside each file: use a suffix such as "
+            f"{DEFAULT_BACKUP_SUFFIX} or .bak, without a path separator"
+        )
+    return value
 
 
 def _target_version(requested: str | None, run_check: bool) -> str:
@@ -90,6 +110,7 @@ def _target_version(requested: str | None, run_check: bool) -> str:
 @click.option(
     "--backup-suffix",
     default=DEFAULT_BACKUP_SUFFIX,
+    callback=_backup_suffix,
     show_default=True,
     help="With --in-place: each edited file's original is kept as FILE + SUFFIX.",
 )
@@ -144,7 +165,10 @@ def port(
 
     Shows exactly what changed (a unified diff, by default) and what still needs a person.
     """
-    _validate(path, out_dir, in_place, backup_suffix, force)
+    check_project_path(path)
+    _validate(path, out_dir, in_place, force)
+    refuse_outputs(path, output)
+    recovery_problems = _recover(path) if in_place else []
     settings = load_settings(path)
     # Flags win; then [tool.gpuport] in the nearest pyproject.toml; then the defaults.
     if rocm_version is None and settings.source_of("rocm_version") != "default":
@@ -163,6 +187,7 @@ def port(
             progress=progress.update,
             display_root=str(path),
         )
+    drop_own_files(path, result, backup_suffix)
     if run_check:
         _run_check(path, result, offload_arch, no_progress)
     write_problems: list[str] = []
@@ -171,7 +196,7 @@ def port(
         say(f"wrote the translated tree to {out_dir}")
     elif in_place:
         write_problems = write_in_place(path, result, backup_suffix, force)
-    result.problems.extend(write_problems)
+    result.problems.extend(recovery_problems + write_problems)
     chosen = Format(fmt)
     report_on_stdout = chosen is not Format.TERMINAL and output is None
     if out_dir is None and not in_place and not report_on_stdout:
@@ -188,15 +213,31 @@ def port(
     sys.exit(port_exit_code(result))
 
 
-def _validate(
-    path: Path, out_dir: Path | None, in_place: bool, backup_suffix: str, force: bool
-) -> None:
+def _recover(path: Path) -> list[str]:
+    """Finish what an interrupted ``--in-place`` run left (see port.in_place); its problems."""
+    try:
+        recovery = recover(path)
+    except JournalError as exc:
+        raise CommandError(str(exc)) from None
+    if recovery.found:
+        say(
+            f"note: recovered an interrupted port --in-place: {recovery.kept} translated "
+            f"file(s) kept with their backups, {recovery.rolled_back} left as they were "
+            f"(ported now), {recovery.temporaries} temporary file(s) removed"
+        )
+    return recovery.problems
+
+
+def _validate(path: Path, out_dir: Path | None, in_place: bool, force: bool) -> None:
     if not path.exists():
         raise CommandError(f"{path}: no such file or directory")
     if out_dir is not None and in_place:
         raise CommandError("--out and --in-place do not go together: choose one")
-    if in_place and not backup_suffix:
-        raise CommandError("--backup-suffix must not be empty (the backups keep your originals)")
+    if not in_place and os.path.lexists(project_base(path) / PORT_JOURNAL_NAME):
+        say(
+            f"note: an interrupted port --in-place left {PORT_JOURNAL_NAME}: some files may "
+            "be translated already (port --in-place again finishes the job)"
+        )
     if out_dir is None:
         return
     source = path.resolve()
@@ -204,6 +245,11 @@ def _validate(
     source_dir = source if source.is_dir() else source.parent
     if target == source_dir or source_dir in target.parents:
         raise CommandError(f"--out {out_dir} is inside {path}: choose a folder outside it")
+    if target in source_dir.parents:
+        raise CommandError(
+            f"--out {out_dir} holds {path}: the copy would mix with the project; "
+            "choose a folder outside it"
+        )
     if target.exists() and not target.is_dir():
         raise CommandError(f"--out {out_dir} exists and is not a folder")
     if target.is_dir() and any(target.iterdir()) and not force:

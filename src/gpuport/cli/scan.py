@@ -25,7 +25,7 @@ from gpuport.cli.ui import Progress, emit, say
 from gpuport.config import Settings, load_baseline, load_settings
 from gpuport.files import WalkOptions
 from gpuport.findings import SkipKind
-from gpuport.io import write_atomic
+from gpuport.io import refuse_outputs, write_atomic
 from gpuport.report import Format, render
 from gpuport.report.common import fingerprint
 from gpuport.report.summary import scan_summary_line
@@ -94,6 +94,7 @@ def scan_exit_code(result: ScanResult, settings: Settings) -> ExitCode:
 def scan(path: Path, fmt: str, output: Path | None, **flags: Any) -> None:
     """Findings with rule ids, locations and fixes, in a format for people or for CI."""
     check_project_path(path)
+    refuse_outputs(path, output, flags.get("write_baseline"))
     settings = settings_from_flags(path, flags)
     result = run_scan(path, settings, flags["jobs"], flags["no_progress"])
     chosen = Format(fmt)

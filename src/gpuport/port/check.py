@@ -140,7 +140,7 @@ def _mirror(root: Path, result: PortResult, original_tree: Path, hip_tree: Path)
             continue
         port = translated.get(rel)
         if port is not None and port.translated is not None:
-            write_atomic(hip_tree / port.new_path, port.translated)
+            write_atomic(hip_tree / port.new_path, port.translated, root=hip_tree)
         else:
             shutil.copyfile(path, hip_tree / rel)
 

@@ -1,0 +1,89 @@
+"""port.in_place's pieces: which files are the port's own, and what recovery does with each."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from gpuport.files import PORT_JOURNAL_NAME
+from gpuport.port.in_place import drop_own_files, recover
+from gpuport.port.model import FileResult, PortResult
+
+
+def test_backups_the_journal_and_temporaries_are_dropped_with_their_problems(
+    tmp_path: Path,
+) -> None:
+    for name in ("Dockerfile", "Dockerfile.orig", "Dockerfile.bak", "Dockerfile.prod"):
+        (tmp_path / name).write_text("FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\n")
+    result = PortResult(root=str(tmp_path), rocm_version="6.4")
+    for name in ("Dockerfile", "Dockerfile.orig", "Dockerfile.bak", "Dockerfile.prod"):
+        result.files.append(FileResult(name, name, "dockerfile", "FROM a\n", "FROM b\n"))
+    result.problems = [
+        "Dockerfile.orig: skipped: gpuport's own file",
+        "Dockerfile.bak:3: partly analysed: not UTF-8",
+        f"{PORT_JOURNAL_NAME}: skipped: gpuport's own file",
+        ".Dockerfile.1a2b3c4d.tmp: skipped: gpuport's own file",
+        "k.cu: skipped: binary file",
+    ]
+    dropped = drop_own_files(tmp_path, result, ".bak")
+    assert dropped == ["Dockerfile.orig", "Dockerfile.bak"]
+    # Dockerfile.prod is a Dockerfile of its own: no "Dockerfile.prod" minus a suffix beside it
+    assert [f.path for f in result.files] == ["Dockerfile", "Dockerfile.prod"]
+    assert result.problems == ["k.cu: skipped: binary file"]
+
+
+def test_a_name_alone_does_not_make_a_backup(tmp_path: Path) -> None:
+    (tmp_path / "Makefile.orig").write_text("all:\n")  # no Makefile beside it
+    result = PortResult(root=str(tmp_path), rocm_version="6.4")
+    result.files.append(FileResult("Makefile.orig", "Makefile.orig", "makefile", "a", "b"))
+    assert drop_own_files(tmp_path, result, ".orig") == []
+    assert len(result.files) == 1
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def test_recovery_leaves_a_file_changed_since_the_kill_and_reports_it(tmp_path: Path) -> None:
+    (tmp_path / "k.cu").write_text("edited by hand since\n")
+    (tmp_path / "k.cu.orig").write_text("original\n")
+    entry = {
+        "path": "k.cu",
+        "backup": "k.cu.orig",
+        "original_sha256": _sha(b"original\n"),
+        "translated_sha256": _sha(b"translated\n"),
+        "backup_existed": False,
+    }
+    (tmp_path / PORT_JOURNAL_NAME).write_text(json.dumps({"version": 1, "files": [entry]}))
+    recovery = recover(tmp_path)
+    assert recovery.problems == [
+        "k.cu: changed since the interrupted run; left as it is, with k.cu.orig if it is there"
+    ]
+    assert (tmp_path / "k.cu").read_text() == "edited by hand since\n"
+    assert (tmp_path / "k.cu.orig").read_text() == "original\n"
+    assert not (tmp_path / PORT_JOURNAL_NAME).exists()
+
+
+def test_recovery_keeps_a_backup_that_was_there_before_the_run(tmp_path: Path) -> None:
+    (tmp_path / "k.cu").write_text("original\n")
+    (tmp_path / "k.cu.orig").write_text("an older backup, replaced with --force\n")
+    entry = {
+        "path": "k.cu",
+        "backup": "k.cu.orig",
+        "original_sha256": _sha(b"original\n"),
+        "translated_sha256": _sha(b"translated\n"),
+        "backup_existed": True,
+    }
+    (tmp_path / PORT_JOURNAL_NAME).write_text(json.dumps({"version": 1, "files": [entry]}))
+    recovery = recover(tmp_path)
+    assert (recovery.rolled_back, recovery.problems) == (1, [])
+    assert (tmp_path / "k.cu.orig").read_text() == "an older backup, replaced with --force\n"
+
+
+def test_no_journal_means_nothing_to_recover(tmp_path: Path) -> None:
+    (tmp_path / "k.cu").write_text("x\n")
+    (tmp_path / ".k.cu.1a2b3c4d.tmp").write_text("not gpuport's: no journal names k.cu\n")
+    recovery = recover(tmp_path)
+    assert not recovery.found and recovery.temporaries == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".k.cu.1a2b3c4d.tmp", "k.cu"]
