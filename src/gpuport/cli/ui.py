@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 
@@ -88,9 +86,8 @@ class Progress:
 def emit(text: str, output: Path | None) -> None:
     """Write a rendered report to ``output`` atomically, or to stdout."""
     if output is None:
-        with _naming_stdout():
-            sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
-            sys.stdout.flush()
+        sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+        sys.stdout.flush()
         return
     write_atomic(output, text)
     say(f"wrote {output}")
@@ -101,25 +98,13 @@ def write_stdout_bytes(text: str) -> None:
     if not text:
         return
     data = text.encode("utf-8", "surrogateescape")  # bytes that were not UTF-8 come back as is
-    with _naming_stdout():
-        sys.stdout.flush()
-        buffer = getattr(sys.stdout, "buffer", None)
-        if buffer is None:  # a text-only stream (some embedders): show the bytes escaped
-            sys.stdout.write(data.decode("utf-8", "backslashreplace"))
-        else:
-            buffer.write(data)
-            buffer.flush()
-
-
-@contextlib.contextmanager
-def _naming_stdout() -> Iterator[None]:
-    """Name standard output in an error writing to it (``port > /dev/full``)."""
-    try:
-        yield
-    except OSError as exc:
-        if exc.filename:
-            raise
-        raise OSError(exc.errno, exc.strerror or str(exc), "standard output") from None
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (some embedders): show the bytes escaped
+        sys.stdout.write(data.decode("utf-8", "backslashreplace"))
+    else:
+        buffer.write(data)
+        buffer.flush()
 
 
 def write_stderr(text: str) -> None:
