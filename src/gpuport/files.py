@@ -14,7 +14,7 @@ import fnmatch
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -177,17 +177,23 @@ class WalkOptions:
     backup_suffix: str = DEFAULT_BACKUP_SUFFIX  # port's backups: reported, never read
 
 
-def is_port_artifact(name: str, backup_suffix: str = DEFAULT_BACKUP_SUFFIX) -> bool:
+def is_port_artifact(
+    name: str,
+    backup_suffix: str = DEFAULT_BACKUP_SUFFIX,
+    siblings: Container[str] | None = None,
+) -> bool:
     """Is ``name`` a file gpuport itself writes: a backup, the port journal, an atomic temp file?
 
     Such files are never scanned or ported: a second ``port --in-place`` must not port its own
-    backups, and a scan must not report findings in them.
+    backups, and a scan must not report findings in them. Given ``siblings`` (the names in its
+    folder), FILE + suffix is a backup only when FILE sits beside it: a lone ``Dockerfile.orig``
+    is somebody's Dockerfile.
     """
-    return (
-        (bool(backup_suffix) and name.endswith(backup_suffix) and name != backup_suffix)
-        or name == PORT_JOURNAL_NAME
-        or _ATOMIC_TEMP.match(name) is not None
-    )
+    if name == PORT_JOURNAL_NAME or _ATOMIC_TEMP.match(name) is not None:
+        return True
+    if not backup_suffix or not name.endswith(backup_suffix) or name == backup_suffix:
+        return False
+    return siblings is None or name[: -len(backup_suffix)] in siblings
 
 
 def is_excluded(rel: str, patterns: tuple[str, ...]) -> bool:
@@ -263,6 +269,7 @@ def _walk_dir(
     try:
         with os.scandir(directory) as it:
             entries = sorted(it, key=lambda e: e.name)
+        names = {entry.name for entry in entries}
     except OSError as exc:
         yield Skipped(rel_dir or ".", SkipKind.UNREADABLE, exc.strerror or str(exc))
         return
@@ -313,7 +320,7 @@ def _walk_dir(
         kind = classify(entry.name, directory.name)
         if kind is None:
             continue
-        if is_port_artifact(entry.name, options.backup_suffix):
+        if is_port_artifact(entry.name, options.backup_suffix, names):
             yield Skipped(
                 rel, SkipKind.PORT_ARTIFACT, _artifact_reason(entry.name, options.backup_suffix)
             )

@@ -7,38 +7,29 @@ import json
 from pathlib import Path
 
 from gpuport.files import PORT_JOURNAL_NAME
-from gpuport.port.in_place import drop_own_files, recover
-from gpuport.port.model import FileResult, PortResult
+from gpuport.port.in_place import recover
+from gpuport.port.project import port_project
+
+CUDA_IMAGE = "FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\n"
 
 
-def test_backups_the_journal_and_temporaries_are_dropped_with_their_problems(
-    tmp_path: Path,
-) -> None:
+def test_backups_the_journal_and_temporaries_are_left_out_of_a_port(tmp_path: Path) -> None:
     for name in ("Dockerfile", "Dockerfile.orig", "Dockerfile.bak", "Dockerfile.prod"):
-        (tmp_path / name).write_text("FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\n")
-    result = PortResult(root=str(tmp_path), rocm_version="6.4")
-    for name in ("Dockerfile", "Dockerfile.orig", "Dockerfile.bak", "Dockerfile.prod"):
-        result.files.append(FileResult(name, name, "dockerfile", "FROM a\n", "FROM b\n"))
-    result.problems = [
-        "Dockerfile.orig: skipped: gpuport's own file",
-        "Dockerfile.bak:3: partly analysed: not UTF-8",
-        f"{PORT_JOURNAL_NAME}: skipped: gpuport's own file",
-        ".Dockerfile.1a2b3c4d.tmp: skipped: gpuport's own file",
-        "k.cu: skipped: binary file",
-    ]
-    dropped = drop_own_files(tmp_path, result, ".bak")
-    assert dropped == ["Dockerfile.orig", "Dockerfile.bak"]
-    # Dockerfile.prod is a Dockerfile of its own: no "Dockerfile.prod" minus a suffix beside it
-    assert [f.path for f in result.files] == ["Dockerfile", "Dockerfile.prod"]
-    assert result.problems == ["k.cu: skipped: binary file"]
+        (tmp_path / name).write_text(CUDA_IMAGE)
+    (tmp_path / PORT_JOURNAL_NAME).write_text("{}")
+    (tmp_path / ".Dockerfile.1a2b3c4d.tmp").write_text(CUDA_IMAGE)
+    result = port_project(tmp_path, "6.4", backup_suffix=".bak")
+    # Dockerfile.prod is a Dockerfile of its own: no "Dockerfile.prod" minus a suffix beside it;
+    # with --backup-suffix .bak, Dockerfile.orig is somebody's file too
+    assert [f.path for f in result.files] == ["Dockerfile", "Dockerfile.orig", "Dockerfile.prod"]
+    assert result.problems == []
 
 
 def test_a_name_alone_does_not_make_a_backup(tmp_path: Path) -> None:
-    (tmp_path / "Makefile.orig").write_text("all:\n")  # no Makefile beside it
-    result = PortResult(root=str(tmp_path), rocm_version="6.4")
-    result.files.append(FileResult("Makefile.orig", "Makefile.orig", "makefile", "a", "b"))
-    assert drop_own_files(tmp_path, result, ".orig") == []
-    assert len(result.files) == 1
+    (tmp_path / "Dockerfile.orig").write_text(CUDA_IMAGE)  # no Dockerfile beside it
+    assert [f.path for f in port_project(tmp_path, "6.4").files] == ["Dockerfile.orig"]
+    (tmp_path / "Dockerfile").write_text(CUDA_IMAGE)
+    assert [f.path for f in port_project(tmp_path, "6.4").files] == ["Dockerfile"]
 
 
 def _sha(data: bytes) -> str:

@@ -95,6 +95,7 @@ def hostile(tmp_path: Path, outside: Path) -> Path:
     with open(root / "big.txt", "wb") as big:  # sparse: over the 8 MiB include cap
         big.truncate(9 * 1024 * 1024)
     (root / "Dockerfile.orig").write_text("FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\n")
+    (root / "Dockerfile").write_text("FROM rocm/dev-ubuntu-22.04:6.4\n")  # ported: .orig a backup
     (root / "requirements.txt").write_text(
         "-r /proc/self/environ\n"
         "-r ../outside/secret.txt\n"
@@ -154,6 +155,7 @@ def test_fifos_sockets_and_backups_are_reported_not_read(hostile: Path) -> None:
 
 def test_a_custom_backup_suffix_is_a_port_artifact_too(tmp_path: Path) -> None:
     (tmp_path / "Dockerfile.bak").write_text("FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\n")
+    (tmp_path / "Dockerfile").write_text("FROM rocm/dev-ubuntu-22.04:6.4\n")
     skipped = [i for i in walk(tmp_path, WalkOptions(backup_suffix=".bak"))]
     assert [(s.path, s.kind) for s in skipped if isinstance(s, Skipped)] == [
         ("Dockerfile.bak", SkipKind.PORT_ARTIFACT)
@@ -279,9 +281,17 @@ def test_each_hostile_entry_is_reported_once_with_its_line(hostile: Path) -> Non
     assert found == {("k.cu", "GP302"), ("src/alias.cu", "GP302"), ("requirements.txt", "GP101")}
 
 
+def test_a_lone_backup_name_is_the_projects_own_file(tmp_path: Path) -> None:
+    # No Dockerfile beside it: Dockerfile.orig is somebody's Dockerfile, scanned like one.
+    (tmp_path / "Dockerfile.orig").write_text("FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\n")
+    code, out, _ = cli("scan", str(tmp_path), "--format", "json")
+    assert code == 1 and json.loads(out)["skipped"] == []
+
+
 def test_a_scan_of_only_backups_is_clean(tmp_path: Path) -> None:
     # gpuport's own files are listed, but they are not input problems: exit 0, not 2.
     (tmp_path / "Dockerfile.orig").write_text("FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\n")
+    (tmp_path / "Dockerfile").write_text("FROM rocm/dev-ubuntu-22.04:6.4\n")
     code, out, _ = cli("scan", str(tmp_path), "--format", "json")
     assert code == 0
     assert [s["kind"] for s in json.loads(out)["skipped"]] == ["port-artifact"]

@@ -40,7 +40,6 @@ from gpuport.port.check import (
 from gpuport.port.diff import unified_diff
 from gpuport.port.in_place import (
     JournalError,
-    drop_own_files,
     project_base,
     recover,
     write_in_place,
@@ -184,10 +183,10 @@ def port(
             fix_warp_masks=fix_warp_masks,
             translate_strings=translate_strings,
             exclude=exclude,
+            backup_suffix=backup_suffix,
             progress=progress.update,
             display_root=str(path),
         )
-    drop_own_files(path, result, backup_suffix)
     if run_check:
         _run_check(path, result, offload_arch, no_progress)
     write_problems: list[str] = []

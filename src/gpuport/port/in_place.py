@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gpuport.files import DEFAULT_BACKUP_SUFFIX, PORT_JOURNAL_NAME, is_port_artifact
+from gpuport.files import PORT_JOURNAL_NAME
 from gpuport.io import (
     UnsafeWrite,
     is_temp_of,
@@ -342,42 +342,3 @@ def _remove_temporaries(dir_fd: int, names: tuple[str, ...]) -> int:
                     os.unlink(candidate, dir_fd=dir_fd)
                     removed += 1
     return removed
-
-
-def is_own_file(root: Path, rel: str, backup_suffix: str) -> bool:
-    """Is ``rel`` a file a port made: a backup FILE + suffix beside FILE, the journal, or a
-    temporary file? (A name alone does not make a backup: ``Dockerfile.orig`` is one only
-    beside a ``Dockerfile``.)"""
-    name = PurePosixPath(rel).name
-    if is_port_artifact(name, ""):  # the journal, a temporary file
-        return True
-    for suffix in {backup_suffix, DEFAULT_BACKUP_SUFFIX}:
-        if is_port_artifact(name, suffix) and name.endswith(suffix):
-            original = (root / rel).with_name(name[: -len(suffix)])
-            if original.is_symlink() or original.is_file():
-                return True
-    return False
-
-
-def _problem_path(problem: str) -> str:
-    """The path a problem line starts with (``path: ...`` or ``path:line: ...``)."""
-    where = problem.split(": ", 1)[0]
-    path, colon, line = where.rpartition(":")
-    return path if colon and line.isdigit() else where
-
-
-def drop_own_files(root: Path, result: PortResult, backup_suffix: str) -> list[str]:
-    """Leave out of ``result`` the files (and their problems) a port made; their paths.
-
-    A second ``port --in-place`` must not port ``Dockerfile.orig`` (a Dockerfile by its name):
-    after two runs the original would be in ``Dockerfile.orig.orig``.
-    """
-    if not root.is_dir():
-        return []
-    dropped = [f.path for f in result.files if is_own_file(root, f.path, backup_suffix)]
-    gone = set(dropped)
-    result.files = [f for f in result.files if f.path not in gone]
-    result.problems = [
-        p for p in result.problems if not is_own_file(root, _problem_path(p), backup_suffix)
-    ]
-    return dropped

@@ -15,6 +15,7 @@ from types import MappingProxyType
 
 from gpuport.edits import ChangeStatus
 from gpuport.files import (
+    DEFAULT_BACKUP_SUFFIX,
     DEFAULT_MAX_FILE_BYTES,
     FileKind,
     ProjectFile,
@@ -70,6 +71,7 @@ def port_project(
     exclude: tuple[str, ...] = (),
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     rewrite_surroundings: bool = True,
+    backup_suffix: str = DEFAULT_BACKUP_SUFFIX,
     progress: ProgressCallback | None = None,
     display_root: str | None = None,
 ) -> PortResult:
@@ -92,7 +94,9 @@ def port_project(
     )
     done = 0
     nbytes = 0
-    walk_options = WalkOptions(exclude=exclude, max_file_bytes=max_file_bytes)
+    walk_options = WalkOptions(
+        exclude=exclude, max_file_bytes=max_file_bytes, backup_suffix=backup_suffix
+    )
     included: dict[str, ProjectFile] = {}
     for item in walk(root, walk_options):
         if isinstance(item, Skipped):
