@@ -152,3 +152,49 @@ def test_fast_code_only_keeps_include_paths_the_tokenizer_keeps() -> None:
     ]:
         assert code_only(text) == code_only_by_tokens(text), text
     assert '"a.h"' in code_only('/* c */ #include "a.h"')
+
+
+def test_escaped_crlf_at_the_end_stays_whole_and_lines_stay_right() -> None:
+    # `'\<CR><LF>` at the end of the text: the engine once backtracked into the CRLF, made
+    # `'\<CR>` a literal and `<LF>` a line of its own, and every later token was a line off.
+    for opening in ("'", '"'):
+        text = f"{opening}\\\r\n\\"
+        toks = list(tokenize(text))
+        assert [t.text for t in toks] == [text]
+        assert toks[0].kind is (Kind.CHAR if opening == "'" else Kind.STRING)
+        after = f"x = {opening}\\\r\n\\\r\nint y;\r\nint z;"
+        z = next(t for t in tokenize(after) if t.text == "z")
+        assert z.line == 4
+        assert code_only(after) == code_only_by_tokens(after)
+
+
+def test_continued_directive_over_crlf_counts_lines() -> None:
+    text = "#define A \\\r\n  B \\\r\n  C\r\nint y;\r\n'\\\r\n"
+    toks = list(tokenize(text))
+    line_of = {t.text: t.line for t in toks if t.kind is Kind.IDENT}
+    assert line_of == {"define": 1, "A": 1, "B": 2, "C": 3, "int": 4, "y": 4}
+    assert all(t.in_directive for t in toks if t.line < 4 and t.kind is not Kind.NEWLINE)
+    assert toks[-1].kind is Kind.CHAR and toks[-1].line == 5
+
+
+def test_open_literal_ending_in_a_backslash_is_one_literal() -> None:
+    # `"\"\"\...\` and `'\'\'...\`: the literal runs to the end, one token (it once failed
+    # after reading to the end, then read again from each quote: quadratic)
+    for quote in ('"', "'"):
+        assert [t.text for t in tokenize(f"{quote}\\" * 50)] == [f"{quote}\\" * 50]
+        text = f"{quote}\\" * 50 + " \nint after;"
+        toks = list(tokenize(text))
+        assert toks[0].text == f"{quote}\\" * 50 + " "
+        assert toks[0].kind in (Kind.STRING, Kind.CHAR)
+        assert [t.text for t in toks[1:]] == ["\n", "int", " ", "after", ";"]
+        assert toks[-1].line == 2
+        assert code_only(text) == code_only_by_tokens(text)
+
+
+def test_include_without_closing_bracket_is_code() -> None:
+    text = '#include <a.h /* c */ "s" #include <b.h\n#include <c.h>\n'
+    toks = significant(list(tokenize(text)))
+    assert [t.text for t in toks if t.kind is Kind.HEADER] == ["<c.h>"]
+    assert [t.kind for t in toks if t.text.startswith('"')] == [Kind.STRING]
+    assert code_only(text) == code_only_by_tokens(text)
+    assert "/* c */" not in code_only(text)

@@ -218,6 +218,43 @@ def test_thrust_stays_and_device_launch_parameters_goes() -> None:
     assert out(r) == "#include <thrust/device_vector.h>\nint x;\n"
 
 
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        # a block comment opened after the directive stays open: the code in it stays dead
+        (
+            "#include <device_launch_parameters.h> /* start of comment\nint dead;\n*/\n",
+            "/* start of comment\nint dead;\n*/\n",
+        ),
+        # a trailing comment, CRLF and undecodable bytes stay
+        (
+            "  #include <device_launch_parameters.h>  // note \udcff\r\nint x;\r\n",
+            "  // note \udcff\r\nint x;\r\n",
+        ),
+        # after the end of a block comment: the comment's end stays
+        (
+            "/* a\n b */ #include <device_launch_parameters.h>\nint x;\n",
+            "/* a\n b */ \nint x;\n",
+        ),
+        ("#include <device_launch_parameters.h>", ""),
+        ("\t#include <device_launch_parameters.h> \r\nint x;", "int x;"),
+    ],
+)
+def test_dropped_include_takes_only_the_directive(src: str, expected: str) -> None:
+    r = port(src, rel="a.cpp")
+    assert r.translated == expected
+    assert [c.before for c in r.changes] == ["#include <device_launch_parameters.h>"]
+
+
+def test_runtime_include_goes_after_a_comment_ending_on_the_line() -> None:
+    src = "/* a\n b */ #include <cooperative_groups.h>\n"
+    r = port(src, "6.4", rel="a.cpp")
+    assert (
+        out(r)
+        == "/* a\n b */ #include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n"
+    )
+
+
 def test_unknown_toolkit_header_is_reported_but_project_headers_are_not() -> None:
     r = port(
         '#include <cusparseLt.h>\n#include "cuda_helpers.h"\n#include <my/lib.h>\n', rel="a.cpp"
