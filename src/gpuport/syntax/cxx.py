@@ -24,7 +24,8 @@ from __future__ import annotations
 import enum
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
 
@@ -255,11 +256,20 @@ def _blank_literal(s: str) -> str:
     return _blank(s)
 
 
-def _hash_starts_line(
-    text: str, pos: int, comment_starts: dict[int, int], literal_ends: set[int]
+_NO_COMMENTS: dict[int, int] = {}
+_NO_LITERALS: frozenset[int] = frozenset()
+
+
+def starts_logical_line(
+    text: str,
+    pos: int,
+    comment_starts: Mapping[int, int] = _NO_COMMENTS,
+    literal_ends: AbstractSet[int] = _NO_LITERALS,
 ) -> bool:
     """Is the '#' at ``pos`` a directive by the lexer's rule: nothing but blanks,
-    continuations and comments since the last newline outside a comment?
+    continuations and comments since the last newline outside a comment? ``comment_starts``
+    maps the end of each comment before ``pos`` to its start (none: a comment is not blank).
+    Reads back over the blanks only, so a '#' in the middle of a long line costs one step.
 
     A backslash that ends a string or char literal (``"\\`` left open at the end of its line)
     is part of the literal, not a line continuation: a continuation would have been read into
@@ -314,7 +324,7 @@ def code_only(text: str) -> str:
         start = m.start(group or "")
         end = m.end()
         if group == "inc":
-            if not _hash_starts_line(text, start, comment_starts, literal_ends):
+            if not starts_logical_line(text, start, comment_starts, literal_ends):
                 out.append(text[pos : start + 1])  # a '#' inside a line: not a directive
                 pos = start + 1
                 continue

@@ -18,7 +18,9 @@ HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
 # The CUDA toolkit's headers: an #include <...> of one gpuport cannot map is reported, while a
 # project's own headers (even ones named cuda_utils.h) are left alone.
 _TOOLKIT_HEADER_RE = translation_facts().toolkit_header_re
-_HAS_INCLUDE_RE = re.compile(r"\s*\(\s*(<[^>\r\n]*>|\"[^\"\r\n]*\")\s*\)")
+_HAS_INCLUDE_OPEN_RE = re.compile(r"\s*+\(\s*+(?=[<\"])")
+_CLOSE_PAREN_RE = re.compile(r"\s*+\)")
+_LINE_BREAK_AFTER_RE = re.compile(r"[\r\n]")
 
 
 def include(t: Translation, hash_pos: int, header_pos: int) -> int:
@@ -152,18 +154,32 @@ def _library_advice(header: str) -> str:
 
 def has_include(t: Translation, name: str, start: int, end: int) -> None:
     """``__has_include(<cuda_fp16.h>)``: the header inside takes the #include mapping."""
-    m = _HAS_INCLUDE_RE.match(t.text, end)
-    if not m:
+    text = t.text
+    opening = _HAS_INCLUDE_OPEN_RE.match(text, end)
+    if opening is None:
         return
-    token = m.group(1)
+    angle = text[opening.end()] == "<"
+    if angle and opening.end() < t.no_angle_close_before:
+        return
+    header = HEADER_RE.match(text, opening.end())
+    if header is None:
+        if angle:
+            # no '>' to the line's end: none for any later '<' on the line either (reading
+            # again for each made `__has_include(<` repeated quadratic)
+            line_break = _LINE_BREAK_AFTER_RE.search(text, opening.end())
+            t.no_angle_close_before = line_break.start() if line_break else len(text)
+        return
+    if _CLOSE_PAREN_RE.match(text, header.end()) is None:
+        return
+    token = header.group()
     entry = t.api.header(token[1:-1].strip())
     if entry is None or entry.keep or entry.drop or not entry.hip:
         return
     if entry.since is not None and entry.since > t.target:
         return
     new_token = token[0] + entry.path_for(t.target) + token[-1]
-    start = m.start(1)
-    if t.edit(start, m.end(1), new_token):
+    start = header.start()
+    if t.edit(start, header.end(), new_token):
         t.change(start, "header", token, new_token, CONVERTED, entry.note)
 
 

@@ -2,17 +2,22 @@
 
 The fast walk (:mod:`.walk`) stops at names; these helpers look a little way around one with
 the lossless lexer (:mod:`gpuport.syntax.cxx`) where structure matters, and with plain string
-scans where a character or two decides.
+scans where a character or two decides. What needs more than a few characters around a name
+(where its logical line starts, where a call's parenthesis closes) comes from a
+:class:`CodeIndex` built once per file, so that a file of many names on one line, or of many
+unclosed calls, is translated in linear time (benchmarks/lexer_adversarial.py).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from gpuport.syntax.cxx import Kind, Token, tokenize
+from gpuport.syntax.cxx import Kind, Token, starts_logical_line, tokenize
+from gpuport.syntax.text import LineIndex
 
 NEWLINE_RE = re.compile(r"\r\n|\r|\n")
 _CONTINUATION_RE = re.compile(r"\\(?:\r\n|\r|\n)")
@@ -54,38 +59,44 @@ def line_start(text: str, pos: int) -> int:
     return max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
 
 
-def logical_line_start(text: str, pos: int) -> int:
-    """Start of the line holding ``pos``, going back over backslash continuations."""
-    start = max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
-    while start > 0:
-        prev_end = start - 1
-        if text[prev_end] == "\n" and prev_end > 0 and text[prev_end - 1] == "\r":
-            prev_end -= 1
-        if prev_end > 0 and text[prev_end - 1] == "\\":
-            start = max(text.rfind("\n", 0, prev_end), text.rfind("\r", 0, prev_end - 1)) + 1
-            continue
-        break
-    return start
-
-
 def starts_line(text: str, pos: int) -> bool:
     """Is ``pos`` the first non-blank character of its (logical) line?"""
-    before = text[line_start(text, pos) : pos]
-    if before.strip(" \t\f\v"):
-        return False
-    start = logical_line_start(text, pos)
-    return not _CONTINUATION_RE.sub("", text[start:pos]).strip(" \t\f\v")
+    return starts_logical_line(text, pos)
 
 
-def directive_end(text: str, pos: int) -> int:
-    """The end of the (logical) directive line holding ``pos``."""
-    while True:
-        newline = NEWLINE_RE.search(text, pos)
-        if newline is None:
-            return len(text)
-        if text[newline.start() - 1] != "\\":
-            return newline.start()
-        pos = newline.end()
+class LogicalLines:
+    """Where each logical line (physical lines joined by backslash continuations) starts and
+    ends, for one text: a lookup, where reading back to a line's start cost as much as the
+    line for each name on it."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        index = LineIndex(text, lone_cr_breaks=True)
+        self._starts = index.starts
+        # first[i]: the first physical line of line i's logical line; last: the other end
+        self._first = list(range(len(self._starts)))
+        self._last = list(self._first)
+        line_of = {start: i for i, start in enumerate(self._starts)}
+        joined = [line_of[m.end()] for m in _CONTINUATION_RE.finditer(text)]
+        for line in joined:
+            self._first[line] = self._first[line - 1]
+        for line in reversed(joined):
+            self._last[line - 1] = self._last[line]
+
+    def _line(self, pos: int) -> int:
+        return bisect.bisect_right(self._starts, pos) - 1
+
+    def start(self, pos: int) -> int:
+        """Start of the logical line holding ``pos``."""
+        return self._starts[self._first[self._line(pos)]]
+
+    def end(self, pos: int) -> int:
+        """End of the logical line holding ``pos`` (where its last line break starts)."""
+        last = self._last[self._line(pos)]
+        if last + 1 >= len(self._starts):
+            return len(self._text)
+        after = self._starts[last + 1]
+        return after - (2 if self._text.startswith("\r\n", after - 2) else 1)
 
 
 # ---------------------------------------------------------------------------------- tokens
@@ -95,9 +106,56 @@ def is_significant(tok: Token) -> bool:
     return tok.kind not in (Kind.WS, Kind.NEWLINE, Kind.COMMENT)
 
 
-def significant_before(text: str, start: int, pos: int) -> list[str]:
-    """The significant tokens of ``text[start:pos]``."""
-    return [t.text for t in tokenize(text[start:pos]) if is_significant(t)]
+_ID_CHAR = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
+_PUNCT_3 = frozenset({"->*", "...", "<=>", "<<=", ">>="})
+_PUNCT_2 = frozenset(
+    {"::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-="}
+    | {"*=", "/=", "%=", "&=", "|=", "^=", "##", ".*"}
+)
+
+
+def _is_id_char(ch: str) -> bool:
+    return ch in _ID_CHAR or "\u00c0" <= ch <= "\uffff"
+
+
+def tokens_before(
+    code: str, pos: int, count: int, *, floor: int = 0, breaks: int = -1
+) -> list[str]:
+    """The last ``count`` significant tokens before ``pos``, read backwards in ``code`` (the
+    text with comments and literal insides blank: :func:`gpuport.syntax.cxx.code_only`), at
+    or after ``floor`` and across at most ``breaks`` line breaks (-1: any). Costs what it
+    reads, where tokenizing from the line's start cost the whole line for each name on it. A
+    literal reads as its quotes; a number may read as pieces: neither is an identifier."""
+    out: list[str] = []
+    i = pos
+    while len(out) < count:
+        while i > floor:
+            ch = code[i - 1]
+            if ch in " \t\f\v":
+                i -= 1
+            elif ch in "\r\n":
+                if ch == "\n" or not code.startswith("\n", i):
+                    if breaks == 0:
+                        return out[::-1]
+                    breaks -= 1
+                i -= 1
+            elif ch == "\\" and code.startswith(("\n", "\r"), i):
+                i -= 1  # a continuation's backslash
+            else:
+                break
+        if i <= floor:
+            break
+        j = i - 1
+        if _is_id_char(code[j]):
+            while j > floor and _is_id_char(code[j - 1]):
+                j -= 1
+        elif j - 2 >= floor and code[j - 2 : i] in _PUNCT_3:
+            j -= 2
+        elif j - 1 >= floor and code[j - 1 : i] in _PUNCT_2:
+            j -= 1
+        out.append(code[j:i])
+        i = j
+    return out[::-1]
 
 
 def significant_after(text: str, pos: int) -> list[str]:
@@ -156,52 +214,122 @@ class Call:
 
 
 _CALL_LOOKAHEAD = 4000  # characters a call may span before gpuport gives up on it
+_OPERATOR_LOOKAHEAD = 2000  # the same for an operator's parameter list
+# Brackets and commas in code, and the header names of #include lines (which are kept in
+# code_only's text, and may hold a bracket).
+_BRACKET_RE = re.compile(
+    r"(?:\A|(?<=[\r\n]))[ \t]*\#[ \t]*(?:include_next|include|import)[ \t]*"
+    r"(?:<[^>\r\n]*+>|\"[^\"\r\n]*+\")|[()\[\]{},]"
+)
+_BLANKS_FORWARD_RE = re.compile(r"(?:[ \t\f\v\r\n]++|\\(?:\r\n|\r|\n))*+")
 
 
-def parse_call(text: str, pos: int) -> Call | None:
+class Brackets:
+    """Each bracket of a file's code paired with its closing one, and the commas directly
+    inside it: built in one pass, where reading each call's arguments from its name on cost
+    up to a lookahead per call (quadratic in effect on ``f(f(f(...`` without an end)."""
+
+    def __init__(self, code: str) -> None:
+        self.closing: dict[int, int] = {}
+        self.commas: dict[int, list[int]] = {}
+        stack: list[int] = []
+        for m in _BRACKET_RE.finditer(code):
+            pos = m.start()
+            ch = code[pos]
+            if ch == ",":
+                if stack:
+                    self.commas.setdefault(stack[-1], []).append(pos)
+            elif ch in "([{":
+                stack.append(pos)
+            elif ch in ")]}" and stack:
+                self.closing[stack.pop()] = pos
+
+
+class CodeIndex:
+    """What the translator looks up around names in one file, each part built at first use:
+    its code text (comments and literal insides blank), logical lines and brackets."""
+
+    def __init__(self, text: str, code: Callable[[], str]) -> None:
+        self._text = text
+        self._code_of = code
+        self._lines: LogicalLines | None = None
+        self._brackets: Brackets | None = None
+        self._positions: dict[str, list[int]] = {}
+
+    @property
+    def code(self) -> str:
+        return self._code_of()
+
+    @property
+    def lines(self) -> LogicalLines:
+        if self._lines is None:
+            self._lines = LogicalLines(self._text)
+        return self._lines
+
+    @property
+    def brackets(self) -> Brackets:
+        if self._brackets is None:
+            self._brackets = Brackets(self.code)
+        return self._brackets
+
+    def positions(self, pattern: re.Pattern[str]) -> list[int]:
+        """Where ``pattern`` matches in the code, in order (one pass per pattern and file)."""
+        found = self._positions.get(pattern.pattern)
+        if found is None:
+            found = [m.start() for m in pattern.finditer(self.code)]
+            self._positions[pattern.pattern] = found
+        return found
+
+    def first_between(self, pattern: re.Pattern[str], start: int, end: int) -> int:
+        """The first match of ``pattern`` in the code in ``[start, end)``, or -1."""
+        found = self.positions(pattern)
+        i = bisect.bisect_left(found, start)
+        return found[i] if i < len(found) and found[i] < end else -1
+
+
+def _open_paren(code: str, pos: int) -> int:
+    """The '(' that comes first after ``pos`` past blanks, or -1."""
+    blanks = _BLANKS_FORWARD_RE.match(code, pos)
+    at = blanks.end() if blanks else pos
+    return at if code.startswith("(", at) else -1
+
+
+def _trimmed(code: str, start: int, end: int) -> Span | None:
+    """``code[start:end]`` without the blanks around it, or None when it is all blank."""
+    blanks = _BLANKS_FORWARD_RE.match(code, start, end)
+    first = blanks.end() if blanks else start
+    last = end
+    while last > first:
+        ch = code[last - 1]
+        if ch in " \t\f\v\r\n" or (ch == "\\" and code.startswith(("\n", "\r"), last)):
+            last -= 1
+        else:
+            break
+    return Span(first, last) if last > first else None
+
+
+def parse_call(index: CodeIndex, pos: int) -> Call | None:
     """Parse ``(a, b, c)`` after a function name ending at ``pos``: argument spans, or None."""
-    chunk = text[pos : pos + _CALL_LOOKAHEAD]
-    depth = 0
-    offset = 0
-    open_paren = -1
-    arg_start = -1
-    last_end = -1
+    code = index.code
+    open_paren = _open_paren(code, pos)
+    if open_paren < 0:
+        return None
+    brackets = index.brackets
+    close = brackets.closing.get(open_paren)
+    if close is None or close >= pos + _CALL_LOOKAHEAD:
+        return None
+    bounds = [open_paren, *brackets.commas.get(open_paren, ()), close]
     args: list[Span] = []
-    for tok in tokenize(chunk):
-        kind = tok.kind
-        start = offset
-        offset += len(tok.text)
-        if open_paren < 0:
-            if kind in (Kind.WS, Kind.NEWLINE, Kind.COMMENT):
-                continue
-            if tok.text != "(":
-                return None
-            open_paren = start
-            depth = 1
-            continue
-        if kind in (Kind.WS, Kind.NEWLINE, Kind.COMMENT):
-            continue
-        if kind is Kind.PUNCT and tok.text in ("(", "[", "{"):
-            depth += 1
-        elif kind is Kind.PUNCT and tok.text in (")", "]", "}"):
-            depth -= 1
-            if depth == 0:
-                if arg_start >= 0:
-                    args.append(Span(pos + arg_start, pos + last_end))
-                return Call(pos + open_paren, pos + start, tuple(args))
-        elif kind is Kind.PUNCT and tok.text == "," and depth == 1:
-            if arg_start < 0:
-                return None
-            args.append(Span(pos + arg_start, pos + last_end))
-            arg_start = -1
-            continue
-        if arg_start < 0:
-            arg_start = start
-        last_end = offset
-    return None
+    for i in range(len(bounds) - 1):
+        arg = _trimmed(code, bounds[i] + 1, bounds[i + 1])
+        if arg is not None:
+            args.append(arg)
+        elif i < len(bounds) - 2:
+            return None  # an empty argument before a comma
+    return Call(open_paren, close, tuple(args))
 
 
-def is_definition(text: str, start: int, end: int) -> bool:
+def is_definition(index: CodeIndex, text: str, start: int, end: int) -> bool:
     """Is the name at ``start`` being declared or defined (a function or macro), not called?"""
     n = len(text)
     p = end
@@ -214,8 +342,8 @@ def is_definition(text: str, start: int, end: int) -> bool:
         q -= 1
     if q == 0 or text[q - 1] in _CALL_CONTEXT:
         return False  # the common case, decided without the lexer: a call in an expression
-    first = line_start(text, start)
-    toks = significant_before(text, line_start(text, max(0, first - 1)), start)
+    # the tokens before the name on its line and the line before
+    toks = tokens_before(index.code, start, 3, breaks=1)
     if not toks:
         return False
     if len(toks) >= 2 and toks[-1] == "define" and toks[-2] == "#":
@@ -236,36 +364,29 @@ def is_definition(text: str, start: int, end: int) -> bool:
 
 class OperatorDeclaration(NamedTuple):
     op: str  # the operator's spelling: "+", "+=", "<<="
-    params: list[str]  # the significant tokens of its parameter list
+    params: Span  # its parameter list, parentheses included
 
 
-def operator_declaration(text: str, pos: int) -> OperatorDeclaration | None:
+def operator_declaration(index: CodeIndex, pos: int) -> OperatorDeclaration | None:
     """What follows the word ``operator`` ending at ``pos``, or None when it is not an
     operator followed by a parameter list."""
-    chunk = text[pos : pos + 2000]
+    code = index.code
     op = ""
-    depth = 0
-    params: list[str] = []
-    seen_paren = False
-    for tok in tokenize(chunk):
+    offset = pos
+    for tok in tokenize(code[pos : pos + 200]):
+        start = offset
+        offset += len(tok.text)
         if not is_significant(tok):
             continue
-        if not seen_paren:
-            if tok.text == "(" and op:
-                seen_paren = True
-                depth = 1
-                continue
-            if tok.kind is Kind.PUNCT or (tok.kind is Kind.IDENT and not op):
-                op += tok.text
-                if len(op) > 4:
-                    return None
-                continue
-            return None
-        if tok.text == "(":
-            depth += 1
-        elif tok.text == ")":
-            depth -= 1
-            if depth == 0:
-                return OperatorDeclaration(op, params)
-        params.append(tok.text)
+        if tok.text == "(" and op:
+            close = index.brackets.closing.get(start)
+            if close is None or close >= pos + _OPERATOR_LOOKAHEAD:
+                return None
+            return OperatorDeclaration(op, Span(start, close + 1))
+        if tok.kind is Kind.PUNCT or (tok.kind is Kind.IDENT and not op):
+            op += tok.text
+            if len(op) > 4:
+                return None
+            continue
+        return None
     return None

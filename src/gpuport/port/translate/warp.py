@@ -137,36 +137,58 @@ def _classify_literal(expr: str) -> Mask:
     return Mask("unknown")
 
 
-def _define_re(name: str) -> re.Pattern[str]:
-    return re.compile(
-        rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(name)}[ \t]+(?P<v>[^\r\n]*?)[ \t]*(?://[^\r\n]*)?$",
-        re.MULTILINE,
-    )
+# Every `#define NAME value` and `const TYPE NAME = value;` of a file, found in one pass each
+# (looking a name up by searching the file for it cost a pass per mask: quadratic on a file of
+# many masks). A type or value longer than any real one is not read (linear time).
+_DEFINE_RE = re.compile(
+    r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)[ \t]+(?P<rest>[^\r\n]*+)$", re.MULTILINE
+)
+_CONST_RE = re.compile(
+    r"(?<![\w$])(?:static\s+)?(?:constexpr|const)\s+(?P<t>[A-Za-z_][\w\s]{0,100}?)\s+"
+    r"(?P<name>[A-Za-z_]\w*)\s*=\s*(?P<v>[^;\r\n]{1,300}+);"
+)
 
 
-def _const_re(name: str) -> re.Pattern[str]:
-    return re.compile(
-        rf"(?<![\w$])(?:static\s+)?(?:constexpr|const)\s+(?P<t>[A-Za-z_][\w\s]*?)\s+"
-        rf"{re.escape(name)}\s*=\s*(?P<v>[^;\r\n]+);"
-    )
+class MaskDefinitions:
+    """The macros and constants of one file that a mask may name (the first of each)."""
+
+    def __init__(self, text: str) -> None:
+        self.defines: dict[str, Span] = {}
+        for m in _DEFINE_RE.finditer(text):
+            rest = m.group("rest")
+            comment = rest.find("//")
+            value = (rest if comment < 0 else rest[:comment]).rstrip(" \t")
+            self.defines.setdefault(
+                m.group("name"), Span(m.start("rest"), m.start("rest") + len(value))
+            )
+        self.consts: dict[str, tuple[str, Span]] = {}
+        for m in _CONST_RE.finditer(text):
+            self.consts.setdefault(m.group("name"), (m.group("t"), Span(*m.span("v"))))
 
 
-def classify_mask(text: str, expr: str) -> Mask:
+def classify_mask(text: str, definitions: MaskDefinitions, expr: str) -> Mask:
     """What the mask expression ``expr`` holds, reading a macro or constant it names."""
     expr = _strip_parens(expr)
     if not _IDENT_ONLY_RE.match(expr):
         return _classify_literal(expr)
-    m = _define_re(expr).search(text)
-    if m:
-        inner = _classify_literal(m.group("v"))
-        return Mask(inner.kind, inner.is_64bit_type, expr, Span(*m.span("v")), "define")
-    m = _const_re(expr).search(text)
-    if m:
-        inner = _classify_literal(m.group("v"))
-        type_name = " ".join(m.group("t").replace("const", " ").split())
+    define = definitions.defines.get(expr)
+    if define is not None:
+        inner = _classify_literal(text[define.start : define.end])
+        return Mask(inner.kind, inner.is_64bit_type, expr, define, "define")
+    const = definitions.consts.get(expr)
+    if const is not None:
+        type_text, value = const
+        inner = _classify_literal(text[value.start : value.end])
+        type_name = " ".join(type_text.replace("const", " ").split())
         is64 = type_name in _TYPES_64 or inner.is_64bit_type
-        return Mask(inner.kind, is64, expr, Span(*m.span("v")), "const")
+        return Mask(inner.kind, is64, expr, value, "const")
     return Mask("unknown", False, expr)
+
+
+def _mask_of(t: Translation, expr: str) -> Mask:
+    if t.mask_definitions is None:
+        t.mask_definitions = MaskDefinitions(t.text)
+    return classify_mask(t.text, t.mask_definitions, expr)
 
 
 # ---------------------------------------------------------------------------- handlers
@@ -174,7 +196,7 @@ def classify_mask(text: str, expr: str) -> Mask:
 
 def warp_masked(t: Translation, name: str, start: int, end: int) -> None:
     """``__shfl_sync(mask, ...)`` and friends."""
-    if t.is_member_or_foreign(start) or is_definition(t.text, start, end):
+    if t.is_member_or_foreign(start) or is_definition(t.index, t.text, start, end):
         clash(t, name, start, end)
         return
     call = t.call_arguments(end)
@@ -195,7 +217,7 @@ def _drop_mask(t: Translation, name: str, start: int, call: Call, mask_text: str
     hip = MASKED_WARP[name]
     second = call.args[1][0]
     new = f"{hip}("
-    mask = classify_mask(t.text, mask_text)
+    mask = _mask_of(t, mask_text)
     target = version_text(t.target)
     note = f"mask dropped: HIP in ROCm {target} has only the mask-less form, which acts on all active lanes"
     if t.target >= t.api.warp.sync_preview_since:
@@ -216,7 +238,7 @@ def _drop_mask(t: Translation, name: str, start: int, call: Call, mask_text: str
 def _check_mask(
     t: Translation, name: str, start: int, mask_start: int, mask_end: int, mask_text: str
 ) -> None:
-    mask = classify_mask(t.text, mask_text)
+    mask = _mask_of(t, mask_text)
     if mask.kind == "full64":
         return
     if mask.kind == "unknown":
@@ -331,7 +353,7 @@ def warp_match(t: Translation, name: str, start: int, end: int) -> None:
 
 def activemask(t: Translation, name: str, start: int, end: int) -> None:
     """``__activemask()``: a ballot of true where HIP has no __activemask."""
-    if t.is_member_or_foreign(start) or is_definition(t.text, start, end):
+    if t.is_member_or_foreign(start) or is_definition(t.index, t.text, start, end):
         return
     if t.target >= t.api.warp.sync_default_since:
         return
@@ -353,7 +375,7 @@ def activemask(t: Translation, name: str, start: int, end: int) -> None:
 
 def syncwarp(t: Translation, name: str, start: int, end: int) -> None:
     """``__syncwarp(mask)``: its mask checked, or a wavefront barrier where HIP has none."""
-    if t.is_member_or_foreign(start) or is_definition(t.text, start, end):
+    if t.is_member_or_foreign(start) or is_definition(t.index, t.text, start, end):
         clash(t, name, start, end)
         return
     call = t.call_arguments(end)
