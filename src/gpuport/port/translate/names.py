@@ -123,13 +123,9 @@ def operator(t: Translation, name: str, start: int, end: int) -> None:
     op, (params_start, params_end) = declaration.op, declaration.params
     if op not in _ARITH_OPERATORS:
         return
-    # looked up in a list of places made once per file: nested declarations would each read
-    # the parameter lists inside them again
-    at = t.index.first_between(_VECTOR_TYPE_RE, params_start, params_end)
-    if at < 0 or t.index.first_between(_STREAM_WORD_RE, params_start, params_end) >= 0:
+    vector_type = _VECTOR_TYPE_RE.search(t.code, params_start, params_end)
+    if vector_type is None or _STREAM_WORD_RE.search(t.code, params_start, params_end):
         return
-    vector_type = _VECTOR_TYPE_RE.match(t.code, at)
-    assert vector_type is not None
     vector = vector_type.group()
     t.change(
         start,

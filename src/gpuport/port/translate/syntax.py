@@ -10,14 +10,12 @@ unclosed calls, is translated in linear time (benchmarks/lexer_adversarial.py).
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from gpuport.syntax.cxx import Kind, Token, starts_logical_line, tokenize
-from gpuport.syntax.text import LineIndex
 
 NEWLINE_RE = re.compile(r"\r\n|\r|\n")
 _CONTINUATION_RE = re.compile(r"\\(?:\r\n|\r|\n)")
@@ -55,8 +53,11 @@ _EXPRESSION_KEYWORDS = frozenset(
 
 
 def line_start(text: str, pos: int) -> int:
-    """Start of the (physical) line holding ``pos``."""
-    return max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
+    """Start of the (physical) line holding ``pos`` (a lone \\r ends a line too). Reads the
+    line only: looking for a \\r back to the file's start cost the whole file in files
+    without one."""
+    newline = text.rfind("\n", 0, pos)
+    return max(newline, text.rfind("\r", newline + 1, pos)) + 1
 
 
 def starts_line(text: str, pos: int) -> bool:
@@ -65,38 +66,51 @@ def starts_line(text: str, pos: int) -> bool:
 
 
 class LogicalLines:
-    """Where each logical line (physical lines joined by backslash continuations) starts and
-    ends, for one text: a lookup, where reading back to a line's start cost as much as the
-    line for each name on it."""
+    """Where the logical line (physical lines joined by backslash continuations) holding a
+    position starts and ends, for one text. Asked mostly in file order and often for many
+    names on one line, it keeps the last line found: reading a long line again for each
+    name on it was quadratic."""
 
     def __init__(self, text: str) -> None:
         self._text = text
-        index = LineIndex(text, lone_cr_breaks=True)
-        self._starts = index.starts
-        # first[i]: the first physical line of line i's logical line; last: the other end
-        self._first = list(range(len(self._starts)))
-        self._last = list(self._first)
-        line_of = {start: i for i, start in enumerate(self._starts)}
-        joined = [line_of[m.end()] for m in _CONTINUATION_RE.finditer(text)]
-        for line in joined:
-            self._first[line] = self._first[line - 1]
-        for line in reversed(joined):
-            self._last[line - 1] = self._last[line]
+        self._start = 0
+        self._end = -1
 
-    def _line(self, pos: int) -> int:
-        return bisect.bisect_right(self._starts, pos) - 1
+    def _find(self, pos: int) -> None:
+        if self._start <= pos <= self._end:
+            return
+        text = self._text
+        start = line_start(text, pos)
+        while start > 0:
+            if not _CONTINUATION_RE.match(text, _break_before(text, start) - 1):
+                break
+            start = line_start(text, _break_before(text, start) - 1)
+        end = pos
+        while True:
+            newline = NEWLINE_RE.search(text, end)
+            if newline is None:
+                end = len(text)
+                break
+            if newline.start() == 0 or text[newline.start() - 1] != "\\":
+                end = newline.start()
+                break
+            end = newline.end()
+        self._start, self._end = start, end
 
     def start(self, pos: int) -> int:
         """Start of the logical line holding ``pos``."""
-        return self._starts[self._first[self._line(pos)]]
+        self._find(pos)
+        return self._start
 
     def end(self, pos: int) -> int:
         """End of the logical line holding ``pos`` (where its last line break starts)."""
-        last = self._last[self._line(pos)]
-        if last + 1 >= len(self._starts):
-            return len(self._text)
-        after = self._starts[last + 1]
-        return after - (2 if self._text.startswith("\r\n", after - 2) else 1)
+        self._find(pos)
+        return self._end
+
+
+def _break_before(text: str, start: int) -> int:
+    """Where the line break ending right before the line start ``start`` begins."""
+    return start - 2 if text.startswith("\r\n", start - 2) else start - 1
 
 
 # ---------------------------------------------------------------------------------- tokens
@@ -216,33 +230,57 @@ class Call:
 _CALL_LOOKAHEAD = 4000  # characters a call may span before gpuport gives up on it
 _OPERATOR_LOOKAHEAD = 2000  # the same for an operator's parameter list
 # Brackets and commas in code, and the header names of #include lines (which are kept in
-# code_only's text, and may hold a bracket).
+# code_only's text, and may hold a bracket). Not only at a line's start: a look back at every
+# character made the pass twice as slow.
 _BRACKET_RE = re.compile(
-    r"(?:\A|(?<=[\r\n]))[ \t]*\#[ \t]*(?:include_next|include|import)[ \t]*"
-    r"(?:<[^>\r\n]*+>|\"[^\"\r\n]*+\")|[()\[\]{},]"
+    r"\#[ \t]*(?:include_next|include|import)[ \t]*(?:<[^>\r\n]*+>|\"[^\"\r\n]*+\")"
+    r"|[()\[\]{},]"
 )
 _BLANKS_FORWARD_RE = re.compile(r"(?:[ \t\f\v\r\n]++|\\(?:\r\n|\r|\n))*+")
 
 
 class Brackets:
-    """Each bracket of a file's code paired with its closing one, and the commas directly
-    inside it: built in one pass, where reading each call's arguments from its name on cost
-    up to a lookahead per call (quadratic in effect on ``f(f(f(...`` without an end)."""
+    """Brackets of a file's code paired with their closing ones, and the commas directly
+    inside each, found in one pass that goes on from call to call: reading each call's
+    arguments from its name on cost up to a lookahead per call (quadratic in effect on
+    ``f(f(f(...`` without an end). The pass starts afresh at a call past what it has read,
+    since brackets before a call do not change how the ones after it pair."""
 
     def __init__(self, code: str) -> None:
-        self.closing: dict[int, int] = {}
-        self.commas: dict[int, list[int]] = {}
-        stack: list[int] = []
-        for m in _BRACKET_RE.finditer(code):
-            pos = m.start()
-            ch = code[pos]
+        self._code = code
+        self._from = 0
+        self._to = 0
+        self._stack: list[int] = []
+        self._closing: dict[int, int] = {}
+        self._commas: dict[int, list[int]] = {}
+
+    def _read(self, open_at: int, limit: int) -> None:
+        if not self._from <= open_at < self._to:
+            self._from = self._to = open_at
+            self._stack, self._closing, self._commas = [], {}, {}
+        if limit <= self._to:
+            return
+        code = self._code
+        stack = self._stack
+        for m in _BRACKET_RE.finditer(code, self._to, limit):
+            ch = m.group()
             if ch == ",":
                 if stack:
-                    self.commas.setdefault(stack[-1], []).append(pos)
-            elif ch in "([{":
-                stack.append(pos)
-            elif ch in ")]}" and stack:
-                self.closing[stack.pop()] = pos
+                    self._commas.setdefault(stack[-1], []).append(m.start())
+            elif ch in ("(", "[", "{"):
+                stack.append(m.start())
+            elif ch in (")", "]", "}") and stack:
+                self._closing[stack.pop()] = m.start()
+        self._to = limit
+
+    def closing(self, open_at: int, limit: int) -> int:
+        """Where the bracket at ``open_at`` closes, or -1 when not before ``limit``."""
+        self._read(open_at, min(limit, len(self._code)))
+        return self._closing.get(open_at, -1)
+
+    def commas(self, open_at: int) -> list[int]:
+        """The commas directly inside the bracket at ``open_at`` (after :meth:`closing`)."""
+        return self._commas.get(open_at, [])
 
 
 class CodeIndex:
@@ -254,7 +292,6 @@ class CodeIndex:
         self._code_of = code
         self._lines: LogicalLines | None = None
         self._brackets: Brackets | None = None
-        self._positions: dict[str, list[int]] = {}
 
     @property
     def code(self) -> str:
@@ -271,20 +308,6 @@ class CodeIndex:
         if self._brackets is None:
             self._brackets = Brackets(self.code)
         return self._brackets
-
-    def positions(self, pattern: re.Pattern[str]) -> list[int]:
-        """Where ``pattern`` matches in the code, in order (one pass per pattern and file)."""
-        found = self._positions.get(pattern.pattern)
-        if found is None:
-            found = [m.start() for m in pattern.finditer(self.code)]
-            self._positions[pattern.pattern] = found
-        return found
-
-    def first_between(self, pattern: re.Pattern[str], start: int, end: int) -> int:
-        """The first match of ``pattern`` in the code in ``[start, end)``, or -1."""
-        found = self.positions(pattern)
-        i = bisect.bisect_left(found, start)
-        return found[i] if i < len(found) and found[i] < end else -1
 
 
 def _open_paren(code: str, pos: int) -> int:
@@ -315,10 +338,10 @@ def parse_call(index: CodeIndex, pos: int) -> Call | None:
     if open_paren < 0:
         return None
     brackets = index.brackets
-    close = brackets.closing.get(open_paren)
-    if close is None or close >= pos + _CALL_LOOKAHEAD:
+    close = brackets.closing(open_paren, pos + _CALL_LOOKAHEAD)
+    if close < 0:
         return None
-    bounds = [open_paren, *brackets.commas.get(open_paren, ()), close]
+    bounds = [open_paren, *brackets.commas(open_paren), close]
     args: list[Span] = []
     for i in range(len(bounds) - 1):
         arg = _trimmed(code, bounds[i] + 1, bounds[i + 1])
@@ -379,8 +402,8 @@ def operator_declaration(index: CodeIndex, pos: int) -> OperatorDeclaration | No
         if not is_significant(tok):
             continue
         if tok.text == "(" and op:
-            close = index.brackets.closing.get(start)
-            if close is None or close >= pos + _OPERATOR_LOOKAHEAD:
+            close = index.brackets.closing(start, pos + _OPERATOR_LOOKAHEAD)
+            if close < 0:
                 return None
             return OperatorDeclaration(op, Span(start, close + 1))
         if tok.kind is Kind.PUNCT or (tok.kind is Kind.IDENT and not op):

@@ -137,9 +137,10 @@ def _classify_literal(expr: str) -> Mask:
     return Mask("unknown")
 
 
-# Every `#define NAME value` and `const TYPE NAME = value;` of a file, found in one pass each
-# (looking a name up by searching the file for it cost a pass per mask: quadratic on a file of
-# many masks). A type or value longer than any real one is not read (linear time).
+# A mask that is a name: its `#define NAME value` or `const TYPE NAME = value;`, looked up in
+# the file. Each lookup reads the file; past a few names, all definitions are read in one pass
+# instead (a lookup for each of many names was quadratic). A type or value longer than any
+# real one is not read, so that the pass stays linear.
 _DEFINE_RE = re.compile(
     r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)[ \t]+(?P<rest>[^\r\n]*+)$", re.MULTILINE
 )
@@ -147,23 +148,58 @@ _CONST_RE = re.compile(
     r"(?<![\w$])(?:static\s+)?(?:constexpr|const)\s+(?P<t>[A-Za-z_][\w\s]{0,100}?)\s+"
     r"(?P<name>[A-Za-z_]\w*)\s*=\s*(?P<v>[^;\r\n]{1,300}+);"
 )
+_LOOKUPS_BEFORE_ONE_PASS = 8
+
+
+def _named(pattern: str, name: str) -> re.Pattern[str]:
+    return re.compile(
+        pattern.replace(r"(?P<name>\w+)", re.escape(name), 1).replace(
+            r"(?P<name>[A-Za-z_]\w*)", re.escape(name), 1
+        ),
+        re.MULTILINE,
+    )
 
 
 class MaskDefinitions:
     """The macros and constants of one file that a mask may name (the first of each)."""
 
     def __init__(self, text: str) -> None:
-        self.defines: dict[str, Span] = {}
-        for m in _DEFINE_RE.finditer(text):
-            rest = m.group("rest")
-            comment = rest.find("//")
-            value = (rest if comment < 0 else rest[:comment]).rstrip(" \t")
-            self.defines.setdefault(
-                m.group("name"), Span(m.start("rest"), m.start("rest") + len(value))
-            )
-        self.consts: dict[str, tuple[str, Span]] = {}
-        for m in _CONST_RE.finditer(text):
-            self.consts.setdefault(m.group("name"), (m.group("t"), Span(*m.span("v"))))
+        self._text = text
+        self._lookups = 0
+        self._all_read = False
+        self.defines: dict[str, Span | None] = {}
+        self.consts: dict[str, tuple[str, Span] | None] = {}
+
+    def _read_all(self) -> None:
+        self._all_read = True
+        defines: dict[str, Span | None] = {}
+        for m in _DEFINE_RE.finditer(self._text):
+            defines.setdefault(m.group("name"), _define_value(m))
+        consts: dict[str, tuple[str, Span] | None] = {}
+        for m in _CONST_RE.finditer(self._text):
+            consts.setdefault(m.group("name"), (m.group("t"), Span(*m.span("v"))))
+        self.defines, self.consts = defines, consts
+
+    def lookup(self, name: str) -> tuple[Span | None, tuple[str, Span] | None]:
+        """The value of ``#define name``, and the type and value of a ``const`` one."""
+        if not self._all_read and name not in self.defines:
+            self._lookups += 1
+            if self._lookups > _LOOKUPS_BEFORE_ONE_PASS:
+                self._read_all()
+            else:
+                define = _named(_DEFINE_RE.pattern, name).search(self._text)
+                self.defines[name] = _define_value(define) if define else None
+                const = _named(_CONST_RE.pattern, name).search(self._text)
+                self.consts[name] = (const.group("t"), Span(*const.span("v"))) if const else None
+        return self.defines.get(name), self.consts.get(name)
+
+
+def _define_value(m: re.Match[str]) -> Span:
+    """The value of a ``#define``: up to a ``//`` comment, trailing blanks left out."""
+    rest = m.group("rest")
+    comment = rest.find("//")
+    value = (rest if comment < 0 else rest[:comment]).rstrip(" \t")
+    return Span(m.start("rest"), m.start("rest") + len(value))
 
 
 def classify_mask(text: str, definitions: MaskDefinitions, expr: str) -> Mask:
@@ -171,11 +207,10 @@ def classify_mask(text: str, definitions: MaskDefinitions, expr: str) -> Mask:
     expr = _strip_parens(expr)
     if not _IDENT_ONLY_RE.match(expr):
         return _classify_literal(expr)
-    define = definitions.defines.get(expr)
+    define, const = definitions.lookup(expr)
     if define is not None:
         inner = _classify_literal(text[define.start : define.end])
         return Mask(inner.kind, inner.is_64bit_type, expr, define, "define")
-    const = definitions.consts.get(expr)
     if const is not None:
         type_text, value = const
         inner = _classify_literal(text[value.start : value.end])
