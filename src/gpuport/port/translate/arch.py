@@ -110,69 +110,49 @@ def arch_plan(index: CodeIndex, text: str) -> dict[int, ArchUse]:
     return plan
 
 
+# What a person must do about each use that stays, by its kind.
+_UNCONVERTED_NOTES = {
+    "code": "the NVIDIA compute capability has no AMD equivalent: use "
+    "__HIP_DEVICE_COMPILE__ to test for device code, or the gfx target macros",
+    "define": "defines __CUDA_ARCH__ itself: decide what it should mean for AMD targets",
+    "value": "compares the NVIDIA compute capability, which has no AMD equivalent; HIP leaves "
+    "__CUDA_ARCH__ undefined (so this reads as 0): test the gfx target macros "
+    "(e.g. __gfx90a__, __gfx942__) or features (__AMDGCN_WAVEFRONT_SIZE) instead",
+}
+
+
 def cuda_arch(t: Translation, name: str, start: int, end: int) -> None:
     """One ``__CUDA_ARCH__``, as the file's plan decided."""
     if t.arch_plan is None:
         t.arch_plan = arch_plan(t.index, t.text)
     use = t.arch_plan.get(start) or ArchUse(_use_kind(t.index, t.text, start, end))
-    if use.kind == "code":
-        t.change(
-            start,
-            "arch",
-            "__CUDA_ARCH__",
-            "__CUDA_ARCH__",
-            UNCONVERTED,
-            "the NVIDIA compute capability has no AMD equivalent: use "
-            "__HIP_DEVICE_COMPILE__ to test for device code, or the gfx target macros",
-        )
+    if use.kind != "guard":
+        t.report(start, "arch", name, UNCONVERTED, _UNCONVERTED_NOTES[use.kind])
         return
-    if use.kind == "define":
-        t.change(
-            start,
-            "arch",
-            "__CUDA_ARCH__",
-            "__CUDA_ARCH__",
-            UNCONVERTED,
-            "defines __CUDA_ARCH__ itself: decide what it should mean for AMD targets",
-        )
-        return
-    if use.kind == "guard" and use.rewrite:
+    if use.rewrite:
         new = "__HIP_DEVICE_COMPILE__"
         if t.edit(start, end, new):
             t.change(
                 start,
                 "arch",
-                "__CUDA_ARCH__",
+                name,
                 new,
                 CONVERTED,
                 "both are defined only while device code is compiled",
             )
         return
-    if use.kind == "guard":
-        where = (
-            "this condition also compares __CUDA_ARCH__'s value"
-            if use.because < t.index.lines.end(start)
-            else f"the code under this test uses __CUDA_ARCH__'s value (line "
-            f"{t.line_col(use.because)[0]})"
-        )
-        t.change(
-            start,
-            "arch",
-            "__CUDA_ARCH__",
-            "__CUDA_ARCH__",
-            NEEDS_REVIEW,
-            f"kept: {where}, so the test stays whole; HIP leaves __CUDA_ARCH__ undefined, so "
-            "on ROCm it is false in device code too. To give AMD a device path, replace the "
-            "value uses with the gfx target macros, then test __HIP_DEVICE_COMPILE__",
-        )
-        return
-    t.change(
+    where = (
+        "this condition also compares __CUDA_ARCH__'s value"
+        if use.because < t.index.lines.end(start)
+        else f"the code under this test uses __CUDA_ARCH__'s value (line "
+        f"{t.line_col(use.because)[0]})"
+    )
+    t.report(
         start,
         "arch",
-        "__CUDA_ARCH__",
-        "__CUDA_ARCH__",
-        UNCONVERTED,
-        "compares the NVIDIA compute capability, which has no AMD equivalent; HIP leaves "
-        "__CUDA_ARCH__ undefined (so this reads as 0): test the gfx target macros "
-        "(e.g. __gfx90a__, __gfx942__) or features (__AMDGCN_WAVEFRONT_SIZE) instead",
+        name,
+        NEEDS_REVIEW,
+        f"kept: {where}, so the test stays whole; HIP leaves __CUDA_ARCH__ undefined, so "
+        "on ROCm it is false in device code too. To give AMD a device path, replace the "
+        "value uses with the gfx target macros, then test __HIP_DEVICE_COMPILE__",
     )

@@ -118,7 +118,7 @@ def _directive_cut(text: str, hash_pos: int, header_end: int) -> tuple[int, int]
 def _header_path(t: Translation, entry: HeaderEntry, path: str, pos: int) -> str | None:
     """The HIP path for ``entry`` on the target, or None (after reporting why)."""
     if not entry.hip:
-        t.change(pos, "header", path, path, UNCONVERTED, entry.note)
+        t.report(pos, "header", path, UNCONVERTED, entry.note)
         return None
     if entry.since is not None and entry.since > t.target:
         note = (
@@ -127,7 +127,7 @@ def _header_path(t: Translation, entry: HeaderEntry, path: str, pos: int) -> str
         )
         if entry.note:
             note += f"; {entry.note}"
-        t.change(pos, "header", path, path, UNCONVERTED, note)
+        t.report(pos, "header", path, UNCONVERTED, note)
         return None
     return entry.path_for(t.target)
 
@@ -140,7 +140,7 @@ def _unknown_header(t: Translation, pos: int, path: str) -> None:
     advice = _library_advice(path)
     if advice:
         note += f"; {advice}"
-    t.change(pos, "header", path, path, UNCONVERTED, note)
+    t.report(pos, "header", path, UNCONVERTED, note)
 
 
 def _library_advice(header: str) -> str:

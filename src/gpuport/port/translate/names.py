@@ -80,10 +80,9 @@ def clash(t: Translation, name: str, start: int, end: int) -> None:
         why = "ROCm 7.0 and later define __syncwarp"
     else:
         why = f"HIP defines {name} for the built-in types"
-    t.change(
+    t.report(
         start,
         "clash",
-        name,
         name,
         NEEDS_REVIEW,
         f"defines {name}, which HIP already provides: {why}; a second definition with the "
@@ -127,10 +126,9 @@ def operator(t: Translation, name: str, start: int, end: int) -> None:
     if vector_type is None or _STREAM_WORD_RE.search(t.code, params_start, params_end):
         return
     vector = vector_type.group()
-    t.change(
+    t.report(
         start,
         "clash",
-        f"operator{op}",
         f"operator{op}",
         NEEDS_REVIEW,
         f"defines operator{op} on {vector}: HIP's hip_vector_types.h already defines arithmetic "

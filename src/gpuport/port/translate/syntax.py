@@ -10,12 +10,13 @@ unclosed calls, is translated in linear time (benchmarks/lexer_adversarial.py).
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from gpuport.syntax.cxx import Kind, Token, starts_logical_line, tokenize
+from gpuport.syntax.cxx import Kind, Token, code_only, starts_logical_line, tokenize
 
 NEWLINE_RE = re.compile(r"\r\n|\r|\n")
 _CONTINUATION_RE = re.compile(r"\\(?:\r\n|\r|\n)")
@@ -284,30 +285,23 @@ class Brackets:
 
 
 class CodeIndex:
-    """What the translator looks up around names in one file, each part built at first use:
+    """What the translator looks up around names in one file, each part made at first use:
     its code text (comments and literal insides blank), logical lines and brackets."""
 
-    def __init__(self, text: str, code: Callable[[], str]) -> None:
-        self._text = text
-        self._code_of = code
-        self._lines: LogicalLines | None = None
-        self._brackets: Brackets | None = None
+    def __init__(self, text: str) -> None:
+        self.text = text
 
-    @property
+    @functools.cached_property
     def code(self) -> str:
-        return self._code_of()
+        return code_only(self.text)
 
-    @property
+    @functools.cached_property
     def lines(self) -> LogicalLines:
-        if self._lines is None:
-            self._lines = LogicalLines(self._text)
-        return self._lines
+        return LogicalLines(self.text)
 
-    @property
+    @functools.cached_property
     def brackets(self) -> Brackets:
-        if self._brackets is None:
-            self._brackets = Brackets(self.code)
-        return self._brackets
+        return Brackets(self.code)
 
 
 def _open_paren(code: str, pos: int) -> int:

@@ -20,7 +20,6 @@ from gpuport.port.apimap import ApiMap, Version
 from gpuport.port.model import Change
 from gpuport.port.translate.actions import Action, Rename
 from gpuport.port.translate.syntax import Call, CodeIndex, parse_call
-from gpuport.syntax.cxx import code_only
 from gpuport.syntax.text import LineIndex
 
 if TYPE_CHECKING:
@@ -69,26 +68,18 @@ class Translation:
     _line_begins: int = 0  # where the line holding _line_pos starts
     _lone_cr: bool = False
     _line_starts: list[int] | None = None
-    _code: str | None = None
-    _index: CodeIndex | None = None
+    # code text, lines and brackets of the file, each made at first use
+    index: CodeIndex = field(init=False)
 
     @property
     def code(self) -> str:
-        """The text with comments and literal insides blanked, computed once per file."""
-        if self._code is None:
-            self._code = code_only(self.text)
-        return self._code
-
-    @property
-    def index(self) -> CodeIndex:
-        """Lines, brackets and code of the file, for lookups around a name."""
-        if self._index is None:
-            self._index = CodeIndex(self.text, lambda: self.code)
-        return self._index
+        """The text with comments and literal insides blanked (computed once per file)."""
+        return self.index.code
 
     # -- positions
 
     def __post_init__(self) -> None:
+        self.index = CodeIndex(self.text)
         self._lone_cr = "\r" in self.text and self.text.count("\r") != self.text.count("\r\n")
 
     def line_col(self, pos: int) -> tuple[int, int]:
@@ -148,6 +139,12 @@ class Translation:
         )
         self.recorded_at.append(pos)
 
+    def report(
+        self, pos: int, family: str, text: str, status: ChangeStatus, note: str = ""
+    ) -> None:
+        """Record a change at ``pos`` that leaves ``text`` as it is (for a person to make)."""
+        self.change(pos, family, text, text, status, note)
+
     def changes(self) -> list[Change]:
         """Every recorded change, in file order (in the order recorded at one offset)."""
         offsets = self.recorded_at
@@ -168,7 +165,7 @@ class Translation:
             return
         if action.call_only and not self.followed_by(end, "("):
             return
-        self.change(start, action.family, name, name, UNCONVERTED, action.note)
+        self.report(start, action.family, name, UNCONVERTED, action.note)
 
     # -- looking around a name
 

@@ -238,7 +238,7 @@ def warp_masked(t: Translation, name: str, start: int, end: int) -> None:
     if call is None or len(call.args) < 2:
         if call is None and not t.followed_by(end, "("):
             return  # the name itself (a macro argument, a function pointer): leave it
-        t.change(start, "warp", name, name, UNCONVERTED, "could not read the call's arguments")
+        t.report(start, "warp", name, UNCONVERTED, "could not read the call's arguments")
         return
     mask_start, mask_end = call.args[0]
     mask_text = t.text[mask_start:mask_end]
@@ -277,10 +277,9 @@ def _check_mask(
     if mask.kind == "full64":
         return
     if mask.kind == "unknown":
-        t.change(
+        t.report(
             start,
             "warp",
-            name,
             name,
             NEEDS_REVIEW,
             f"HIP's {name} needs a 64-bit mask (static_assert): check that `{mask_text}` is an "
@@ -298,10 +297,9 @@ def _check_mask(
             if mask.is_64bit_type
             else "HIP's _sync functions static_assert a 64-bit mask"
         )
-        t.change(
+        t.report(
             mask_start,
             "warp",
-            mask_text,
             mask_text,
             NEEDS_REVIEW if mask.is_64bit_type else UNCONVERTED,
             f"32-lane full mask `{mask_text}`{where}: {problem}; use {FULL_MASK_64} "
@@ -328,10 +326,9 @@ def _widen_definition(t: Translation, start: int, mask: Mask, mask_text: str, wh
     if def_start in t.widened_definitions:
         return
     if mask.definition_kind != "define":
-        t.change(
+        t.report(
             start,
             "warp",
-            mask_text,
             mask_text,
             UNCONVERTED,
             f"32-lane full mask{where}: declare it `unsigned long long {mask.via} = "
@@ -357,27 +354,19 @@ def warp_match(t: Translation, name: str, start: int, end: int) -> None:
     if t.is_member_or_foreign(start) or not t.followed_by(end, "("):
         return
     warp = t.api.warp
+    missing = ""
     if t.target < warp.sync_preview_since:
-        t.change(
-            start,
-            "warp",
-            name,
-            name,
-            UNCONVERTED,
+        missing = (
             f"no HIP counterpart before ROCm {version_text(warp.sync_preview_since)}: "
-            "compare values with __shfl and __ballot instead",
+            "compare values with __shfl and __ballot instead"
         )
-        return
-    if t.target < warp.sync_default_since:
-        t.change(
-            start,
-            "warp",
-            name,
-            name,
-            UNCONVERTED,
+    elif t.target < warp.sync_default_since:
+        missing = (
             f"ROCm {version_text(t.target)} has {name} only with "
-            "-DHIP_ENABLE_WARP_SYNC_BUILTINS, and with a 64-bit mask",
+            "-DHIP_ENABLE_WARP_SYNC_BUILTINS, and with a 64-bit mask"
         )
+    if missing:
+        t.report(start, "warp", name, UNCONVERTED, missing)
         return
     call = t.call_arguments(end)
     if call is None or not call.args:
@@ -467,10 +456,9 @@ def tile_votes(t: Translation) -> None:
             else "compare values with the tile's shfl() instead"
         )
         before = code[m.start() : m.start(1) + len(member)]
-        t.change(
+        t.report(
             m.start(1),
             "device",
-            before,
             before,
             UNCONVERTED,
             f"cooperative groups' {member}() on a tile is not in ROCm {version_text(t.target)} "
