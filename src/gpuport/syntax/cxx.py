@@ -63,7 +63,10 @@ class Token(NamedTuple):
 # backslash) a rule that could fail after reading to the line's end made lexing quadratic
 # (benchmarks/lexer_adversarial.py).
 COMMENT_RE_TEXT = r"//(?:[^\r\n\\]++|\\(?:\r\n|\r|\n)?)*+|/\*(?:[^*]++|\*(?!/))*+(?:\*/|\Z)"
-RAW_RE_TEXT = r"(?:u8|u|U|L)?R\"(?P<delim>[^()\\\s\"]{0,16})\((?:.|\n)*?(?:\)(?P=delim)\"|\Z)"
+RAW_RE_TEXT = (
+    r"(?:u8|u|U|L)?R\"(?P<delim>[^()\\\s\"]{0,16})\("
+    r"(?:[^)]++|\)(?!(?P=delim)\"))*+(?:\)(?P=delim)\"|\Z)"
+)
 STRING_RE_TEXT = r"(?:u8|u|U|L)?\"(?:[^\"\\\r\n]++|\\(?:\r\n|.|\n)?)*+(?:\"|(?=[\r\n])|\Z)"
 CHAR_RE_TEXT = r"(?:u8|u|U|L)?'(?:[^'\\\r\n]++|\\(?:\r\n|.|\n)?)*+(?:'|(?=[\r\n])|\Z)"
 NUMBER_RE_TEXT = r"[0-9](?:[eEpP][+-]|'[0-9A-Za-z_]|[0-9A-Za-z_.])*+"
@@ -165,7 +168,6 @@ def tokenize(text: str) -> Iterator[Token]:
 
 
 _INCLUDE_WORDS = frozenset({"include", "include_next", "import"})
-_NL_RE = re.compile(r"\r\n|\r|\n")
 
 
 _BLANK_THEN_HEADER_RE = re.compile(r"[ \t]*[<\"]")
@@ -177,12 +179,14 @@ def _skip_blank_then_header(text: str, pos: int) -> bool:
 
 
 def _advance(tok_text: str, line: int, line_start: int, tok_start: int) -> tuple[int, int, int]:
-    """Position after a token, with the line counter moved past any newlines inside it."""
+    """Position after a token, with the line counter moved past any newlines inside it
+    (\\r\\n, \\r and \\n each count once; counted in C, not match by match)."""
     end = tok_start + len(tok_text)
-    newlines = list(_NL_RE.finditer(tok_text))
-    if newlines:
-        return end, line + len(newlines), tok_start + newlines[-1].end()
-    return end, line, line_start
+    last = max(tok_text.rfind("\n"), tok_text.rfind("\r"))
+    if last < 0:
+        return end, line, line_start
+    breaks = tok_text.count("\n") + tok_text.count("\r") - tok_text.count("\r\n")
+    return end, line + breaks, tok_start + last + 1
 
 
 def significant(tokens: Iterator[Token] | list[Token]) -> list[Token]:
