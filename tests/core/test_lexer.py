@@ -51,6 +51,15 @@ PIECES = [
     "}",
     "::",
     "->",
+    # the pieces of the adversarial shapes (benchmarks/lexer_adversarial.py)
+    '"\\',
+    "'\\",
+    "\\\r\n",
+    'R"x',
+    "#include <",
+    '#include "',
+    "__shfl_sync(0xffffffff,",
+    "#if __CUDA_ARCH__ &&",
 ]
 
 
@@ -218,3 +227,19 @@ def test_lexing_time_grows_linearly_on_adversarial_input(shape: str, path: str) 
     )
     # below a millisecond at the largest size tried, a ratio is noise: the time is the point
     assert at_2n < max(3 * at_n, 0.001), f"{size:,} chars: {at_n:.4f} s, twice: {at_2n:.4f} s"
+
+
+@pytest.mark.parametrize("shape", list(lexer_adversarial.SHAPES))
+def test_adversarial_shapes_round_trip_and_count_lines(shape: str) -> None:
+    text = lexer_adversarial.SHAPES[shape](3000)
+    toks = list(tokenize(text))
+    assert "".join(t.text for t in toks) == text
+    assert code_only(text) == code_only_by_tokens(text)
+    # each token starts on the line that the line breaks before it say (\r\n counts once)
+    offset = 0
+    for tok in toks:
+        before = text[:offset]
+        line = 1 + before.count("\n") + before.count("\r") - before.count("\r\n")
+        assert not (before.endswith("\r") and tok.text.startswith("\n")), "a CRLF split"
+        assert tok.line == line, (tok, offset)
+        offset += len(tok.text)
