@@ -795,3 +795,51 @@ def test_a_new_make_overload_is_not_a_clash() -> None:
     )
     r = port(src, rel="a.cu")
     assert [(c.line, c.before) for c in r.changes if c.family == "clash"] == [(2, "make_float2")]
+
+
+# ----------------------------------------------------------- adversarial and long lines
+
+
+def test_call_arguments_skip_comments_literals_and_continuations() -> None:
+    src = (
+        "#include <hip/hip_runtime.h>\n#define FULL 0xffffffff\n"
+        "x = __shfl_sync( /* a, b */ FULL // c, d\n , f(\",\", ','), \\\n 0 /* e */);\n"
+    )
+    r = port(src, "6.4")
+    mask = find(r, "FULL")
+    assert (mask.line, mask.column, mask.status) == (3, 29, UNCONVERTED)
+    assert "FULL is defined on line 2" in mask.note
+
+
+def test_unclosed_calls_on_one_line_are_each_reported_at_their_column() -> None:
+    r = port("#include <hip/hip_runtime.h>\n" + "__shfl_sync(0xffffffff," * 40, "6.2")
+    columns = [c.column for c in r.changes if c.before == "__shfl_sync"]
+    assert columns == [1 + 23 * i for i in range(40)]
+    assert all("could not read the call's arguments" in c.note for c in r.changes)
+
+
+def test_many_names_on_one_line_keep_their_columns() -> None:
+    src = "int x; " + "cudaFree(p); " * 30 + "\r\nint y; cudaFree(q);"
+    r = port(src, rel="a.cpp")
+    frees = [(c.line, c.column) for c in r.changes if c.before == "cudaFree"]
+    assert frees == [(1, 8 + 13 * i) for i in range(30)] + [(2, 8)]
+
+
+def test_many_mask_macros_defined_after_their_use_are_each_read() -> None:
+    # past a few names the definitions are read in one pass: the same answers
+    calls = "".join(f"x = __shfl_sync(M{i}, v, 1);\n" for i in range(12))
+    defines = "".join(
+        f"#define M{i} {'0xffffffffffffffffULL' if i % 2 else '0xffffffff'}\n" for i in range(12)
+    )
+    r = port("#include <hip/hip_runtime.h>\n" + calls + defines, "6.4")
+    flagged = [c.before for c in r.changes if c.family == "warp"]
+    assert flagged == [f"M{i}" for i in range(0, 12, 2)]
+    assert "M10 is defined on line 24" in find(r, "M10").note
+
+
+def test_arch_uses_on_one_long_directive_line() -> None:
+    src = "#if " + "defined(__CUDA_ARCH__) && " * 20 + "__CUDA_ARCH__ >= 700\n#endif\n"
+    r = port(src, rel="a.cpp")
+    kinds = [c.status for c in r.changes if c.family == "arch"]
+    assert kinds == [NEEDS_REVIEW] * 20 + [UNCONVERTED]
+    assert all("also compares __CUDA_ARCH__'s value" in c.note for c in r.changes[:20])

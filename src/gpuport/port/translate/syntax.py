@@ -277,7 +277,8 @@ class Brackets:
     def closing(self, open_at: int, limit: int) -> int:
         """Where the bracket at ``open_at`` closes, or -1 when not before ``limit``."""
         self._read(open_at, min(limit, len(self._code)))
-        return self._closing.get(open_at, -1)
+        close = self._closing.get(open_at, -1)
+        return close if close < limit else -1
 
     def commas(self, open_at: int) -> list[int]:
         """The commas directly inside the bracket at ``open_at`` (after :meth:`closing`)."""
