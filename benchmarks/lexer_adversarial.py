@@ -82,6 +82,23 @@ SHAPES: dict[str, Callable[[int], str]] = {
     ),
 }
 
+# Before linear lexing (main at 4e87c69, 2026-11-25, the same machine; wall seconds of one
+# run, by the probe these shapes came from), for the record: what the bound now keeps out.
+BEFORE = """\
+| shape | path | 20 KB | 25 KB | 100 KB |
+|---|---|---:|---:|---:|
+| `"\\` repeated | tokenize | 3.8 | | |
+| `"\\` repeated | code_only | 5.4 | | |
+| `"\\` repeated | port | 9.1 | 15.3 | |
+| `#include <` repeated on one line | port | 0.20 | 0.40 | 4.7 |
+| `__shfl_sync(0xffffffff,` repeated | port | 1.7 | 2.1 | |
+| `__syncwarp(` repeated | port | 3.6 | 5.1 | |
+| `f() __syncwarp() ` repeated | port | | 45.3 | |
+| `#if __CUDA_ARCH__ && ...` one long line | port | | 23.9 | |
+| `__shfl_sync(m, ` nested | port | | 19.1 | |
+| `operator+(` repeated | port | | 10.0 | |
+"""
+
 PATHS = ("tokenize", "code_only", "translate", "port")
 # Seconds per MB a path may take on any shape (several times its rate on real code: tokenize
 # about 2.7 MB/s, code_only about 22 MB/s, the translator about 9 MB/s), plus 0.05 s.
@@ -214,7 +231,9 @@ def main() -> int:
         "`gpuport port` runs it. 'not run': the size before took over "
         f"{GIVE_UP_S:g} s.\n\n"
         f"| shape | path | {size_heads} | growth |\n"
-        f"|---|---|{'---:|' * len(sizes)}---:|\n" + "\n".join(rows) + "\n",
+        f"|---|---|{'---:|' * len(sizes)}---:|\n" + "\n".join(rows) + "\n\n"
+        "Before linear lexing (main at 4e87c69, the same machine, wall seconds of one run; "
+        "`port` then as now with the kernel scanner's diagnostics):\n\n" + BEFORE,
         encoding="utf-8",
     )
     print(f"wrote {args.out}")
