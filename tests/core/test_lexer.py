@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,6 +51,15 @@ PIECES = [
     "}",
     "::",
     "->",
+    # the pieces of the adversarial shapes (benchmarks/lexer_adversarial.py)
+    '"\\',
+    "'\\",
+    "\\\r\n",
+    'R"x',
+    "#include <",
+    '#include "',
+    "__shfl_sync(0xffffffff,",
+    "#if __CUDA_ARCH__ &&",
 ]
 
 
@@ -152,3 +165,81 @@ def test_fast_code_only_keeps_include_paths_the_tokenizer_keeps() -> None:
     ]:
         assert code_only(text) == code_only_by_tokens(text), text
     assert '"a.h"' in code_only('/* c */ #include "a.h"')
+
+
+def test_escaped_crlf_at_the_end_stays_whole_and_lines_stay_right() -> None:
+    # `'\<CR><LF>` at the end of the text: the engine once backtracked into the CRLF, made
+    # `'\<CR>` a literal and `<LF>` a line of its own, and every later token was a line off.
+    for opening in ("'", '"'):
+        text = f"{opening}\\\r\n\\"
+        toks = list(tokenize(text))
+        assert [t.text for t in toks] == [text]
+        assert toks[0].kind is (Kind.CHAR if opening == "'" else Kind.STRING)
+        after = f"x = {opening}\\\r\n\\\r\nint y;\r\nint z;"
+        z = next(t for t in tokenize(after) if t.text == "z")
+        assert z.line == 4
+        assert code_only(after) == code_only_by_tokens(after)
+
+
+def test_continued_directive_over_crlf_counts_lines() -> None:
+    text = "#define A \\\r\n  B \\\r\n  C\r\nint y;\r\n'\\\r\n"
+    toks = list(tokenize(text))
+    line_of = {t.text: t.line for t in toks if t.kind is Kind.IDENT}
+    assert line_of == {"define": 1, "A": 1, "B": 2, "C": 3, "int": 4, "y": 4}
+    assert all(t.in_directive for t in toks if t.line < 4 and t.kind is not Kind.NEWLINE)
+    assert toks[-1].kind is Kind.CHAR and toks[-1].line == 5
+
+
+def test_open_literal_ending_in_a_backslash_is_one_literal() -> None:
+    # `"\"\"\...\` and `'\'\'...\`: the literal runs to the end, one token (it once failed
+    # after reading to the end, then read again from each quote: quadratic)
+    for quote in ('"', "'"):
+        assert [t.text for t in tokenize(f"{quote}\\" * 50)] == [f"{quote}\\" * 50]
+        text = f"{quote}\\" * 50 + " \nint after;"
+        toks = list(tokenize(text))
+        assert toks[0].text == f"{quote}\\" * 50 + " "
+        assert toks[0].kind in (Kind.STRING, Kind.CHAR)
+        assert [t.text for t in toks[1:]] == ["\n", "int", " ", "after", ";"]
+        assert toks[-1].line == 2
+        assert code_only(text) == code_only_by_tokens(text)
+
+
+def test_include_without_closing_bracket_is_code() -> None:
+    text = '#include <a.h /* c */ "s" #include <b.h\n#include <c.h>\n'
+    toks = significant(list(tokenize(text)))
+    assert [t.text for t in toks if t.kind is Kind.HEADER] == ["<c.h>"]
+    assert [t.kind for t in toks if t.text.startswith('"')] == [Kind.STRING]
+    assert code_only(text) == code_only_by_tokens(text)
+    assert "/* c */" not in code_only(text)
+
+
+# The adversarial shapes of benchmarks/lexer_adversarial.py (which times them up to 1 MB):
+# the time at 2N is under 3 times the time at N (a quadratic path gives 4).
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import lexer_adversarial  # noqa: E402
+
+
+@pytest.mark.parametrize("path", ["tokenize", "code_only"])
+@pytest.mark.parametrize("shape", list(lexer_adversarial.SHAPES))
+def test_lexing_time_grows_linearly_on_adversarial_input(shape: str, path: str) -> None:
+    size, at_n, at_2n = lexer_adversarial.growth(
+        lexer_adversarial.runner(path), lexer_adversarial.SHAPES[shape]
+    )
+    # below a millisecond at the largest size tried, a ratio is noise: the time is the point
+    assert at_2n < max(3 * at_n, 0.001), f"{size:,} chars: {at_n:.4f} s, twice: {at_2n:.4f} s"
+
+
+@pytest.mark.parametrize("shape", list(lexer_adversarial.SHAPES))
+def test_adversarial_shapes_round_trip_and_count_lines(shape: str) -> None:
+    text = lexer_adversarial.SHAPES[shape](3000)
+    toks = list(tokenize(text))
+    assert "".join(t.text for t in toks) == text
+    assert code_only(text) == code_only_by_tokens(text)
+    # each token starts on the line that the line breaks before it say (\r\n counts once)
+    offset = 0
+    for tok in toks:
+        before = text[:offset]
+        line = 1 + before.count("\n") + before.count("\r") - before.count("\r\n")
+        assert not (before.endswith("\r") and tok.text.startswith("\n")), "a CRLF split"
+        assert tok.line == line, (tok, offset)
+        offset += len(tok.text)

@@ -218,6 +218,43 @@ def test_thrust_stays_and_device_launch_parameters_goes() -> None:
     assert out(r) == "#include <thrust/device_vector.h>\nint x;\n"
 
 
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        # a block comment opened after the directive stays open: the code in it stays dead
+        (
+            "#include <device_launch_parameters.h> /* start of comment\nint dead;\n*/\n",
+            "/* start of comment\nint dead;\n*/\n",
+        ),
+        # a trailing comment, CRLF and undecodable bytes stay
+        (
+            "  #include <device_launch_parameters.h>  // note \udcff\r\nint x;\r\n",
+            "  // note \udcff\r\nint x;\r\n",
+        ),
+        # after the end of a block comment: the comment's end stays
+        (
+            "/* a\n b */ #include <device_launch_parameters.h>\nint x;\n",
+            "/* a\n b */ \nint x;\n",
+        ),
+        ("#include <device_launch_parameters.h>", ""),
+        ("\t#include <device_launch_parameters.h> \r\nint x;", "int x;"),
+    ],
+)
+def test_dropped_include_takes_only_the_directive(src: str, expected: str) -> None:
+    r = port(src, rel="a.cpp")
+    assert r.translated == expected
+    assert [c.before for c in r.changes] == ["#include <device_launch_parameters.h>"]
+
+
+def test_runtime_include_goes_after_a_comment_ending_on_the_line() -> None:
+    src = "/* a\n b */ #include <cooperative_groups.h>\n"
+    r = port(src, "6.4", rel="a.cpp")
+    assert (
+        out(r)
+        == "/* a\n b */ #include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n"
+    )
+
+
 def test_unknown_toolkit_header_is_reported_but_project_headers_are_not() -> None:
     r = port(
         '#include <cusparseLt.h>\n#include "cuda_helpers.h"\n#include <my/lib.h>\n', rel="a.cpp"
@@ -758,3 +795,51 @@ def test_a_new_make_overload_is_not_a_clash() -> None:
     )
     r = port(src, rel="a.cu")
     assert [(c.line, c.before) for c in r.changes if c.family == "clash"] == [(2, "make_float2")]
+
+
+# ----------------------------------------------------------- adversarial and long lines
+
+
+def test_call_arguments_skip_comments_literals_and_continuations() -> None:
+    src = (
+        "#include <hip/hip_runtime.h>\n#define FULL 0xffffffff\n"
+        "x = __shfl_sync( /* a, b */ FULL // c, d\n , f(\",\", ','), \\\n 0 /* e */);\n"
+    )
+    r = port(src, "6.4")
+    mask = find(r, "FULL")
+    assert (mask.line, mask.column, mask.status) == (3, 29, UNCONVERTED)
+    assert "FULL is defined on line 2" in mask.note
+
+
+def test_unclosed_calls_on_one_line_are_each_reported_at_their_column() -> None:
+    r = port("#include <hip/hip_runtime.h>\n" + "__shfl_sync(0xffffffff," * 40, "6.2")
+    columns = [c.column for c in r.changes if c.before == "__shfl_sync"]
+    assert columns == [1 + 23 * i for i in range(40)]
+    assert all("could not read the call's arguments" in c.note for c in r.changes)
+
+
+def test_many_names_on_one_line_keep_their_columns() -> None:
+    src = "int x; " + "cudaFree(p); " * 30 + "\r\nint y; cudaFree(q);"
+    r = port(src, rel="a.cpp")
+    frees = [(c.line, c.column) for c in r.changes if c.before == "cudaFree"]
+    assert frees == [(1, 8 + 13 * i) for i in range(30)] + [(2, 8)]
+
+
+def test_many_mask_macros_defined_after_their_use_are_each_read() -> None:
+    # past a few names the definitions are read in one pass: the same answers
+    calls = "".join(f"x = __shfl_sync(M{i}, v, 1);\n" for i in range(12))
+    defines = "".join(
+        f"#define M{i} {'0xffffffffffffffffULL' if i % 2 else '0xffffffff'}\n" for i in range(12)
+    )
+    r = port("#include <hip/hip_runtime.h>\n" + calls + defines, "6.4")
+    flagged = [c.before for c in r.changes if c.family == "warp"]
+    assert flagged == [f"M{i}" for i in range(0, 12, 2)]
+    assert "M10 is defined on line 24" in find(r, "M10").note
+
+
+def test_arch_uses_on_one_long_directive_line() -> None:
+    src = "#if " + "defined(__CUDA_ARCH__) && " * 20 + "__CUDA_ARCH__ >= 700\n#endif\n"
+    r = port(src, rel="a.cpp")
+    kinds = [c.status for c in r.changes if c.family == "arch"]
+    assert kinds == [NEEDS_REVIEW] * 20 + [UNCONVERTED]
+    assert all("also compares __CUDA_ARCH__'s value" in c.note for c in r.changes[:20])

@@ -11,12 +11,15 @@ identifier) but every token of a directive line carries ``in_directive``; the pa
 
 Why not a library: measured with ``benchmarks/cxx_lexer.py`` over the CUDA 13.0 toolkit's
 ``include/`` folder (1,799 files, 19 MB; benchmarks/results/cxx_lexer.md), :func:`code_only`
-blanks comments and literals at 22.6 MB/s, tree-sitter-cuda (a C parser, but walked from
+blanks comments and literals at 28.3 MB/s, tree-sitter-cuda (a C parser, but walked from
 Python) at 5.9 MB/s and Pygments' CudaLexer at 1.5 MB/s; and both libraries leave the
 comments and strings inside ``#define`` bodies unread (tree-sitter keeps a macro body as one
 opaque argument, Pygments a directive line as one token), so they gave a different text on
 190 and 158 of those files, such as the format strings of the ``CUDA_CHECK`` macros that
 nearly every CUDA project has.
+
+Lexing is linear in the input's size, whatever it holds (benchmarks/lexer_adversarial.py times
+adversarial shapes up to 1 MB; the growth tests in tests/core/test_lexer.py).
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from __future__ import annotations
 import enum
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
 
@@ -52,20 +56,35 @@ class Token(NamedTuple):
     in_directive: bool
 
 
+# The token rules, as regular-expression text (also for the fast scanners: code_only, the
+# port translator; tests check that they agree with tokenize() on what is code). Each rule that
+# starts a comment or literal matches whatever follows its opening, so the engine never
+# backtracks out of one: an open string or character literal runs to its line's end (a
+# backslash escapes the next character, a line break or nothing at the end of the text), an
+# open block comment or raw string to the end of the text. Possessive quantifiers (``*+``,
+# ``++``) keep that so: on adversarial input (``"\\"\\`` repeated, a last line ending in a
+# backslash) a rule that could fail after reading to the line's end made lexing quadratic
+# (benchmarks/lexer_adversarial.py).
+COMMENT_RE_TEXT = r"//(?:[^\r\n\\]++|\\(?:\r\n|\r|\n)?)*+|/\*(?:[^*]++|\*(?!/))*+(?:\*/|\Z)"
+RAW_RE_TEXT = (
+    r"(?:u8|u|U|L)?R\"(?P<delim>[^()\\\s\"]{0,16})\("
+    r"(?:[^)]++|\)(?!(?P=delim)\"))*+(?:\)(?P=delim)\"|\Z)"
+)
+STRING_RE_TEXT = r"(?:u8|u|U|L)?\"(?:[^\"\\\r\n]++|\\(?:\r\n|.|\n)?)*+(?:\"|(?=[\r\n])|\Z)"
+CHAR_RE_TEXT = r"(?:u8|u|U|L)?'(?:[^'\\\r\n]++|\\(?:\r\n|.|\n)?)*+(?:'|(?=[\r\n])|\Z)"
+NUMBER_RE_TEXT = r"[0-9](?:[eEpP][+-]|'[0-9A-Za-z_]|[0-9A-Za-z_.])*+"
+
 _PATTERNS: list[tuple[str, str]] = [
     ("NEWLINE", r"\r\n|\r|\n"),
-    ("WS", r"(?:[ \t\f\v]|\\(?:\r\n|\r|\n))+"),
-    ("COMMENT", r"//(?:[^\r\n\\]|\\(?:\r\n|\r|\n)?)*|/\*(?:.|\n)*?(?:\*/|\Z)"),
+    ("WS", r"(?:[ \t\f\v]|\\(?:\r\n|\r|\n))++"),
+    ("COMMENT", COMMENT_RE_TEXT),
     # Raw string: R"delim( ... )delim" with an optional encoding prefix; unterminated runs to EOF.
-    (
-        "RAW",
-        r"(?:u8|u|U|L)?R\"(?P<delim>[^()\\\s\"]{0,16})\((?:.|\n)*?(?:\)(?P=delim)\"|\Z)",
-    ),
-    ("STRING", r"(?:u8|u|U|L)?\"(?:[^\"\\\r\n]|\\(?:\r\n|.|\n))*(?:\"|(?=[\r\n])|\Z)"),
-    ("CHAR", r"(?:u8|u|U|L)?'(?:[^'\\\r\n]|\\(?:\r\n|.|\n))*(?:'|(?=[\r\n])|\Z)"),
-    ("IDENT", r"[A-Za-z_$\u00c0-\uffff][A-Za-z0-9_$\u00c0-\uffff]*"),
+    ("RAW", RAW_RE_TEXT),
+    ("STRING", STRING_RE_TEXT),
+    ("CHAR", CHAR_RE_TEXT),
+    ("IDENT", r"[A-Za-z_$\u00c0-\uffff][A-Za-z0-9_$\u00c0-\uffff]*+"),
     # pp-number: digits, digit separators, exponents with signs, suffixes
-    ("NUMBER", r"\.?[0-9](?:[eEpP][+-]|'[0-9A-Za-z_]|[0-9A-Za-z_.])*"),
+    ("NUMBER", rf"\.?{NUMBER_RE_TEXT}"),
     ("LAUNCH", r"<<<|>>>"),
     (
         "PUNCT",
@@ -75,7 +94,7 @@ _PATTERNS: list[tuple[str, str]] = [
     ("OTHER", r"(?:.|\n)"),
 ]
 _MASTER = re.compile("|".join(f"(?P<{name}>{pat})" for name, pat in _PATTERNS), re.DOTALL)
-_HEADER_RE = re.compile(r"<[^>\r\n]*>|\"[^\"\r\n]*\"")
+HEADER_RE = re.compile(r"<[^>\r\n]*+>|\"[^\"\r\n]*+\"")
 _KIND_OF = {
     "NEWLINE": Kind.NEWLINE,
     "WS": Kind.WS,
@@ -103,7 +122,7 @@ def tokenize(text: str) -> Iterator[Token]:
     match = _MASTER.match
     while pos < n:
         if expect_header:
-            hm = _HEADER_RE.match(text, pos)
+            hm = HEADER_RE.match(text, pos)
             expect_header = False
             if hm:
                 yield Token(Kind.HEADER, hm.group(), line, pos - line_start + 1, True)
@@ -152,7 +171,6 @@ def tokenize(text: str) -> Iterator[Token]:
 
 
 _INCLUDE_WORDS = frozenset({"include", "include_next", "import"})
-_NL_RE = re.compile(r"\r\n|\r|\n")
 
 
 _BLANK_THEN_HEADER_RE = re.compile(r"[ \t]*[<\"]")
@@ -164,12 +182,14 @@ def _skip_blank_then_header(text: str, pos: int) -> bool:
 
 
 def _advance(tok_text: str, line: int, line_start: int, tok_start: int) -> tuple[int, int, int]:
-    """Position after a token, with the line counter moved past any newlines inside it."""
+    """Position after a token, with the line counter moved past any newlines inside it
+    (\\r\\n, \\r and \\n each count once; counted in C, not match by match)."""
     end = tok_start + len(tok_text)
-    newlines = list(_NL_RE.finditer(tok_text))
-    if newlines:
-        return end, line + len(newlines), tok_start + newlines[-1].end()
-    return end, line, line_start
+    last = max(tok_text.rfind("\n"), tok_text.rfind("\r"))
+    if last < 0:
+        return end, line, line_start
+    breaks = tok_text.count("\n") + tok_text.count("\r") - tok_text.count("\r\n")
+    return end, line + breaks, tok_start + last + 1
 
 
 def significant(tokens: Iterator[Token] | list[Token]) -> list[Token]:
@@ -181,22 +201,18 @@ def significant(tokens: Iterator[Token] | list[Token]) -> list[Token]:
 ID_CHARS = r"A-Za-z0-9_$\u00c0-\uffff"
 ID_START_CHARS = r"A-Za-z_$\u00c0-\uffff"
 
-# The token rules above, as regular-expression text for fast scanners (code_only, the port
-# translator); tests check that they agree with tokenize() on what is code.
-COMMENT_RE_TEXT = r"//(?:[^\r\n\\]|\\(?:\r\n|\r|\n)?)*+|/\*(?:.|\n)*?(?:\*/|\Z)"
-RAW_RE_TEXT = r"(?:u8|u|U|L)?R\"(?P<delim>[^()\\\s\"]{0,16})\((?:.|\n)*?(?:\)(?P=delim)\"|\Z)"
-STRING_RE_TEXT = r"(?:u8|u|U|L)?\"(?:[^\"\\\r\n]++|\\(?:\r\n|.|\n))*+(?:\"|(?=[\r\n])|\Z)"
-CHAR_RE_TEXT = r"(?:u8|u|U|L)?'(?:[^'\\\r\n]++|\\(?:\r\n|.|\n))*+(?:'|(?=[\r\n])|\Z)"
-NUMBER_RE_TEXT = r"[0-9](?:[eEpP][+-]|'[0-9A-Za-z_]|[0-9A-Za-z_.])*+"
 # Between '#' and `include` the lexer allows blanks, continuations and comments.
 DIRECTIVE_GAP_RE_TEXT = rf"(?:(?:[ \t\f\v]|\\(?:\r\n|\r|\n))++|{COMMENT_RE_TEXT})*+"
 
 _ANY_TOKEN_RE = re.compile(rf"[{ID_START_CHARS}][{ID_CHARS}]*|.", re.DOTALL)
 
 
-_CODE_INCLUDE = (
+# `#include` up to its header name, which is read only once the '#' is known to start its line
+# (HEADER_RE): a pattern that read the name itself would read to the line's end at every
+# `#include <` of a line that never closes it.
+INCLUDE_RE_TEXT = (
     rf"\#(?P<gap>{DIRECTIVE_GAP_RE_TEXT})(?:include_next|include|import)(?![{ID_CHARS}])[ \t]*"
-    r"(?:<[^>\r\n]*>|\"[^\"\r\n]*\")"
+    r"(?=[<\"])"
 )
 
 
@@ -216,7 +232,7 @@ def _code_walker(skip_only: bool = False) -> re.Pattern[str]:
     if skip_only:
         return re.compile(f"(?:{skip})*+", re.DOTALL)
     stops = [
-        f"(?P<inc>{_CODE_INCLUDE})",
+        f"(?P<inc>{INCLUDE_RE_TEXT})",
         f"(?P<com>{COMMENT_RE_TEXT})",
         f"(?P<lit>{RAW_RE_TEXT}|{STRING_RE_TEXT}|{CHAR_RE_TEXT})",
         r"(?P<end>\Z)",
@@ -247,11 +263,20 @@ def _blank_literal(s: str) -> str:
     return _blank(s)
 
 
-def _hash_starts_line(
-    text: str, pos: int, comment_starts: dict[int, int], literal_ends: set[int]
+_NO_COMMENTS: dict[int, int] = {}
+_NO_LITERALS: frozenset[int] = frozenset()
+
+
+def starts_logical_line(
+    text: str,
+    pos: int,
+    comment_starts: Mapping[int, int] = _NO_COMMENTS,
+    literal_ends: AbstractSet[int] = _NO_LITERALS,
 ) -> bool:
     """Is the '#' at ``pos`` a directive by the lexer's rule: nothing but blanks,
-    continuations and comments since the last newline outside a comment?
+    continuations and comments since the last newline outside a comment? ``comment_starts``
+    maps the end of each comment before ``pos`` to its start (none: a comment is not blank).
+    Reads back over the blanks only, so a '#' in the middle of a long line costs one step.
 
     A backslash that ends a string or char literal (``"\\`` left open at the end of its line)
     is part of the literal, not a line continuation: a continuation would have been read into
@@ -291,22 +316,12 @@ def code_only(text: str) -> str:
     pos = 0
     while True:
         m = walker(text, pos)
-        if m is None:  # a token no rule takes whole (`R"x` without '('): go on as tokenize()
+        if m is None:  # a token no rule takes whole (`R"x` without '('): step over it
             stop = _code_walker(True).match(text, pos)
             at = stop.end() if stop else pos
-            # The walker's literal patterns are possessive (fast, no backtracking); tokenize()'s
-            # backtrack, so a literal left open after an escaped line break (`"\\<CR><LF>\\`) is
-            # still a literal there, ending earlier: take tokenize()'s reading of this one token.
-            literal = _MASTER.match(text, at)
-            if literal is not None and literal.lastgroup in ("STRING", "CHAR"):
-                end = literal.end()
-                literal_ends.add(end)
-                out.append(text[pos:at])
-                out.append(_blank_literal(text[at:end]))
-            else:
-                token = _ANY_TOKEN_RE.match(text, at)
-                end = at + (len(token.group()) if token else 1)
-                out.append(text[pos:end])
+            token = _ANY_TOKEN_RE.match(text, at)
+            end = at + (len(token.group()) if token else 1)
+            out.append(text[pos:end])
             pos = end
             continue
         group = m.lastgroup
@@ -316,13 +331,16 @@ def code_only(text: str) -> str:
         start = m.start(group or "")
         end = m.end()
         if group == "inc":
-            if not _hash_starts_line(text, start, comment_starts, literal_ends):
+            if not starts_logical_line(text, start, comment_starts, literal_ends):
                 out.append(text[pos : start + 1])  # a '#' inside a line: not a directive
                 pos = start + 1
                 continue
             gap_start, gap_end = m.span("gap")
             out.append(text[pos:gap_start])
             out.append(_COMMENT_RE.sub(_blank_match, text[gap_start:gap_end]))
+            header = HEADER_RE.match(text, end)
+            if header is not None:  # else a '<' or an open string: code, as tokenize() reads it
+                end = header.end()
             out.append(text[gap_end:end])
         elif group == "com":
             comment_starts[end] = start

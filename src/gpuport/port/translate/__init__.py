@@ -50,15 +50,7 @@ def translate_source(
     target = parse_version(rocm_version)
     file_kind = kind or classify(rel.rpartition("/")[2]) or FileKind.CUDA
     options = TranslateOptions(fix_warp_masks, translate_strings, diagnostics)
-    work = Translation(
-        rel=rel,
-        text=text,
-        kind=file_kind,
-        target=target,
-        options=options,
-        api=load_api_map(),
-        actions=actions(target),
-    )
+    work = Translation(rel, text, file_kind, target, options, load_api_map(), actions(target))
     walk(work)
     changes = work.changes()
     if diagnostics and file_kind in _SOURCE_KINDS:
@@ -66,14 +58,7 @@ def translate_source(
         found = scanner_findings(rel, text, work.code)
         changes.extend(c for c in found if (c.line, c.column) not in taken)
     changes.sort(key=lambda c: (c.line, c.column, c.family, c.before))
-    translated = apply_edits(text, work.edits) if work.edits else None
-    if translated == text:
-        translated = None
+    translated = apply_edits(text, work.edits)
     return FileResult(
-        path=rel,
-        new_path=rel,
-        kind=file_kind.value,
-        original=text,
-        translated=translated,
-        changes=changes,
+        rel, rel, file_kind.value, text, translated if translated != text else None, changes
     )

@@ -7,12 +7,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from gpuport.port.translate.syntax import (
-    directive_end,
-    logical_line_start,
-    significant_after,
-    significant_before,
-)
+from gpuport.port.translate.syntax import CodeIndex, significant_after, tokens_before
 from gpuport.port.translate.translation import (
     CONVERTED,
     NEEDS_REVIEW,
@@ -39,15 +34,19 @@ _CONDITIONAL_RE = re.compile(
 )
 
 
-def _use_kind(text: str, start: int, end: int) -> str:
+_DIRECTIVE_WORD_RE = re.compile(r"[ \t]*#\s*(\w*)")
+
+
+def _use_kind(index: CodeIndex, text: str, start: int, end: int) -> str:
     """How the ``__CUDA_ARCH__`` at ``start`` is used (see ArchUse.kind)."""
-    line_start = logical_line_start(text, start)
-    head = text[line_start:start].lstrip(" \t")
-    if not head.startswith("#"):
+    line_start = index.lines.start(start)
+    directive = _DIRECTIVE_WORD_RE.match(text, line_start, start)
+    if directive is None:
         return "code"
-    directive = re.match(r"#\s*(\w+)", head)
-    word = directive.group(1) if directive else ""
-    before = significant_before(text, line_start, start)
+    word = directive.group(1)
+    # the two tokens before it in the directive (read back: each use on a long line costs
+    # what it reads, not the line)
+    before = tokens_before(index.code, start, 2, floor=line_start)
     if word in ("define", "undef") and before[-1:] == [word]:
         return "define"
     if word not in ("if", "elif", "ifdef", "ifndef", "elifdef", "elifndef"):
@@ -72,15 +71,16 @@ def _is_bare_condition(before: list[str], after: list[str]) -> bool:
     return ok_before and ok_after
 
 
-def arch_plan(text: str, code: str) -> dict[int, ArchUse]:
+def arch_plan(index: CodeIndex, text: str) -> dict[int, ArchUse]:
     """Every ``__CUDA_ARCH__`` of the file and what to do with it, deciding each
     conditional as a unit. A guard becomes ``__HIP_DEVICE_COMPILE__`` only when neither
     its own condition nor the conditional it opens or continues (down to its #endif)
     uses ``__CUDA_ARCH__``'s number: HIP leaves the macro undefined, so such a use reads
     0 in a directive or fails to compile in code, and a rewritten guard would send HIP's
     device pass into code written for a compute capability (e.g. the redefinition of a
-    pre-sm_60 double atomicAdd). ``code`` is ``code_only(text)``."""
-    kinds = {m.start(): _use_kind(text, m.start(), m.end()) for m in _ARCH_RE.finditer(code)}
+    pre-sm_60 double atomicAdd)."""
+    code = index.code
+    kinds = {m.start(): _use_kind(index, text, m.start(), m.end()) for m in _ARCH_RE.finditer(code)}
     values = sorted(pos for pos, kind in kinds.items() if kind in ("value", "code"))
     # the span each conditional directive governs: from its line to the matching #endif
     region_end: dict[int, int] = {}
@@ -100,78 +100,59 @@ def arch_plan(text: str, code: str) -> dict[int, ArchUse]:
         if kind != "guard":
             plan[pos] = ArchUse(kind)
             continue
-        line = logical_line_start(text, pos)
-        line_end = directive_end(text, pos)
-        same_line = [v for v in values if line <= v < line_end]
-        end = region_end.get(line, len(text))
-        in_region = same_line or [v for v in values[bisect.bisect_left(values, line) :] if v < end]
-        plan[pos] = ArchUse(kind, not in_region, in_region[0] if in_region else -1)
+        line = index.lines.start(pos)
+        # the first value use on its line or in its region (bisected: a guard per line of
+        # a long conditional would each read every value use)
+        stop = max(index.lines.end(pos), region_end.get(line, len(text)))
+        first = bisect.bisect_left(values, line)
+        because = values[first] if first < len(values) and values[first] < stop else -1
+        plan[pos] = ArchUse(kind, because < 0, because)
     return plan
+
+
+# What a person must do about each use that stays, by its kind.
+_UNCONVERTED_NOTES = {
+    "code": "the NVIDIA compute capability has no AMD equivalent: use "
+    "__HIP_DEVICE_COMPILE__ to test for device code, or the gfx target macros",
+    "define": "defines __CUDA_ARCH__ itself: decide what it should mean for AMD targets",
+    "value": "compares the NVIDIA compute capability, which has no AMD equivalent; HIP leaves "
+    "__CUDA_ARCH__ undefined (so this reads as 0): test the gfx target macros "
+    "(e.g. __gfx90a__, __gfx942__) or features (__AMDGCN_WAVEFRONT_SIZE) instead",
+}
 
 
 def cuda_arch(t: Translation, name: str, start: int, end: int) -> None:
     """One ``__CUDA_ARCH__``, as the file's plan decided."""
     if t.arch_plan is None:
-        t.arch_plan = arch_plan(t.text, t.code)
-    use = t.arch_plan.get(start) or ArchUse(_use_kind(t.text, start, end))
-    if use.kind == "code":
-        t.change(
-            start,
-            "arch",
-            "__CUDA_ARCH__",
-            "__CUDA_ARCH__",
-            UNCONVERTED,
-            "the NVIDIA compute capability has no AMD equivalent: use "
-            "__HIP_DEVICE_COMPILE__ to test for device code, or the gfx target macros",
-        )
+        t.arch_plan = arch_plan(t.index, t.text)
+    use = t.arch_plan.get(start) or ArchUse(_use_kind(t.index, t.text, start, end))
+    if use.kind != "guard":
+        t.report(start, "arch", name, UNCONVERTED, _UNCONVERTED_NOTES[use.kind])
         return
-    if use.kind == "define":
-        t.change(
-            start,
-            "arch",
-            "__CUDA_ARCH__",
-            "__CUDA_ARCH__",
-            UNCONVERTED,
-            "defines __CUDA_ARCH__ itself: decide what it should mean for AMD targets",
-        )
-        return
-    if use.kind == "guard" and use.rewrite:
+    if use.rewrite:
         new = "__HIP_DEVICE_COMPILE__"
         if t.edit(start, end, new):
             t.change(
                 start,
                 "arch",
-                "__CUDA_ARCH__",
+                name,
                 new,
                 CONVERTED,
                 "both are defined only while device code is compiled",
             )
         return
-    if use.kind == "guard":
-        where = (
-            "this condition also compares __CUDA_ARCH__'s value"
-            if use.because < directive_end(t.text, start)
-            else f"the code under this test uses __CUDA_ARCH__'s value (line "
-            f"{t.line_col(use.because)[0]})"
-        )
-        t.change(
-            start,
-            "arch",
-            "__CUDA_ARCH__",
-            "__CUDA_ARCH__",
-            NEEDS_REVIEW,
-            f"kept: {where}, so the test stays whole; HIP leaves __CUDA_ARCH__ undefined, so "
-            "on ROCm it is false in device code too. To give AMD a device path, replace the "
-            "value uses with the gfx target macros, then test __HIP_DEVICE_COMPILE__",
-        )
-        return
-    t.change(
+    where = (
+        "this condition also compares __CUDA_ARCH__'s value"
+        if use.because < t.index.lines.end(start)
+        else f"the code under this test uses __CUDA_ARCH__'s value (line "
+        f"{t.line_col(use.because)[0]})"
+    )
+    t.report(
         start,
         "arch",
-        "__CUDA_ARCH__",
-        "__CUDA_ARCH__",
-        UNCONVERTED,
-        "compares the NVIDIA compute capability, which has no AMD equivalent; HIP leaves "
-        "__CUDA_ARCH__ undefined (so this reads as 0): test the gfx target macros "
-        "(e.g. __gfx90a__, __gfx942__) or features (__AMDGCN_WAVEFRONT_SIZE) instead",
+        name,
+        NEEDS_REVIEW,
+        f"kept: {where}, so the test stays whole; HIP leaves __CUDA_ARCH__ undefined, so "
+        "on ROCm it is false in device code too. To give AMD a device path, replace the "
+        "value uses with the gfx target macros, then test __HIP_DEVICE_COMPILE__",
     )

@@ -11,22 +11,34 @@ from gpuport.port.apimap import HeaderEntry, version_text
 from gpuport.port.knowledge import translation_facts
 from gpuport.port.translate.syntax import line_start, line_tokens, starts_line
 from gpuport.port.translate.translation import CONVERTED, UNCONVERTED, Translation
+from gpuport.syntax.cxx import HEADER_RE
 
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
 
 # The CUDA toolkit's headers: an #include <...> of one gpuport cannot map is reported, while a
 # project's own headers (even ones named cuda_utils.h) are left alone.
 _TOOLKIT_HEADER_RE = translation_facts().toolkit_header_re
-_HAS_INCLUDE_RE = re.compile(r"\s*\(\s*(<[^>\r\n]*>|\"[^\"\r\n]*\")\s*\)")
+_HAS_INCLUDE_OPEN_RE = re.compile(r"\s*+\(\s*+(?=[<\"])")
+_CLOSE_PAREN_RE = re.compile(r"\s*+\)")
+_LINE_BREAK_AFTER_RE = re.compile(r"[\r\n]")
 
 
-def include(t: Translation, match: re.Match[str]) -> bool:
-    """Handle an ``#include`` the walk stopped at; False when the '#' does not start its line."""
-    hash_pos = match.start("inc")
-    if not starts_line(t.text, hash_pos):
-        return False
-    start, end = match.span("hdr")
-    token = match.group("hdr")
+def include(t: Translation, hash_pos: int, header_pos: int) -> int:
+    """Handle the ``#include`` whose '#' is at ``hash_pos`` and whose header name would start
+    at ``header_pos``: where the walk goes on, or -1 when the '#' does not start its line."""
+    # a comment before the '#' (blank in t.code) leaves it a directive, as the lexer reads it
+    if not (starts_line(t.text, hash_pos) or starts_line(t.code, hash_pos)):
+        return -1
+    header = HEADER_RE.match(t.text, header_pos)
+    if header is None:
+        return header_pos  # `#include <` with no '>' on its line: code, as the lexer reads it
+    start, end = header.span()
+    _header(t, hash_pos, start, end)
+    return end
+
+
+def _header(t: Translation, hash_pos: int, start: int, end: int) -> None:
+    token = t.text[start:end]
     path = token[1:-1].strip()
     entry = t.api.header(path)
     if entry is None:
@@ -34,30 +46,29 @@ def include(t: Translation, match: re.Match[str]) -> bool:
             t.includes_hip_runtime = True
         elif token.startswith("<"):
             _unknown_header(t, start, path)
-        return True
+        return
     if entry.keep:
-        return True
+        return
     if entry.drop:
-        first = line_start(t.text, hash_pos)
-        last = t.line_end(end)
+        first, last = _directive_cut(t.text, hash_pos, end)
         if t.edit(first, last, ""):
             t.change(
-                first,
+                hash_pos,
                 "header",
-                t.text[first:last].strip(),
+                t.text[hash_pos:end],
                 "",
                 CONVERTED,
                 f"removed: {entry.note}" if entry.note else "removed",
                 whole_line=True,
             )
-        return True
+        return
     new_path = _header_path(t, entry, path, start)
     if new_path is None:
-        return True
+        return
     if new_path == HIP_RUNTIME_HEADER:
         t.includes_hip_runtime = True
     elif entry.needs_runtime and not t.includes_hip_runtime:
-        first = line_start(t.text, hash_pos)
+        first = _line_start_if_blank_before(t.text, hash_pos)
         runtime = f"#include <{HIP_RUNTIME_HEADER}>"
         if t.edit(first, first, runtime + t.newline()):
             t.includes_hip_runtime = True
@@ -73,13 +84,41 @@ def include(t: Translation, match: re.Match[str]) -> bool:
     new_token = token[0] + new_path + token[-1]
     if t.edit(start, end, new_token):
         t.change(start, "header", token, new_token, CONVERTED, entry.note)
-    return True
+    return
+
+
+_BLANKS_RE = re.compile(r"[ \t]*+")
+_BLANKS_TO_END_RE = re.compile(r"[ \t]*+\Z")
+_LINE_BREAK_RE = re.compile(r"\r\n|\r|\n|\Z")
+
+
+def _line_start_if_blank_before(text: str, hash_pos: int) -> int:
+    """The start of the line holding the '#' at ``hash_pos`` when only blanks come before it
+    there, else ``hash_pos``: what comes before may be the end of a block comment."""
+    first = line_start(text, hash_pos)
+    return first if _BLANKS_TO_END_RE.match(text, first, hash_pos) else hash_pos
+
+
+def _directive_cut(text: str, hash_pos: int, header_end: int) -> tuple[int, int]:
+    """What to delete to drop the ``#include`` from ``hash_pos`` to ``header_end``: its whole
+    line (newline included) when nothing else is on it; else the directive and the blanks
+    after it only, so that a comment before or after it (one that opens a block comment, say)
+    and any other bytes on the line stay as they were."""
+    after = _BLANKS_RE.match(text, header_end)
+    stop = after.end() if after else header_end
+    line_break = _LINE_BREAK_RE.match(text, stop)
+    if line_break is None:
+        return hash_pos, stop  # a comment or anything else follows on the line
+    first = line_start(text, hash_pos)
+    if _BLANKS_TO_END_RE.match(text, first, hash_pos):
+        return first, line_break.end()  # alone on its line
+    return hash_pos, stop  # after a comment's end on its line: the line break stays
 
 
 def _header_path(t: Translation, entry: HeaderEntry, path: str, pos: int) -> str | None:
     """The HIP path for ``entry`` on the target, or None (after reporting why)."""
     if not entry.hip:
-        t.change(pos, "header", path, path, UNCONVERTED, entry.note)
+        t.report(pos, "header", path, UNCONVERTED, entry.note)
         return None
     if entry.since is not None and entry.since > t.target:
         note = (
@@ -88,7 +127,7 @@ def _header_path(t: Translation, entry: HeaderEntry, path: str, pos: int) -> str
         )
         if entry.note:
             note += f"; {entry.note}"
-        t.change(pos, "header", path, path, UNCONVERTED, note)
+        t.report(pos, "header", path, UNCONVERTED, note)
         return None
     return entry.path_for(t.target)
 
@@ -101,7 +140,7 @@ def _unknown_header(t: Translation, pos: int, path: str) -> None:
     advice = _library_advice(path)
     if advice:
         note += f"; {advice}"
-    t.change(pos, "header", path, path, UNCONVERTED, note)
+    t.report(pos, "header", path, UNCONVERTED, note)
 
 
 def _library_advice(header: str) -> str:
@@ -115,18 +154,32 @@ def _library_advice(header: str) -> str:
 
 def has_include(t: Translation, name: str, start: int, end: int) -> None:
     """``__has_include(<cuda_fp16.h>)``: the header inside takes the #include mapping."""
-    m = _HAS_INCLUDE_RE.match(t.text, end)
-    if not m:
+    text = t.text
+    opening = _HAS_INCLUDE_OPEN_RE.match(text, end)
+    if opening is None:
         return
-    token = m.group(1)
+    angle = text[opening.end()] == "<"
+    if angle and opening.end() < t.no_angle_close_before:
+        return
+    header = HEADER_RE.match(text, opening.end())
+    if header is None:
+        if angle:
+            # no '>' to the line's end: none for any later '<' on the line either (reading
+            # again for each made `__has_include(<` repeated quadratic)
+            line_break = _LINE_BREAK_AFTER_RE.search(text, opening.end())
+            t.no_angle_close_before = line_break.start() if line_break else len(text)
+        return
+    if _CLOSE_PAREN_RE.match(text, header.end()) is None:
+        return
+    token = header.group()
     entry = t.api.header(token[1:-1].strip())
     if entry is None or entry.keep or entry.drop or not entry.hip:
         return
     if entry.since is not None and entry.since > t.target:
         return
     new_token = token[0] + entry.path_for(t.target) + token[-1]
-    start = m.start(1)
-    if t.edit(start, m.end(1), new_token):
+    start = header.start()
+    if t.edit(start, header.end(), new_token):
         t.change(start, "header", token, new_token, CONVERTED, entry.note)
 
 

@@ -7,8 +7,9 @@ import re
 
 from gpuport.port.knowledge import translation_facts
 from gpuport.port.translate.actions import Rename
-from gpuport.port.translate.syntax import is_definition, operator_declaration, parse_call
+from gpuport.port.translate.syntax import is_definition, operator_declaration
 from gpuport.port.translate.translation import CONVERTED, NEEDS_REVIEW, Translation
+from gpuport.syntax.cxx import ID_CHARS as _ID
 
 _FACTS = translation_facts()
 # CUDA's built-in vector types (HIP's hip_vector_types.h defines the same).
@@ -18,6 +19,10 @@ VECTOR_TYPES = _FACTS.vector_types
 CLASH_FUNCTIONS = _FACTS.clash_functions
 # HIP functions whose pointer argument needs a cast (kb/hip_translation.toml [[pointer_cast]]).
 CAST_ARGUMENTS = _FACTS.pointer_casts
+_VECTOR_TYPE_RE = re.compile(
+    rf"(?<![{_ID}])(?:{'|'.join(sorted(map(re.escape, VECTOR_TYPES), key=len, reverse=True))})(?![{_ID}])"
+)
+_STREAM_WORD_RE = re.compile(rf"(?<![{_ID}])[{_ID}]*stream")
 # C++'s arithmetic and comparison operators: an operator definition on a vector type clashes.
 _ARITH_OPERATORS = frozenset(
     [
@@ -60,10 +65,10 @@ _ARITH_OPERATORS = frozenset(
 
 def clash(t: Translation, name: str, start: int, end: int) -> None:
     """A definition of a function HIP's headers already define."""
-    if not is_definition(t.text, start, end):
+    if not is_definition(t.index, t.text, start, end):
         return
     if name.startswith("make_"):
-        if not _is_hip_make_signature(t.text, name, end):
+        if not _is_hip_make_signature(t, name, end):
             return  # a new overload (make_float3(float4)): nothing of HIP's clashes
         why = "HIP's hip_vector_types.h defines the make_* functions for its vector types"
     elif name.startswith("atomic"):
@@ -75,10 +80,9 @@ def clash(t: Translation, name: str, start: int, end: int) -> None:
         why = "ROCm 7.0 and later define __syncwarp"
     else:
         why = f"HIP defines {name} for the built-in types"
-    t.change(
+    t.report(
         start,
         "clash",
-        name,
         name,
         NEEDS_REVIEW,
         f"defines {name}, which HIP already provides: {why}; a second definition with the "
@@ -87,13 +91,13 @@ def clash(t: Translation, name: str, start: int, end: int) -> None:
     )
 
 
-def _is_hip_make_signature(text: str, name: str, end: int) -> bool:
+def _is_hip_make_signature(t: Translation, name: str, end: int) -> bool:
     """Does ``make_float3(...)`` declared at ``end`` take what HIP's does: one scalar per
     component (three here), no vector type?"""
-    call = parse_call(text, end)
+    call = t.call_arguments(end)
     if call is None:
         return True  # cannot tell: report it
-    params = [text[arg.start : arg.end] for arg in call.args]
+    params = [t.text[arg.start : arg.end] for arg in call.args]
     components = int(name[-1])
     if len(params) != components:
         return False
@@ -102,7 +106,7 @@ def _is_hip_make_signature(text: str, name: str, end: int) -> bool:
 
 def clash_or_rename(t: Translation, name: str, start: int, end: int) -> None:
     """Names that HIP defines and CUDA code sometimes defines too (atomicMax, make_float4)."""
-    if is_definition(t.text, start, end):
+    if is_definition(t.index, t.text, start, end):
         clash(t, name, start, end)
         return
     action = t.actions.get(name)
@@ -112,19 +116,19 @@ def clash_or_rename(t: Translation, name: str, start: int, end: int) -> None:
 
 def operator(t: Translation, name: str, start: int, end: int) -> None:
     """``operator+(float4, float4)`` and friends: HIP's vector types already have them."""
-    declaration = operator_declaration(t.text, end)
+    declaration = operator_declaration(t.index, end)
     if declaration is None:
         return
-    op, params = declaration.op, declaration.params
+    op, (params_start, params_end) = declaration.op, declaration.params
     if op not in _ARITH_OPERATORS:
         return
-    vector = next((p for p in params if p in VECTOR_TYPES), None)
-    if vector is None or any("stream" in p for p in params):
+    vector_type = _VECTOR_TYPE_RE.search(t.code, params_start, params_end)
+    if vector_type is None or _STREAM_WORD_RE.search(t.code, params_start, params_end):
         return
-    t.change(
+    vector = vector_type.group()
+    t.report(
         start,
         "clash",
-        f"operator{op}",
         f"operator{op}",
         NEEDS_REVIEW,
         f"defines operator{op} on {vector}: HIP's hip_vector_types.h already defines arithmetic "

@@ -2,17 +2,21 @@
 
 The fast walk (:mod:`.walk`) stops at names; these helpers look a little way around one with
 the lossless lexer (:mod:`gpuport.syntax.cxx`) where structure matters, and with plain string
-scans where a character or two decides.
+scans where a character or two decides. What needs more than a few characters around a name
+(where its logical line starts, where a call's parenthesis closes) comes from a
+:class:`CodeIndex` built once per file, so that a file of many names on one line, or of many
+unclosed calls, is translated in linear time (benchmarks/lexer_adversarial.py).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from gpuport.syntax.cxx import Kind, Token, tokenize
+from gpuport.syntax.cxx import Kind, Token, code_only, starts_logical_line, tokenize
 
 NEWLINE_RE = re.compile(r"\r\n|\r|\n")
 _CONTINUATION_RE = re.compile(r"\\(?:\r\n|\r|\n)")
@@ -50,42 +54,64 @@ _EXPRESSION_KEYWORDS = frozenset(
 
 
 def line_start(text: str, pos: int) -> int:
-    """Start of the (physical) line holding ``pos``."""
-    return max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
-
-
-def logical_line_start(text: str, pos: int) -> int:
-    """Start of the line holding ``pos``, going back over backslash continuations."""
-    start = max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
-    while start > 0:
-        prev_end = start - 1
-        if text[prev_end] == "\n" and prev_end > 0 and text[prev_end - 1] == "\r":
-            prev_end -= 1
-        if prev_end > 0 and text[prev_end - 1] == "\\":
-            start = max(text.rfind("\n", 0, prev_end), text.rfind("\r", 0, prev_end - 1)) + 1
-            continue
-        break
-    return start
+    """Start of the (physical) line holding ``pos`` (a lone \\r ends a line too). Reads the
+    line only: looking for a \\r back to the file's start cost the whole file in files
+    without one."""
+    newline = text.rfind("\n", 0, pos)
+    return max(newline, text.rfind("\r", newline + 1, pos)) + 1
 
 
 def starts_line(text: str, pos: int) -> bool:
     """Is ``pos`` the first non-blank character of its (logical) line?"""
-    before = text[line_start(text, pos) : pos]
-    if before.strip(" \t\f\v"):
-        return False
-    start = logical_line_start(text, pos)
-    return not _CONTINUATION_RE.sub("", text[start:pos]).strip(" \t\f\v")
+    return starts_logical_line(text, pos)
 
 
-def directive_end(text: str, pos: int) -> int:
-    """The end of the (logical) directive line holding ``pos``."""
-    while True:
-        newline = NEWLINE_RE.search(text, pos)
-        if newline is None:
-            return len(text)
-        if text[newline.start() - 1] != "\\":
-            return newline.start()
-        pos = newline.end()
+class LogicalLines:
+    """Where the logical line (physical lines joined by backslash continuations) holding a
+    position starts and ends, for one text. Asked mostly in file order and often for many
+    names on one line, it keeps the last line found: reading a long line again for each
+    name on it was quadratic."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._start = 0
+        self._end = -1
+
+    def _find(self, pos: int) -> None:
+        if self._start <= pos <= self._end:
+            return
+        text = self._text
+        start = line_start(text, pos)
+        while start > 0:
+            if not _CONTINUATION_RE.match(text, _break_before(text, start) - 1):
+                break
+            start = line_start(text, _break_before(text, start) - 1)
+        end = pos
+        while True:
+            newline = NEWLINE_RE.search(text, end)
+            if newline is None:
+                end = len(text)
+                break
+            if newline.start() == 0 or text[newline.start() - 1] != "\\":
+                end = newline.start()
+                break
+            end = newline.end()
+        self._start, self._end = start, end
+
+    def start(self, pos: int) -> int:
+        """Start of the logical line holding ``pos``."""
+        self._find(pos)
+        return self._start
+
+    def end(self, pos: int) -> int:
+        """End of the logical line holding ``pos`` (where its last line break starts)."""
+        self._find(pos)
+        return self._end
+
+
+def _break_before(text: str, start: int) -> int:
+    """Where the line break ending right before the line start ``start`` begins."""
+    return start - 2 if text.startswith("\r\n", start - 2) else start - 1
 
 
 # ---------------------------------------------------------------------------------- tokens
@@ -95,9 +121,56 @@ def is_significant(tok: Token) -> bool:
     return tok.kind not in (Kind.WS, Kind.NEWLINE, Kind.COMMENT)
 
 
-def significant_before(text: str, start: int, pos: int) -> list[str]:
-    """The significant tokens of ``text[start:pos]``."""
-    return [t.text for t in tokenize(text[start:pos]) if is_significant(t)]
+_ID_CHAR = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
+_PUNCT_3 = frozenset({"->*", "...", "<=>", "<<=", ">>="})
+_PUNCT_2 = frozenset(
+    {"::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-="}
+    | {"*=", "/=", "%=", "&=", "|=", "^=", "##", ".*"}
+)
+
+
+def _is_id_char(ch: str) -> bool:
+    return ch in _ID_CHAR or "\u00c0" <= ch <= "\uffff"
+
+
+def tokens_before(
+    code: str, pos: int, count: int, *, floor: int = 0, breaks: int = -1
+) -> list[str]:
+    """The last ``count`` significant tokens before ``pos``, read backwards in ``code`` (the
+    text with comments and literal insides blank: :func:`gpuport.syntax.cxx.code_only`), at
+    or after ``floor`` and across at most ``breaks`` line breaks (-1: any). Costs what it
+    reads, where tokenizing from the line's start cost the whole line for each name on it. A
+    literal reads as its quotes; a number may read as pieces: neither is an identifier."""
+    out: list[str] = []
+    i = pos
+    while len(out) < count:
+        while i > floor:
+            ch = code[i - 1]
+            if ch in " \t\f\v":
+                i -= 1
+            elif ch in "\r\n":
+                if ch == "\n" or not code.startswith("\n", i):
+                    if breaks == 0:
+                        return out[::-1]
+                    breaks -= 1
+                i -= 1
+            elif ch == "\\" and code.startswith(("\n", "\r"), i):
+                i -= 1  # a continuation's backslash
+            else:
+                break
+        if i <= floor:
+            break
+        j = i - 1
+        if _is_id_char(code[j]):
+            while j > floor and _is_id_char(code[j - 1]):
+                j -= 1
+        elif j - 2 >= floor and code[j - 2 : i] in _PUNCT_3:
+            j -= 2
+        elif j - 1 >= floor and code[j - 1 : i] in _PUNCT_2:
+            j -= 1
+        out.append(code[j:i])
+        i = j
+    return out[::-1]
 
 
 def significant_after(text: str, pos: int) -> list[str]:
@@ -156,52 +229,125 @@ class Call:
 
 
 _CALL_LOOKAHEAD = 4000  # characters a call may span before gpuport gives up on it
+_OPERATOR_LOOKAHEAD = 2000  # the same for an operator's parameter list
+# Brackets and commas in code, and the header names of #include lines (which are kept in
+# code_only's text, and may hold a bracket). Not only at a line's start: a look back at every
+# character made the pass twice as slow.
+_BRACKET_RE = re.compile(
+    r"\#[ \t]*(?:include_next|include|import)[ \t]*(?:<[^>\r\n]*+>|\"[^\"\r\n]*+\")"
+    r"|[()\[\]{},]"
+)
+_BLANKS_FORWARD_RE = re.compile(r"(?:[ \t\f\v\r\n]++|\\(?:\r\n|\r|\n))*+")
 
 
-def parse_call(text: str, pos: int) -> Call | None:
+class Brackets:
+    """Brackets of a file's code paired with their closing ones, and the commas directly
+    inside each, found in one pass that goes on from call to call: reading each call's
+    arguments from its name on cost up to a lookahead per call (quadratic in effect on
+    ``f(f(f(...`` without an end). The pass starts afresh at a call past what it has read,
+    since brackets before a call do not change how the ones after it pair."""
+
+    def __init__(self, code: str) -> None:
+        self._code = code
+        self._from = 0
+        self._to = 0
+        self._stack: list[int] = []
+        self._closing: dict[int, int] = {}
+        self._commas: dict[int, list[int]] = {}
+
+    def _read(self, open_at: int, limit: int) -> None:
+        if not self._from <= open_at < self._to:
+            self._from = self._to = open_at
+            self._stack, self._closing, self._commas = [], {}, {}
+        if limit <= self._to:
+            return
+        code = self._code
+        stack = self._stack
+        for m in _BRACKET_RE.finditer(code, self._to, limit):
+            ch = m.group()
+            if ch == ",":
+                if stack:
+                    self._commas.setdefault(stack[-1], []).append(m.start())
+            elif ch in ("(", "[", "{"):
+                stack.append(m.start())
+            elif ch in (")", "]", "}") and stack:
+                self._closing[stack.pop()] = m.start()
+        self._to = limit
+
+    def closing(self, open_at: int, limit: int) -> int:
+        """Where the bracket at ``open_at`` closes, or -1 when not before ``limit``."""
+        self._read(open_at, min(limit, len(self._code)))
+        close = self._closing.get(open_at, -1)
+        return close if close < limit else -1
+
+    def commas(self, open_at: int) -> list[int]:
+        """The commas directly inside the bracket at ``open_at`` (after :meth:`closing`)."""
+        return self._commas.get(open_at, [])
+
+
+class CodeIndex:
+    """What the translator looks up around names in one file, each part made at first use:
+    its code text (comments and literal insides blank), logical lines and brackets."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @functools.cached_property
+    def code(self) -> str:
+        return code_only(self.text)
+
+    @functools.cached_property
+    def lines(self) -> LogicalLines:
+        return LogicalLines(self.text)
+
+    @functools.cached_property
+    def brackets(self) -> Brackets:
+        return Brackets(self.code)
+
+
+def _open_paren(code: str, pos: int) -> int:
+    """The '(' that comes first after ``pos`` past blanks, or -1."""
+    blanks = _BLANKS_FORWARD_RE.match(code, pos)
+    at = blanks.end() if blanks else pos
+    return at if code.startswith("(", at) else -1
+
+
+def _trimmed(code: str, start: int, end: int) -> Span | None:
+    """``code[start:end]`` without the blanks around it, or None when it is all blank."""
+    blanks = _BLANKS_FORWARD_RE.match(code, start, end)
+    first = blanks.end() if blanks else start
+    last = end
+    while last > first:
+        ch = code[last - 1]
+        if ch in " \t\f\v\r\n" or (ch == "\\" and code.startswith(("\n", "\r"), last)):
+            last -= 1
+        else:
+            break
+    return Span(first, last) if last > first else None
+
+
+def parse_call(index: CodeIndex, pos: int) -> Call | None:
     """Parse ``(a, b, c)`` after a function name ending at ``pos``: argument spans, or None."""
-    chunk = text[pos : pos + _CALL_LOOKAHEAD]
-    depth = 0
-    offset = 0
-    open_paren = -1
-    arg_start = -1
-    last_end = -1
+    code = index.code
+    open_paren = _open_paren(code, pos)
+    if open_paren < 0:
+        return None
+    brackets = index.brackets
+    close = brackets.closing(open_paren, pos + _CALL_LOOKAHEAD)
+    if close < 0:
+        return None
+    bounds = [open_paren, *brackets.commas(open_paren), close]
     args: list[Span] = []
-    for tok in tokenize(chunk):
-        kind = tok.kind
-        start = offset
-        offset += len(tok.text)
-        if open_paren < 0:
-            if kind in (Kind.WS, Kind.NEWLINE, Kind.COMMENT):
-                continue
-            if tok.text != "(":
-                return None
-            open_paren = start
-            depth = 1
-            continue
-        if kind in (Kind.WS, Kind.NEWLINE, Kind.COMMENT):
-            continue
-        if kind is Kind.PUNCT and tok.text in ("(", "[", "{"):
-            depth += 1
-        elif kind is Kind.PUNCT and tok.text in (")", "]", "}"):
-            depth -= 1
-            if depth == 0:
-                if arg_start >= 0:
-                    args.append(Span(pos + arg_start, pos + last_end))
-                return Call(pos + open_paren, pos + start, tuple(args))
-        elif kind is Kind.PUNCT and tok.text == "," and depth == 1:
-            if arg_start < 0:
-                return None
-            args.append(Span(pos + arg_start, pos + last_end))
-            arg_start = -1
-            continue
-        if arg_start < 0:
-            arg_start = start
-        last_end = offset
-    return None
+    for i in range(len(bounds) - 1):
+        arg = _trimmed(code, bounds[i] + 1, bounds[i + 1])
+        if arg is not None:
+            args.append(arg)
+        elif i < len(bounds) - 2:
+            return None  # an empty argument before a comma
+    return Call(open_paren, close, tuple(args))
 
 
-def is_definition(text: str, start: int, end: int) -> bool:
+def is_definition(index: CodeIndex, text: str, start: int, end: int) -> bool:
     """Is the name at ``start`` being declared or defined (a function or macro), not called?"""
     n = len(text)
     p = end
@@ -214,8 +360,8 @@ def is_definition(text: str, start: int, end: int) -> bool:
         q -= 1
     if q == 0 or text[q - 1] in _CALL_CONTEXT:
         return False  # the common case, decided without the lexer: a call in an expression
-    first = line_start(text, start)
-    toks = significant_before(text, line_start(text, max(0, first - 1)), start)
+    # the tokens before the name on its line and the line before
+    toks = tokens_before(index.code, start, 3, breaks=1)
     if not toks:
         return False
     if len(toks) >= 2 and toks[-1] == "define" and toks[-2] == "#":
@@ -236,36 +382,29 @@ def is_definition(text: str, start: int, end: int) -> bool:
 
 class OperatorDeclaration(NamedTuple):
     op: str  # the operator's spelling: "+", "+=", "<<="
-    params: list[str]  # the significant tokens of its parameter list
+    params: Span  # its parameter list, parentheses included
 
 
-def operator_declaration(text: str, pos: int) -> OperatorDeclaration | None:
+def operator_declaration(index: CodeIndex, pos: int) -> OperatorDeclaration | None:
     """What follows the word ``operator`` ending at ``pos``, or None when it is not an
     operator followed by a parameter list."""
-    chunk = text[pos : pos + 2000]
+    code = index.code
     op = ""
-    depth = 0
-    params: list[str] = []
-    seen_paren = False
-    for tok in tokenize(chunk):
+    offset = pos
+    for tok in tokenize(code[pos : pos + 200]):
+        start = offset
+        offset += len(tok.text)
         if not is_significant(tok):
             continue
-        if not seen_paren:
-            if tok.text == "(" and op:
-                seen_paren = True
-                depth = 1
-                continue
-            if tok.kind is Kind.PUNCT or (tok.kind is Kind.IDENT and not op):
-                op += tok.text
-                if len(op) > 4:
-                    return None
-                continue
-            return None
-        if tok.text == "(":
-            depth += 1
-        elif tok.text == ")":
-            depth -= 1
-            if depth == 0:
-                return OperatorDeclaration(op, params)
-        params.append(tok.text)
+        if tok.text == "(" and op:
+            close = index.brackets.closing(start, pos + _OPERATOR_LOOKAHEAD)
+            if close < 0:
+                return None
+            return OperatorDeclaration(op, Span(start, close + 1))
+        if tok.kind is Kind.PUNCT or (tok.kind is Kind.IDENT and not op):
+            op += tok.text
+            if len(op) > 4:
+                return None
+            continue
+        return None
     return None

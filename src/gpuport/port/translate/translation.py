@@ -19,11 +19,12 @@ from gpuport.files import FileKind
 from gpuport.port.apimap import ApiMap, Version
 from gpuport.port.model import Change
 from gpuport.port.translate.actions import Action, Rename
-from gpuport.port.translate.syntax import Call, parse_call
-from gpuport.syntax.cxx import code_only
+from gpuport.port.translate.syntax import Call, CodeIndex, parse_call
+from gpuport.syntax.text import LineIndex
 
 if TYPE_CHECKING:
     from gpuport.port.translate.arch import ArchUse
+    from gpuport.port.translate.warp import MaskDefinitions
 
 CONVERTED = ChangeStatus.CONVERTED
 NEEDS_REVIEW = ChangeStatus.NEEDS_REVIEW
@@ -60,43 +61,48 @@ class Translation:
     uses_gpu_code: bool = False
     widened_definitions: set[int] = field(default_factory=set)
     arch_plan: dict[int, ArchUse] | None = None  # built at the first __CUDA_ARCH__
+    mask_definitions: MaskDefinitions | None = None  # built at the first mask that is a name
+    no_angle_close_before: int = -1  # a '<' before this has no '>' on its line
     _line_pos: int = 0
     _line_no: int = 1
+    _line_begins: int = 0  # where the line holding _line_pos starts
     _lone_cr: bool = False
     _line_starts: list[int] | None = None
-    _code: str | None = None
+    # code text, lines and brackets of the file, each made at first use
+    index: CodeIndex = field(init=False)
 
     @property
     def code(self) -> str:
-        """The text with comments and literal insides blanked, computed once per file."""
-        if self._code is None:
-            self._code = code_only(self.text)
-        return self._code
+        """The text with comments and literal insides blanked (computed once per file)."""
+        return self.index.code
 
     # -- positions
 
     def __post_init__(self) -> None:
+        self.index = CodeIndex(self.text)
         self._lone_cr = "\r" in self.text and self.text.count("\r") != self.text.count("\r\n")
 
     def line_col(self, pos: int) -> tuple[int, int]:
         """1-based line and column of ``pos``, counting \\r\\n, \\r and \\n like the lexer.
 
-        Not :class:`gpuport.syntax.text.LineIndex`: that one counts \\n only and indexes the
-        whole text up front, where the translator needs the lines of its few changes only,
-        mostly in file order (an incremental count from the previous one).
+        Changes come mostly in file order, so lines are counted on from the previous one (and
+        the column from the last line break between them: reading back to the line's start
+        for each change was quadratic on one long line); a line index (LineIndex, built once)
+        answers the others, and every position of a text with lone \\r line breaks.
         """
         text = self.text
-        if self._lone_cr:
+        if self._lone_cr or pos < self._line_pos:
             if self._line_starts is None:
-                self._line_starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+                self._line_starts = LineIndex(text, lone_cr_breaks=True).starts
             index = bisect.bisect_right(self._line_starts, pos) - 1
             return index + 1, pos - self._line_starts[index] + 1
-        if pos >= self._line_pos:
-            self._line_no += text.count("\n", self._line_pos, pos)
-        else:
-            self._line_no = 1 + text.count("\n", 0, pos)
+        since = self._line_pos
+        newline = text.rfind("\n", since, pos)
+        if newline >= 0:
+            self._line_no += text.count("\n", since, newline + 1)
+            self._line_begins = newline + 1
         self._line_pos = pos
-        return self._line_no, pos - (text.rfind("\n", 0, pos) + 1) + 1
+        return self._line_no, pos - self._line_begins + 1
 
     # -- recording
 
@@ -133,6 +139,12 @@ class Translation:
         )
         self.recorded_at.append(pos)
 
+    def report(
+        self, pos: int, family: str, text: str, status: ChangeStatus, note: str = ""
+    ) -> None:
+        """Record a change at ``pos`` that leaves ``text`` as it is (for a person to make)."""
+        self.change(pos, family, text, text, status, note)
+
     def changes(self) -> list[Change]:
         """Every recorded change, in file order (in the order recorded at one offset)."""
         offsets = self.recorded_at
@@ -153,7 +165,7 @@ class Translation:
             return
         if action.call_only and not self.followed_by(end, "("):
             return
-        self.change(start, action.family, name, name, UNCONVERTED, action.note)
+        self.report(start, action.family, name, UNCONVERTED, action.note)
 
     # -- looking around a name
 
@@ -185,17 +197,7 @@ class Translation:
 
     def call_arguments(self, name_end: int) -> Call | None:
         """Parse ``(a, b, c)`` after a function name: argument spans, or None."""
-        return parse_call(self.text, name_end)
-
-    def line_end(self, pos: int) -> int:
-        """The position after the newline that ends the line holding ``pos``."""
-        text = self.text
-        n = len(text)
-        while pos < n and text[pos] not in "\r\n":
-            pos += 1
-        if text.startswith("\r\n", pos):
-            return pos + 2
-        return pos + 1 if pos < n else pos
+        return parse_call(self.index, name_end)
 
     def newline(self) -> str:
         m = re.search(r"\r\n|\r|\n", self.text)

@@ -24,6 +24,7 @@ from gpuport.port.translate.translation import CONVERTED, Translation
 from gpuport.syntax.cxx import CHAR_RE_TEXT as _CHAR
 from gpuport.syntax.cxx import COMMENT_RE_TEXT as _COMMENT
 from gpuport.syntax.cxx import DIRECTIVE_GAP_RE_TEXT as _DIRECTIVE_GAP
+from gpuport.syntax.cxx import HEADER_RE
 from gpuport.syntax.cxx import ID_CHARS as _ID
 from gpuport.syntax.cxx import ID_START_CHARS as _ID_START
 from gpuport.syntax.cxx import NUMBER_RE_TEXT as _NUMBER
@@ -31,10 +32,8 @@ from gpuport.syntax.cxx import RAW_RE_TEXT as _RAW
 from gpuport.syntax.cxx import STRING_RE_TEXT as _STRING
 
 _NOT_AFTER_ID = rf"(?<![{_ID}])"
-_INCLUDE = (
-    rf"\#{_DIRECTIVE_GAP}(?:include_next|include|import)(?![{_ID}])[ \t]*"
-    r"(?P<hdr><[^>\r\n]*>|\"[^\"\r\n]*\")"
-)
+# `#include` up to its header name (lexer.INCLUDE_RE_TEXT, without its named group)
+_INCLUDE = rf"\#{_DIRECTIVE_GAP}(?:include_next|include|import)(?![{_ID}])[ \t]*(?=[<\"])"
 # Words that mark GPU code in a .cu file (which then needs hip_runtime.h).
 _KERNEL_WORDS = frozenset(
     {"__global__", "__device__", "__shared__", "__constant__", "__managed__", "__launch_bounds__"}
@@ -177,9 +176,12 @@ def walk(t: Translation) -> None:
                 elif name in _KERNEL_WORDS:
                     t.uses_gpu_code = True
         elif group == "inc":
-            if not includes.include(t, m):
+            end = includes.include(t, m.start("inc"), m.end())
+            if end < 0:
                 pos = m.start("inc") + 1  # a '#' inside a line: go on right after it
                 continue
+            pos = end
+            continue
         elif group == "end":
             break
         else:
@@ -237,8 +239,12 @@ def candidate_identifiers(text: str, rocm_version: str) -> list[Candidate]:
             break
         if m.lastgroup == "id":
             out.append(Candidate(m.start("id"), m.group("id")))
-        elif m.lastgroup == "inc" and not starts_line(text, m.start("inc")):
-            pos = m.start("inc") + 1
+        elif m.lastgroup == "inc":
+            if not starts_line(text, m.start("inc")):
+                pos = m.start("inc") + 1
+                continue
+            header = HEADER_RE.match(text, m.end())
+            pos = header.end() if header else m.end()
             continue
         pos = m.end()
     return out

@@ -137,36 +137,93 @@ def _classify_literal(expr: str) -> Mask:
     return Mask("unknown")
 
 
-def _define_re(name: str) -> re.Pattern[str]:
+# A mask that is a name: its `#define NAME value` or `const TYPE NAME = value;`, looked up in
+# the file. Each lookup reads the file; past a few names, all definitions are read in one pass
+# instead (a lookup for each of many names was quadratic). A type or value longer than any
+# real one is not read, so that the pass stays linear.
+_DEFINE_RE = re.compile(
+    r"^[ \t]*#[ \t]*define[ \t]+(?P<name>\w+)[ \t]+(?P<rest>[^\r\n]*+)$", re.MULTILINE
+)
+_CONST_RE = re.compile(
+    r"(?<![\w$])(?:static\s+)?(?:constexpr|const)\s+(?P<t>[A-Za-z_][\w\s]{0,100}?)\s+"
+    r"(?P<name>[A-Za-z_]\w*)\s*=\s*(?P<v>[^;\r\n]{1,300}+);"
+)
+_LOOKUPS_BEFORE_ONE_PASS = 8
+
+
+def _named(pattern: str, name: str) -> re.Pattern[str]:
     return re.compile(
-        rf"^[ \t]*#[ \t]*define[ \t]+{re.escape(name)}[ \t]+(?P<v>[^\r\n]*?)[ \t]*(?://[^\r\n]*)?$",
+        pattern.replace(r"(?P<name>\w+)", re.escape(name), 1).replace(
+            r"(?P<name>[A-Za-z_]\w*)", re.escape(name), 1
+        ),
         re.MULTILINE,
     )
 
 
-def _const_re(name: str) -> re.Pattern[str]:
-    return re.compile(
-        rf"(?<![\w$])(?:static\s+)?(?:constexpr|const)\s+(?P<t>[A-Za-z_][\w\s]*?)\s+"
-        rf"{re.escape(name)}\s*=\s*(?P<v>[^;\r\n]+);"
-    )
+class MaskDefinitions:
+    """The macros and constants of one file that a mask may name (the first of each)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._lookups = 0
+        self._all_read = False
+        self.defines: dict[str, Span | None] = {}
+        self.consts: dict[str, tuple[str, Span] | None] = {}
+
+    def _read_all(self) -> None:
+        self._all_read = True
+        defines: dict[str, Span | None] = {}
+        for m in _DEFINE_RE.finditer(self._text):
+            defines.setdefault(m.group("name"), _define_value(m))
+        consts: dict[str, tuple[str, Span] | None] = {}
+        for m in _CONST_RE.finditer(self._text):
+            consts.setdefault(m.group("name"), (m.group("t"), Span(*m.span("v"))))
+        self.defines, self.consts = defines, consts
+
+    def lookup(self, name: str) -> tuple[Span | None, tuple[str, Span] | None]:
+        """The value of ``#define name``, and the type and value of a ``const`` one."""
+        if not self._all_read and name not in self.defines:
+            self._lookups += 1
+            if self._lookups > _LOOKUPS_BEFORE_ONE_PASS:
+                self._read_all()
+            else:
+                define = _named(_DEFINE_RE.pattern, name).search(self._text)
+                self.defines[name] = _define_value(define) if define else None
+                const = _named(_CONST_RE.pattern, name).search(self._text)
+                self.consts[name] = (const.group("t"), Span(*const.span("v"))) if const else None
+        return self.defines.get(name), self.consts.get(name)
 
 
-def classify_mask(text: str, expr: str) -> Mask:
+def _define_value(m: re.Match[str]) -> Span:
+    """The value of a ``#define``: up to a ``//`` comment, trailing blanks left out."""
+    rest = m.group("rest")
+    comment = rest.find("//")
+    value = (rest if comment < 0 else rest[:comment]).rstrip(" \t")
+    return Span(m.start("rest"), m.start("rest") + len(value))
+
+
+def classify_mask(text: str, definitions: MaskDefinitions, expr: str) -> Mask:
     """What the mask expression ``expr`` holds, reading a macro or constant it names."""
     expr = _strip_parens(expr)
     if not _IDENT_ONLY_RE.match(expr):
         return _classify_literal(expr)
-    m = _define_re(expr).search(text)
-    if m:
-        inner = _classify_literal(m.group("v"))
-        return Mask(inner.kind, inner.is_64bit_type, expr, Span(*m.span("v")), "define")
-    m = _const_re(expr).search(text)
-    if m:
-        inner = _classify_literal(m.group("v"))
-        type_name = " ".join(m.group("t").replace("const", " ").split())
+    define, const = definitions.lookup(expr)
+    if define is not None:
+        inner = _classify_literal(text[define.start : define.end])
+        return Mask(inner.kind, inner.is_64bit_type, expr, define, "define")
+    if const is not None:
+        type_text, value = const
+        inner = _classify_literal(text[value.start : value.end])
+        type_name = " ".join(type_text.replace("const", " ").split())
         is64 = type_name in _TYPES_64 or inner.is_64bit_type
-        return Mask(inner.kind, is64, expr, Span(*m.span("v")), "const")
+        return Mask(inner.kind, is64, expr, value, "const")
     return Mask("unknown", False, expr)
+
+
+def _mask_of(t: Translation, expr: str) -> Mask:
+    if t.mask_definitions is None:
+        t.mask_definitions = MaskDefinitions(t.text)
+    return classify_mask(t.text, t.mask_definitions, expr)
 
 
 # ---------------------------------------------------------------------------- handlers
@@ -174,14 +231,14 @@ def classify_mask(text: str, expr: str) -> Mask:
 
 def warp_masked(t: Translation, name: str, start: int, end: int) -> None:
     """``__shfl_sync(mask, ...)`` and friends."""
-    if t.is_member_or_foreign(start) or is_definition(t.text, start, end):
+    if t.is_member_or_foreign(start) or is_definition(t.index, t.text, start, end):
         clash(t, name, start, end)
         return
     call = t.call_arguments(end)
     if call is None or len(call.args) < 2:
         if call is None and not t.followed_by(end, "("):
             return  # the name itself (a macro argument, a function pointer): leave it
-        t.change(start, "warp", name, name, UNCONVERTED, "could not read the call's arguments")
+        t.report(start, "warp", name, UNCONVERTED, "could not read the call's arguments")
         return
     mask_start, mask_end = call.args[0]
     mask_text = t.text[mask_start:mask_end]
@@ -195,7 +252,7 @@ def _drop_mask(t: Translation, name: str, start: int, call: Call, mask_text: str
     hip = MASKED_WARP[name]
     second = call.args[1][0]
     new = f"{hip}("
-    mask = classify_mask(t.text, mask_text)
+    mask = _mask_of(t, mask_text)
     target = version_text(t.target)
     note = f"mask dropped: HIP in ROCm {target} has only the mask-less form, which acts on all active lanes"
     if t.target >= t.api.warp.sync_preview_since:
@@ -216,14 +273,13 @@ def _drop_mask(t: Translation, name: str, start: int, call: Call, mask_text: str
 def _check_mask(
     t: Translation, name: str, start: int, mask_start: int, mask_end: int, mask_text: str
 ) -> None:
-    mask = classify_mask(t.text, mask_text)
+    mask = _mask_of(t, mask_text)
     if mask.kind == "full64":
         return
     if mask.kind == "unknown":
-        t.change(
+        t.report(
             start,
             "warp",
-            name,
             name,
             NEEDS_REVIEW,
             f"HIP's {name} needs a 64-bit mask (static_assert): check that `{mask_text}` is an "
@@ -241,10 +297,9 @@ def _check_mask(
             if mask.is_64bit_type
             else "HIP's _sync functions static_assert a 64-bit mask"
         )
-        t.change(
+        t.report(
             mask_start,
             "warp",
-            mask_text,
             mask_text,
             NEEDS_REVIEW if mask.is_64bit_type else UNCONVERTED,
             f"32-lane full mask `{mask_text}`{where}: {problem}; use {FULL_MASK_64} "
@@ -271,10 +326,9 @@ def _widen_definition(t: Translation, start: int, mask: Mask, mask_text: str, wh
     if def_start in t.widened_definitions:
         return
     if mask.definition_kind != "define":
-        t.change(
+        t.report(
             start,
             "warp",
-            mask_text,
             mask_text,
             UNCONVERTED,
             f"32-lane full mask{where}: declare it `unsigned long long {mask.via} = "
@@ -300,27 +354,19 @@ def warp_match(t: Translation, name: str, start: int, end: int) -> None:
     if t.is_member_or_foreign(start) or not t.followed_by(end, "("):
         return
     warp = t.api.warp
+    missing = ""
     if t.target < warp.sync_preview_since:
-        t.change(
-            start,
-            "warp",
-            name,
-            name,
-            UNCONVERTED,
+        missing = (
             f"no HIP counterpart before ROCm {version_text(warp.sync_preview_since)}: "
-            "compare values with __shfl and __ballot instead",
+            "compare values with __shfl and __ballot instead"
         )
-        return
-    if t.target < warp.sync_default_since:
-        t.change(
-            start,
-            "warp",
-            name,
-            name,
-            UNCONVERTED,
+    elif t.target < warp.sync_default_since:
+        missing = (
             f"ROCm {version_text(t.target)} has {name} only with "
-            "-DHIP_ENABLE_WARP_SYNC_BUILTINS, and with a 64-bit mask",
+            "-DHIP_ENABLE_WARP_SYNC_BUILTINS, and with a 64-bit mask"
         )
+    if missing:
+        t.report(start, "warp", name, UNCONVERTED, missing)
         return
     call = t.call_arguments(end)
     if call is None or not call.args:
@@ -331,7 +377,7 @@ def warp_match(t: Translation, name: str, start: int, end: int) -> None:
 
 def activemask(t: Translation, name: str, start: int, end: int) -> None:
     """``__activemask()``: a ballot of true where HIP has no __activemask."""
-    if t.is_member_or_foreign(start) or is_definition(t.text, start, end):
+    if t.is_member_or_foreign(start) or is_definition(t.index, t.text, start, end):
         return
     if t.target >= t.api.warp.sync_default_since:
         return
@@ -353,7 +399,7 @@ def activemask(t: Translation, name: str, start: int, end: int) -> None:
 
 def syncwarp(t: Translation, name: str, start: int, end: int) -> None:
     """``__syncwarp(mask)``: its mask checked, or a wavefront barrier where HIP has none."""
-    if t.is_member_or_foreign(start) or is_definition(t.text, start, end):
+    if t.is_member_or_foreign(start) or is_definition(t.index, t.text, start, end):
         clash(t, name, start, end)
         return
     call = t.call_arguments(end)
@@ -410,10 +456,9 @@ def tile_votes(t: Translation) -> None:
             else "compare values with the tile's shfl() instead"
         )
         before = code[m.start() : m.start(1) + len(member)]
-        t.change(
+        t.report(
             m.start(1),
             "device",
-            before,
             before,
             UNCONVERTED,
             f"cooperative groups' {member}() on a tile is not in ROCm {version_text(t.target)} "
