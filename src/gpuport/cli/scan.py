@@ -24,7 +24,7 @@ from gpuport.cli.ui import Progress, emit, say
 from gpuport.config import ConfigError, Settings, load_settings
 from gpuport.files import WalkOptions
 from gpuport.io import write_atomic
-from gpuport.report import Format, render
+from gpuport.report import Format, render_chunks
 from gpuport.report.common import fingerprint
 from gpuport.report.summary import scan_summary_line
 from gpuport.scan.engine import ScanOptions, ScanResult, scan_path
@@ -103,7 +103,7 @@ def scan(path: Path, fmt: str, output: Path | None, **flags: Any) -> None:
     settings = settings_from_flags(path, flags)
     result = run_scan(path, settings, flags["jobs"], flags["no_progress"])
     chosen = Format(fmt)
-    emit(render(result, chosen, render_options(chosen, output, fit_terminal=True)), output)
+    emit(render_chunks(result, chosen, render_options(chosen, output, fit_terminal=True)), output)
     if flags.get("write_baseline"):
         write_baseline(result, flags["write_baseline"])
     if chosen is not Format.TERMINAL or output is not None:

@@ -5,7 +5,6 @@ effort's wording, JSON text, and the in-memory rich console the terminal formats
 from __future__ import annotations
 
 import html
-import json
 import re
 from io import StringIO
 
@@ -14,6 +13,7 @@ from rich.console import Console
 from gpuport.assess.verdict import Assessment, day_range
 from gpuport.findings import Finding, Severity, Skipped
 from gpuport.report import RenderOptions
+from gpuport.report.json_stream import json_chunks
 
 TOOL_NAME = "gpuport"
 TAB_SIZE = 4  # the width a tab of a scanned file takes in the terminal formats
@@ -75,9 +75,7 @@ def html_text(text: object) -> str:
 
 def dumps(document: object) -> str:
     """JSON text, UTF-8 friendly; undecodable path bytes stay as JSON ``\\udcNN`` escapes."""
-    text = json.dumps(document, indent=2, ensure_ascii=False, default=str)
-    # Lone surrogates cannot be written as UTF-8; "\udcNN" is also their JSON escape.
-    return text.encode("utf-8", "backslashreplace").decode("utf-8") + "\n"
+    return "".join(json_chunks(document))  # a Deferred array in it is made here
 
 
 def plural(count: int, noun: str) -> str:
