@@ -154,8 +154,11 @@ def test_parallel_scan_equals_serial_scan(tmp_path: Path) -> None:
             "  x[lane] = __shfl_sync(0xffffffff, x[lane], 0);\n}\n",
         )
         write(tmp_path, f"pkg{i % 7}/m{i}.py", "import torch\nprint(torch.version.cuda)\n")
+    handlers = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
     serial = scan_path(tmp_path, ScanOptions(jobs=1))
     parallel = scan_path(tmp_path, ScanOptions(jobs=2))
+    # the pool's own signal handling ends with it
+    assert [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)] == handlers
     assert serial.stats.files_scanned == parallel.stats.files_scanned == 520
     assert len(serial.findings) >= 520  # every file has something to find
     assert [(f.rule_id, f.location) for f in serial.findings] == [

@@ -34,7 +34,9 @@ _BATCH = 64
 _PARALLEL_THRESHOLD = 200  # below this many files a pool costs more than it saves
 _WORKER_EXIT_SECONDS = 5.0  # how long a terminated worker may take to go before it is killed
 # Signals that end the scan, with its pool, when they would end the process (default action).
-_STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+_STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
 _WORKER_SIGNALS = {signal.SIGINT, *_STOP_SIGNALS}
 
 # `# gpuport: ignore`, `// gpuport: ignore[GP301]`, `gpuport: ignore[GP301, GP302]`
@@ -218,42 +220,48 @@ def _worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
     the main process alone decides, and no worker prints a traceback.
     """
     before = set(multiprocessing.active_children())
-    restore = _catch_stop_signals()
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
     try:
+        _catch_stop_signals()
         yield pool
     except _Stopped as stop:
-        _terminate(pool, before)
-        restore()
+        with _signals_blocked():  # a second signal waits until the workers are gone
+            _terminate(pool, before)
+            _release_stop_signals()
         signal.raise_signal(stop.signum)  # the default action: the process ends here
         raise SystemExit(128 + stop.signum) from None  # only if something else handled it
     except BaseException:
-        _terminate(pool, before)
+        with _signals_blocked():
+            _terminate(pool, before)
         raise
     else:
         pool.shutdown(wait=True)
     finally:
-        restore()
+        _release_stop_signals()
 
 
-def _catch_stop_signals() -> Callable[[], None]:
-    """Turn the stop signals whose action is the default into :class:`_Stopped`; undo with the result."""
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None  # only the main thread may set handlers; nothing to undo
-    caught = [s for s in _STOP_SIGNALS if signal.getsignal(s) == signal.SIG_DFL]
-    for signum in caught:
-        signal.signal(signum, _raise_stopped)
+def _catch_stop_signals() -> None:
+    """Turn each stop signal whose action is the default into :class:`_Stopped`."""
+    if threading.current_thread() is threading.main_thread():  # where handlers may be set
+        for signum in _STOP_SIGNALS:
+            if signal.getsignal(signum) == signal.SIG_DFL:
+                signal.signal(signum, _raise_stopped)
 
-    def restore() -> None:
-        for signum in caught:
-            signal.signal(signum, signal.SIG_DFL)
 
-    return restore
+def _release_stop_signals() -> None:
+    """Give the stop signals :func:`_catch_stop_signals` caught their default action back."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in _STOP_SIGNALS:
+            if signal.getsignal(signum) == _raise_stopped:
+                signal.signal(signum, signal.SIG_DFL)
 
 
 @contextmanager
 def _signals_blocked() -> Iterator[None]:
     """Hold Ctrl-C and the stop signals back (they arrive when this ends); children inherit it."""
+    if not hasattr(signal, "pthread_sigmask"):  # not POSIX
+        yield
+        return
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, _WORKER_SIGNALS)
     try:
         yield
@@ -266,7 +274,8 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for signum in _STOP_SIGNALS:  # a fork inherits the main process's _raise_stopped
         signal.signal(signum, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, _WORKER_SIGNALS)  # blocked by _signals_blocked
+    if hasattr(signal, "pthread_sigmask"):  # blocked by _signals_blocked
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _WORKER_SIGNALS)
 
 
 def _terminate(pool: ProcessPoolExecutor, before: set[multiprocessing.process.BaseProcess]) -> None:
