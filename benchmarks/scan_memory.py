@@ -159,6 +159,12 @@ def machine() -> str:
     )
 
 
+def write_results(out: Path, text: str) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    print(f"wrote {out}", file=sys.stderr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=16000, help="files to generate")
@@ -226,9 +232,7 @@ def main() -> None:
         NOTES,
         "",
     ]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines))
-    print(f"wrote {args.out}", file=sys.stderr)
+    write_results(args.out, "\n".join(lines))
 
 
 if __name__ == "__main__":
