@@ -19,7 +19,7 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from gpuport.files import classify
@@ -202,13 +202,29 @@ def _create_temp(
     raise FileExistsError(errno.EEXIST, "no free temporary name", name)
 
 
-def _writer(data: bytes) -> Callable[[int], None]:
-    return lambda fd: _write_all(fd, data)
+def _writer(data: bytes | Iterable[str]) -> Callable[[int], None]:
+    """What fills a new file: bytes, or text in pieces (a big report), never held whole."""
+    if isinstance(data, bytes):
+        return lambda fd: _write_all(fd, data)
+
+    def fill(fd: int) -> None:
+        buffered: list[bytes] = []
+        size = 0
+        for piece in data:
+            encoded = piece.encode("utf-8", "surrogateescape")
+            buffered.append(encoded)
+            size += len(encoded)
+            if size >= _READ_CHUNK:  # a few large writes rather than one per piece
+                _write_all(fd, b"".join(buffered))
+                buffered, size = [], 0
+        _write_all(fd, b"".join(buffered))
+
+    return fill
 
 
 def write_atomic(
     path: Path,
-    data: str | bytes,
+    data: str | bytes | Iterable[str],
     *,
     root: Path | None = None,
     backup_suffix: str | None = None,
@@ -217,7 +233,7 @@ def write_atomic(
     """Write ``data`` to ``path`` through a temporary file and a rename.
 
     Text is encoded as UTF-8 with ``surrogateescape``, so undecodable bytes read earlier
-    round-trip unchanged. An existing file keeps its mode and (where the system allows) its
+    round-trip unchanged; text in pieces is written as it comes. An existing file keeps its mode and (where the system allows) its
     owner; a new one gets 0666 less the umask. Missing folders are created. With ``root``,
     no folder between ``root`` and ``path`` may be a symbolic link. With ``backup_suffix``,
     an existing file is first kept as ``path + suffix`` (see :func:`write_backup`). Raises
@@ -238,7 +254,7 @@ def write_atomic(
 def replace_in(
     dir_fd: int,
     name: str,
-    payload: bytes,
+    payload: bytes | Iterable[str],
     *,
     shown: str | os.PathLike[str],
     sync_dir: bool = True,

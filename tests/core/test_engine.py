@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import gpuport
 from gpuport import rules as rules_module
 from gpuport.files import FileKind, SourceText
 from gpuport.findings import Category, Confidence, Finding, Severity, SkipKind, Skipped
@@ -146,8 +154,11 @@ def test_parallel_scan_equals_serial_scan(tmp_path: Path) -> None:
             "  x[lane] = __shfl_sync(0xffffffff, x[lane], 0);\n}\n",
         )
         write(tmp_path, f"pkg{i % 7}/m{i}.py", "import torch\nprint(torch.version.cuda)\n")
+    handlers = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
     serial = scan_path(tmp_path, ScanOptions(jobs=1))
     parallel = scan_path(tmp_path, ScanOptions(jobs=2))
+    # the pool's own signal handling ends with it
+    assert [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)] == handlers
     assert serial.stats.files_scanned == parallel.stats.files_scanned == 520
     assert len(serial.findings) >= 520  # every file has something to find
     assert [(f.rule_id, f.location) for f in serial.findings] == [
@@ -235,3 +246,101 @@ def test_baseline_fingerprint_of_a_finding_in_another_file_uses_that_files_line(
     write(tmp_path, "notes/other.txt", "l0\nl1\nl2\nl3\nMARKER changed\n")
     changed = scan_path(tmp_path, ScanOptions(jobs=1, baseline=prints))
     assert [f.location.line for f in changed.findings] == [5] and changed.baselined == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Signals: the worker pool never outlives gpuport
+
+
+def _children(pid: int) -> set[int]:
+    """The live children of ``pid`` (Linux: /proc/PID/task/TID/children)."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        with contextlib.suppress(OSError):  # the task ended meanwhile
+            found.update(int(p) for p in task.read_text().split())
+    return found
+
+
+def _gone(pid: int) -> bool:
+    """Has ``pid`` ended and been reaped (or is it at most a zombie nobody waits for)?"""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def _scan_in_worker_phase(tmp_path: Path) -> tuple[subprocess.Popen[bytes], set[int]]:
+    """``gpuport scan`` (JSON on a pipe) of a project big enough for the pool, once it runs."""
+    for i in range(3000):
+        write(
+            tmp_path / "p",
+            f"pkg{i % 13}/k{i}.cu",
+            "#include <cuda_runtime.h>\n__global__ void k(float* x) {\n"
+            "  x[threadIdx.x] = __shfl_sync(0xffffffff, x[threadIdx.x], 0);\n}\n"
+            + "// padding\n"
+            * 200,
+        )
+    env = dict(os.environ, PYTHONPATH=str(Path(gpuport.__file__).parents[1]))
+    command = [sys.executable, "-c", "from gpuport.cli import main; main()", "scan"]
+    proc = subprocess.Popen(
+        [*command, str(tmp_path / "p"), "--jobs", "2", "--no-progress", "--format", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        start_new_session=True,  # its own process group, as a shell's job is
+    )
+    deadline = time.monotonic() + 60
+    workers: set[int] = set()
+    while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        workers = _children(proc.pid)
+        time.sleep(0.01)
+    assert len(workers) == 2, "the scan never reached its worker phase"
+    return proc, workers
+
+
+def _read_to_eof(proc: subprocess.Popen[bytes], seconds: float) -> tuple[bytes, bytes]:
+    """stdout and stderr to their ends; fails when either stays open for ``seconds``."""
+    assert proc.stdout is not None and proc.stderr is not None
+    outputs: dict[str, bytes] = {}
+    readers = [
+        threading.Thread(target=lambda n=name, s=stream: outputs.update({n: s.read()}))
+        for name, stream in (("out", proc.stdout), ("err", proc.stderr))
+    ]
+    for reader in readers:
+        reader.start()
+    for reader in readers:
+        reader.join(seconds)
+    if any(reader.is_alive() for reader in readers):
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail(f"a pipe of gpuport stayed open {seconds} s after it was stopped")
+    return outputs["out"], outputs["err"]
+
+
+def _assert_all_gone(pids: set[int]) -> None:
+    deadline = time.monotonic() + 5
+    while not all(_gone(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [p for p in pids if not _gone(p)] == []
+
+
+def test_sigterm_ends_the_scan_and_its_workers_and_closes_the_pipe(tmp_path: Path) -> None:
+    proc, workers = _scan_in_worker_phase(tmp_path)
+    os.kill(proc.pid, signal.SIGTERM)
+    stdout, stderr = _read_to_eof(proc, 15)
+    # gpuport ends as SIGTERM ends a process (a shell reports 143), with no report and no
+    # traceback, and no worker is left running behind it.
+    assert proc.wait(15) == -signal.SIGTERM
+    assert stdout == b""
+    assert b"Traceback" not in stderr, stderr.decode()
+    _assert_all_gone(workers)
+
+
+def test_ctrl_c_exits_130_and_leaves_no_worker(tmp_path: Path) -> None:
+    proc, workers = _scan_in_worker_phase(tmp_path)
+    os.killpg(proc.pid, signal.SIGINT)  # a terminal's Ctrl-C reaches the whole process group
+    stdout, stderr = _read_to_eof(proc, 15)
+    assert proc.wait(15) == 130
+    assert stdout == b""
+    assert b"interrupted" in stderr and b"Traceback" not in stderr, stderr.decode()
+    _assert_all_gone(workers)

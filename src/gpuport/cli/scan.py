@@ -26,7 +26,7 @@ from gpuport.config import Settings, load_baseline, load_settings
 from gpuport.files import WalkOptions
 from gpuport.findings import SkipKind
 from gpuport.io import refuse_outputs, write_atomic
-from gpuport.report import Format, render
+from gpuport.report import Format, render_chunks
 from gpuport.report.common import fingerprint
 from gpuport.report.summary import scan_summary_line
 from gpuport.scan.engine import ScanOptions, ScanResult, scan_path
@@ -98,7 +98,7 @@ def scan(path: Path, fmt: str, output: Path | None, **flags: Any) -> None:
     settings = settings_from_flags(path, flags)
     result = run_scan(path, settings, flags["jobs"], flags["no_progress"])
     chosen = Format(fmt)
-    emit(render(result, chosen, render_options(chosen, output, fit_terminal=True)), output)
+    emit(render_chunks(result, chosen, render_options(chosen, output, fit_terminal=True)), output)
     if flags.get("write_baseline"):
         write_baseline(result, flags["write_baseline"])
     if chosen is not Format.TERMINAL or output is not None:

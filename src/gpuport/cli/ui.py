@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 
@@ -83,10 +84,17 @@ class Progress:
         self._bar.update(self._task, completed=done, mb=nbytes / 1e6)
 
 
-def emit(text: str, output: Path | None) -> None:
-    """Write a rendered report to ``output`` atomically, or to stdout."""
+def emit(text: str | Iterable[str], output: Path | None) -> None:
+    """Write a rendered report (or its pieces, from render_chunks) to ``output`` atomically,
+    or to stdout."""
     if output is None:
-        sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+        last = ""
+        for piece in (text,) if isinstance(text, str) else text:
+            if piece:
+                sys.stdout.write(piece)
+                last = piece
+        if last and not last.endswith("\n"):
+            sys.stdout.write("\n")
         sys.stdout.flush()
         return
     write_atomic(output, text)

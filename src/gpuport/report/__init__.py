@@ -10,7 +10,7 @@ here plus its renderers.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -60,6 +60,9 @@ DECLARED_FORMATS: Mapping[type, tuple[Format, ...]] = MappingProxyType(
 
 Renderer = Callable[[Any, RenderOptions], str]
 _RENDERERS: dict[tuple[type, Format], Renderer] = {}
+# Renderers of reports too big to hold whole (a scan's JSON and SARIF): text in pieces.
+ChunkRenderer = Callable[[Any, RenderOptions], Iterable[str]]
+_CHUNK_RENDERERS: dict[tuple[type, Format], ChunkRenderer] = {}
 
 
 def formats_for(result_type: type) -> tuple[Format, ...]:
@@ -77,6 +80,17 @@ def renderer(result_type: type, fmt: Format) -> Callable[[Renderer], Renderer]:
 
     def register(function: Renderer) -> Renderer:
         _RENDERERS[(result_type, fmt)] = function
+        return function
+
+    return register
+
+
+def chunk_renderer(result_type: type, fmt: Format) -> Callable[[ChunkRenderer], ChunkRenderer]:
+    """Register a renderer that gives its text in pieces; :func:`render` joins them."""
+
+    def register(function: ChunkRenderer) -> ChunkRenderer:
+        _CHUNK_RENDERERS[(result_type, fmt)] = function
+        renderer(result_type, fmt)(lambda result, options: "".join(function(result, options)))
         return function
 
     return register
@@ -105,6 +119,18 @@ def render(result: object, fmt: Format, options: RenderOptions = RenderOptions()
         if function is not None:
             return function(result, options)
     raise LookupError(f"no {fmt.value} renderer for {type(result).__name__}")
+
+
+def render_chunks(
+    result: object, fmt: Format, options: RenderOptions = RenderOptions()
+) -> Iterable[str]:
+    """:func:`render`'s text in pieces, so a big report need not be held whole to be written."""
+    _load()
+    for cls in type(result).__mro__:
+        function = _CHUNK_RENDERERS.get((cls, fmt))
+        if function is not None:
+            return function(result, options)
+    return (render(result, fmt, options),)
 
 
 def registered() -> dict[tuple[type, Format], Renderer]:

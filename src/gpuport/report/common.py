@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import json
 import re
 from io import StringIO
 from urllib.parse import quote
@@ -17,6 +16,7 @@ from rich.console import Console
 from gpuport.assess.verdict import Assessment, day_range
 from gpuport.findings import Finding, Severity, Skipped
 from gpuport.report import RenderOptions
+from gpuport.report.json_stream import json_chunks
 
 TOOL_NAME = "gpuport"
 TAB_SIZE = 4  # the width a tab of a scanned file takes in the terminal formats
@@ -167,17 +167,7 @@ def html_text(text: object) -> str:
     return html.escape(display_text(str(text)), quote=True)
 
 
-# JSON (RFC 8259) allows these raw inside strings, but a lone surrogate cannot be written as
-# UTF-8 at all (json.dumps(ensure_ascii=False) passes the ones surrogateescape made from bytes
-# that were not UTF-8), and C1 controls, DEL and U+2028/U+2029 break terminals, log viewers
-# and JavaScript that embeds the text.
-_JSON_FIX = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _json_char(match: re.Match[str]) -> str:
-    ch = match.group()
-    return "\ufffd" if "\ud800" <= ch <= "\udfff" else f"\\u{ord(ch):04x}"
 
 
 def json_path(path: str, shown: str | None = None) -> dict[str, str]:
@@ -203,10 +193,9 @@ def dumps(document: object) -> str:
 
     Bytes that were not UTF-8 become U+FFFD (a path that must stay exact carries an ``uri``
     beside it: :func:`json_path`); C1 controls, DEL and U+2028/U+2029 are ``\\uXXXX``
-    escapes, as JSON writes the C0 controls.
+    escapes, as JSON writes the C0 controls (:mod:`gpuport.report.json_stream`).
     """
-    text = json.dumps(document, indent=2, ensure_ascii=False, default=str)
-    return _JSON_FIX.sub(_json_char, text) + "\n"
+    return "".join(json_chunks(document))  # a Deferred array in it is made here
 
 
 def plural(count: int, noun: str) -> str:

@@ -6,15 +6,15 @@ give the same bytes except under ``"timing"``, the one key that golden tests str
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from gpuport.assess.verdict import HOURS_PER_DAY, Assessment, day_range
 from gpuport.findings import Finding, Skipped
-from gpuport.report import Format, RenderOptions, plan_formats, renderer
+from gpuport.report import Format, RenderOptions, chunk_renderer, plan_formats
 from gpuport.report.common import (
     TOOL_NAME,
     category_severity_table,
-    dumps,
     fingerprint,
     fixable_counts,
     json_path,
@@ -22,6 +22,7 @@ from gpuport.report.common import (
     sorted_findings,
     tool_version,
 )
+from gpuport.report.json_stream import Deferred, json_chunks
 from gpuport.rules import Rule
 from gpuport.scan.engine import ScanResult
 
@@ -89,7 +90,8 @@ def scan_body(result: ScanResult) -> dict[str, Any]:
             "skipped": len(result.skipped),
             "crashed": len(result.crashed),
         },
-        "findings": [finding_dict(f, rules) for f in findings],
+        # made one at a time as the text is written: 50,000 findings' dicts never exist at once
+        "findings": Deferred(lambda: (finding_dict(f, rules) for f in findings)),
         "skipped": [skipped_dict(s) for s in sorted(result.skipped)],
         "stats": {
             "files_seen": stats.files_seen,
@@ -159,13 +161,13 @@ def assessment_document(assessment: Assessment, options: RenderOptions) -> dict[
     }
 
 
-@renderer(ScanResult, Format.JSON)
-def render_scan_json(result: ScanResult, options: RenderOptions) -> str:
+@chunk_renderer(ScanResult, Format.JSON)
+def render_scan_json(result: ScanResult, options: RenderOptions) -> Iterable[str]:
     """The scan as a versioned JSON document."""
-    return dumps(scan_document(result, options))
+    return json_chunks(scan_document(result, options))
 
 
-@renderer(Assessment, Format.JSON)
-def render_assessment_json(assessment: Assessment, options: RenderOptions) -> str:
+@chunk_renderer(Assessment, Format.JSON)
+def render_assessment_json(assessment: Assessment, options: RenderOptions) -> Iterable[str]:
     """The assessment (verdict, effort, and the whole scan) as a versioned JSON document."""
-    return dumps(assessment_document(assessment, options))
+    return json_chunks(assessment_document(assessment, options))

@@ -6,20 +6,21 @@ the output against the official schema (tests/data/sarif-schema-2.1.0.json).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from gpuport.assess.verdict import Assessment
 from gpuport.findings import Confidence, Finding, Severity, SkipKind, Skipped
-from gpuport.report import Format, RenderOptions, plan_formats, renderer
+from gpuport.report import Format, RenderOptions, chunk_renderer, plan_formats
 from gpuport.report.common import (
     TOOL_NAME,
     category_severity_table,
-    dumps,
     fingerprint,
     path_uri,
     sorted_findings,
     tool_version,
 )
+from gpuport.report.json_stream import Deferred, json_chunks
 from gpuport.rules import Rule
 from gpuport.scan.engine import ScanResult
 
@@ -207,7 +208,10 @@ def sarif_log(
             SRCROOT: {"description": {"text": "The root of the scanned project."}}
         },
         "columnKind": "unicodeCodePoints",
-        "results": [result_object(f, rule_index) for f in sorted_findings(result.findings)],
+        # made one at a time as the text is written: 50,000 results never exist at once
+        "results": Deferred(
+            lambda: (result_object(f, rule_index) for f in sorted_findings(result.findings))
+        ),
         "properties": {
             "suppressed": result.suppressed,
             "baselined": result.baselined,
@@ -218,14 +222,14 @@ def sarif_log(
     return {"$schema": SARIF_SCHEMA, "version": SARIF_VERSION, "runs": [run]}
 
 
-@renderer(ScanResult, Format.SARIF)
-def render_scan_sarif(result: ScanResult, options: RenderOptions) -> str:
+@chunk_renderer(ScanResult, Format.SARIF)
+def render_scan_sarif(result: ScanResult, options: RenderOptions) -> Iterable[str]:
     """The scan as a SARIF 2.1.0 log."""
-    return dumps(sarif_log(result, options))
+    return json_chunks(sarif_log(result, options))
 
 
-@renderer(Assessment, Format.SARIF)
-def render_assessment_sarif(assessment: Assessment, options: RenderOptions) -> str:
+@chunk_renderer(Assessment, Format.SARIF)
+def render_assessment_sarif(assessment: Assessment, options: RenderOptions) -> Iterable[str]:
     """The assessment's scan as SARIF, with the verdict and effort in the run's properties."""
     verdict: dict[str, object] = {
         "verdict": assessment.verdict.value,
@@ -237,4 +241,4 @@ def render_assessment_sarif(assessment: Assessment, options: RenderOptions) -> s
     }
     if assessment.plan is not None:
         verdict["plan"] = plan_formats.plan_json(assessment.plan)
-    return dumps(sarif_log(assessment.scan, options, {"gpuport": verdict}))
+    return json_chunks(sarif_log(assessment.scan, options, {"gpuport": verdict}))
