@@ -17,7 +17,7 @@ from gpuport.plan.catalog import GPUS_PER_NODE, find_gpu
 from gpuport.plan.memory import breakdown, max_sequences
 from gpuport.plan.model_spec import load_model
 from gpuport.plan.precision import parse_kv_dtype, parse_precision
-from gpuport.plan.speed import achieved_rates, decode_step, estimate_prefill
+from gpuport.plan.speed import DecodeCase, achieved_rates, decode_step, estimate_prefill
 
 # MLPerf Inference Llama-2-70B (OpenOrca): MLPerf checks ~294 generated tokens per sample
 # (TOKENS_PER_SAMPLE 294.45 +-10%); the prompt length is our assumption of the same order.
@@ -181,7 +181,9 @@ def _offline(m: Measurement) -> Estimate:
             continue
         rates = achieved_rates(gpu, precision, tp, None)
         step = decode_step(
-            spec, precision, kv, rates, batch=batch, context=average_context, tp=tp, pp=1
+            DecodeCase(
+                spec, precision, kv, rates, batch=batch, context=average_context, tp=tp, pp=1
+            )
         )
         prefill = estimate_prefill(spec, precision, rates, context=m.prompt, tp=tp, pp=1)
         # Per decode step, batch/output sequences finish and as many prompts are prefilled.
@@ -205,7 +207,9 @@ def _single(m: Measurement) -> Estimate:
         prefill = estimate_prefill(spec, precision, rates, context=m.prompt, tp=1, pp=1)
         return Estimate(prefill.tokens_per_s, "1 GPU", prefill.bound)
     step = decode_step(
-        spec, precision, kv, rates, batch=1, context=m.prompt + m.output // 2, tp=1, pp=1
+        DecodeCase(
+            spec, precision, kv, rates, batch=1, context=m.prompt + m.output // 2, tp=1, pp=1
+        )
     )
     return Estimate(1.0 / step.seconds, "1 GPU, batch 1", step.bound)
 

@@ -20,6 +20,7 @@ import re
 import secrets
 import stat
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from gpuport.files import classify
@@ -153,16 +154,18 @@ def _keep_owner_and_mode(fd: int, like: os.stat_result | None, mode: int) -> Non
     os.fchmod(fd, mode)  # after chown, which may clear set-id bits
 
 
-def _create_exclusive(
-    dir_fd: int,
-    name: str,
-    fill: Callable[[int], None],
-    like: os.stat_result | None,
-    mode: int,
-    *,
-    durable: bool = True,
-) -> None:
-    """Create ``name`` (never an existing file, never through a link) and ``fill`` it."""
+@dataclass(frozen=True, slots=True)
+class _NewFile:
+    """What a new file gets: its bytes (``fill`` writes them), owner, mode, and an fsync."""
+
+    fill: Callable[[int], None]
+    like: os.stat_result | None  # whose owner it takes (None: gpuport's own)
+    mode: int
+    durable: bool = True
+
+
+def _create_exclusive(dir_fd: int, name: str, new: _NewFile) -> None:
+    """Create ``name`` (never an existing file, never through a link) and fill it."""
     fd = os.open(
         name,
         os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
@@ -170,28 +173,20 @@ def _create_exclusive(
         dir_fd=dir_fd,
     )
     try:
-        fill(fd)
-        _keep_owner_and_mode(fd, like, mode)
-        if durable:
+        new.fill(fd)
+        _keep_owner_and_mode(fd, new.like, new.mode)
+        if new.durable:
             os.fsync(fd)
     finally:
         os.close(fd)
 
 
-def _create_temp(
-    dir_fd: int,
-    name: str,
-    fill: Callable[[int], None],
-    like: os.stat_result | None,
-    mode: int,
-    *,
-    durable: bool = True,
-) -> str:
-    """A new temporary file of ``name``, filled by ``fill`` (and fsync'd); its name."""
+def _create_temp(dir_fd: int, name: str, new: _NewFile) -> str:
+    """A new temporary file of ``name``, filled as ``new`` says; its name."""
     for _ in range(100):
         tmp = temp_name(name)
         try:
-            _create_exclusive(dir_fd, tmp, fill, like, mode, durable=durable)
+            _create_exclusive(dir_fd, tmp, new)
         except FileExistsError:
             continue
         except BaseException:
@@ -267,7 +262,7 @@ def replace_in(
     if old is not None:
         refuse_unless_regular(old, shown)
     mode = stat.S_IMODE(old.st_mode) if old is not None else _new_file_mode()
-    tmp = _create_temp(dir_fd, name, _writer(payload), old, mode)
+    tmp = _create_temp(dir_fd, name, _NewFile(_writer(payload), old, mode))
     try:
         now = _lstat(dir_fd, name)  # swapped for a link or a device meanwhile?
         if now is not None:
@@ -328,7 +323,9 @@ def write_backup(
         original = _read_all(fd)
     finally:
         os.close(fd)
-    tmp = _create_temp(dir_fd, backup_name, _writer(original), like, stat.S_IMODE(like.st_mode))
+    tmp = _create_temp(
+        dir_fd, backup_name, _NewFile(_writer(original), like, stat.S_IMODE(like.st_mode))
+    )
     try:
         if read_regular(dir_fd, tmp, shown_backup) != original:
             raise OSError(errno.EIO, "the backup did not read back as written", str(shown_backup))
@@ -352,7 +349,7 @@ def _publish(dir_fd: int, tmp: str, name: str, data: bytes, like: os.stat_result
         if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
             raise
         # a file system without hard links: create the name itself, exclusively
-        _create_exclusive(dir_fd, name, _writer(data), like, stat.S_IMODE(like.st_mode))
+        _create_exclusive(dir_fd, name, _NewFile(_writer(data), like, stat.S_IMODE(like.st_mode)))
         if read_regular(dir_fd, name, name) != data:
             raise OSError(errno.EIO, "the backup did not read back as written", name) from None
 
@@ -383,16 +380,13 @@ def copy_file(
                 _write_all(dst, chunk)
             os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
 
+        copy = _NewFile(fill, None, stat.S_IMODE(st.st_mode), durable=False)
         old = _lstat(dst_dir_fd, dst_name)
         if old is None:
-            _create_exclusive(
-                dst_dir_fd, dst_name, fill, None, stat.S_IMODE(st.st_mode), durable=False
-            )
+            _create_exclusive(dst_dir_fd, dst_name, copy)
             return
         refuse_unless_regular(old, shown)
-        tmp = _create_temp(
-            dst_dir_fd, dst_name, fill, None, stat.S_IMODE(st.st_mode), durable=False
-        )
+        tmp = _create_temp(dst_dir_fd, dst_name, copy)
         try:
             os.replace(tmp, dst_name, src_dir_fd=dst_dir_fd, dst_dir_fd=dst_dir_fd)
         except BaseException:

@@ -11,6 +11,7 @@ from gpuport.plan.precision import parse_kv_dtype, parse_precision
 from gpuport.plan.speed import (
     COMPUTE_EFFICIENCY,
     MEMORY_EFFICIENCY,
+    DecodeCase,
     achieved_rates,
     cost_per_million_tokens,
     decode_step,
@@ -39,7 +40,7 @@ def test_batch_one_decode_reads_the_weights_at_the_effective_bandwidth() -> None
     gpu = _gpu("h100")
     rates = achieved_rates(gpu, BF16, 1, None)
     assert rates.mem_bw_gbs == pytest.approx(3350 * MEMORY_EFFICIENCY)
-    step = decode_step(spec, BF16, KV, rates, batch=1, context=1, tp=1, pp=1)
+    step = decode_step(DecodeCase(spec, BF16, KV, rates, batch=1, context=1, tp=1, pp=1))
     expected = (weight_bytes(spec, BF16) + 131_072) / (rates.mem_bw_gbs * 1e9)
     assert step.memory_s == pytest.approx(expected)
     assert step.bound == "memory"
@@ -50,7 +51,9 @@ def test_decode_turns_compute_bound_only_with_short_contexts() -> None:
     spec = load_model("llama-3.1-70b")
     gpu = _gpu("h200")
     rates = achieved_rates(gpu, BF16, 2, None)
-    estimate = estimate_decode(spec, BF16, KV, rates, batch=32, context=8192, tp=2, pp=1)
+    estimate = estimate_decode(
+        DecodeCase(spec, BF16, KV, rates, batch=32, context=8192, tp=2, pp=1)
+    )
     assert estimate.bound == "memory"
     # At 8K tokens each sequence's KV reads outgrow its FLOPs: never compute-bound.
     assert estimate.compute_bound_from_batch is None
@@ -58,8 +61,10 @@ def test_decode_turns_compute_bound_only_with_short_contexts() -> None:
     assert crossover is not None
     # Roughly peak FLOPs over bandwidth: ~989e12*0.7 / (4.8e12*0.8) / 2 bytes ~ 90..200.
     assert 60 < crossover < 400
-    below = decode_step(spec, BF16, KV, rates, batch=crossover - 1, context=1, tp=2, pp=1)
-    at = decode_step(spec, BF16, KV, rates, batch=crossover, context=1, tp=2, pp=1)
+    below = decode_step(
+        DecodeCase(spec, BF16, KV, rates, batch=crossover - 1, context=1, tp=2, pp=1)
+    )
+    at = decode_step(DecodeCase(spec, BF16, KV, rates, batch=crossover, context=1, tp=2, pp=1))
     assert below.bound == "memory" and at.bound == "compute"
 
 
@@ -67,10 +72,10 @@ def test_moe_decode_reads_only_the_experts_its_tokens_pick() -> None:
     spec = load_model("qwen3-30b-a3b")
     gpu = _gpu("mi300x")
     rates = achieved_rates(gpu, BF16, 1, None)
-    one = decode_step(spec, BF16, KV, rates, batch=1, context=1, tp=1, pp=1)
+    one = decode_step(DecodeCase(spec, BF16, KV, rates, batch=1, context=1, tp=1, pp=1))
     dense_equivalent = weight_bytes(spec, BF16) / (rates.mem_bw_gbs * 1e9)
     assert one.memory_s < dense_equivalent / 5  # 8 of 128 experts per layer
-    big = decode_step(spec, BF16, KV, rates, batch=512, context=1, tp=1, pp=1)
+    big = decode_step(DecodeCase(spec, BF16, KV, rates, batch=512, context=1, tp=1, pp=1))
     assert big.memory_s == pytest.approx(dense_equivalent, rel=0.02)  # all experts touched
 
 
@@ -92,8 +97,8 @@ def test_tensor_parallel_adds_all_reduce_time_by_interconnect() -> None:
     spec = load_model("llama-3.1-70b")
     nvlink = achieved_rates(_gpu("h100"), BF16, 4, None)
     pcie = achieved_rates(_gpu("h100-pcie"), BF16, 4, None)
-    fast = decode_step(spec, BF16, KV, nvlink, batch=64, context=2048, tp=4, pp=1)
-    slow = decode_step(spec, BF16, KV, pcie, batch=64, context=2048, tp=4, pp=1)
+    fast = decode_step(DecodeCase(spec, BF16, KV, nvlink, batch=64, context=2048, tp=4, pp=1))
+    slow = decode_step(DecodeCase(spec, BF16, KV, pcie, batch=64, context=2048, tp=4, pp=1))
     assert 0 < fast.communication_s < slow.communication_s
     # MI300X's mesh gives a TP group of n ranks n-1 links.
     mesh = _gpu("mi300x").interconnect
@@ -105,8 +110,8 @@ def test_tensor_parallel_adds_all_reduce_time_by_interconnect() -> None:
 def test_pipeline_stages_do_not_speed_decode_up() -> None:
     spec = load_model("llama-3.1-70b")
     rates = achieved_rates(_gpu("h100"), BF16, 1, None)
-    one = decode_step(spec, BF16, KV, rates, batch=8, context=1024, tp=1, pp=1)
-    four = decode_step(spec, BF16, KV, rates, batch=8, context=1024, tp=1, pp=4)
+    one = decode_step(DecodeCase(spec, BF16, KV, rates, batch=8, context=1024, tp=1, pp=1))
+    four = decode_step(DecodeCase(spec, BF16, KV, rates, batch=8, context=1024, tp=1, pp=4))
     assert four.seconds == pytest.approx(one.seconds)
 
 

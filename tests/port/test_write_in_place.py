@@ -36,17 +36,23 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def test_recovery_leaves_a_file_changed_since_the_kill_and_reports_it(tmp_path: Path) -> None:
-    (tmp_path / "k.cu").write_text("edited by hand since\n")
-    (tmp_path / "k.cu.orig").write_text("original\n")
+def _interrupted_run(root: Path, current: str, backup: str, *, backup_existed: bool) -> None:
+    """k.cu and k.cu.orig as a killed ``port --in-place`` of "original" -> "translated" left
+    them (as far as the journal knows), with that run's journal."""
+    (root / "k.cu").write_text(current)
+    (root / "k.cu.orig").write_text(backup)
     entry = {
         "path": "k.cu",
         "backup": "k.cu.orig",
         "original_sha256": _sha(b"original\n"),
         "translated_sha256": _sha(b"translated\n"),
-        "backup_existed": False,
+        "backup_existed": backup_existed,
     }
-    (tmp_path / PORT_JOURNAL_NAME).write_text(json.dumps({"version": 1, "files": [entry]}))
+    (root / PORT_JOURNAL_NAME).write_text(json.dumps({"version": 1, "files": [entry]}))
+
+
+def test_recovery_leaves_a_file_changed_since_the_kill_and_reports_it(tmp_path: Path) -> None:
+    _interrupted_run(tmp_path, "edited by hand since\n", "original\n", backup_existed=False)
     recovery = recover(tmp_path)
     assert recovery.problems == [
         "k.cu: changed since the interrupted run; left as it is, with k.cu.orig if it is there"
@@ -57,19 +63,11 @@ def test_recovery_leaves_a_file_changed_since_the_kill_and_reports_it(tmp_path: 
 
 
 def test_recovery_keeps_a_backup_that_was_there_before_the_run(tmp_path: Path) -> None:
-    (tmp_path / "k.cu").write_text("original\n")
-    (tmp_path / "k.cu.orig").write_text("an older backup, replaced with --force\n")
-    entry = {
-        "path": "k.cu",
-        "backup": "k.cu.orig",
-        "original_sha256": _sha(b"original\n"),
-        "translated_sha256": _sha(b"translated\n"),
-        "backup_existed": True,
-    }
-    (tmp_path / PORT_JOURNAL_NAME).write_text(json.dumps({"version": 1, "files": [entry]}))
+    older = "an older backup, replaced with --force\n"
+    _interrupted_run(tmp_path, "original\n", older, backup_existed=True)
     recovery = recover(tmp_path)
     assert (recovery.rolled_back, recovery.problems) == (1, [])
-    assert (tmp_path / "k.cu.orig").read_text() == "an older backup, replaced with --force\n"
+    assert (tmp_path / "k.cu.orig").read_text() == older
 
 
 def test_no_journal_means_nothing_to_recover(tmp_path: Path) -> None:

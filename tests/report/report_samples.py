@@ -19,10 +19,17 @@ from gpuport.findings import (
     SkipKind,
     Skipped,
 )
+from gpuport.report import Format, RenderOptions, render
 from gpuport.rules import Rule
 from gpuport.scan.engine import ScanResult
 
 TOOL_VERSION = "9.9.9-test"
+SAMPLE_OPTIONS = RenderOptions(tool_version=TOOL_VERSION)
+
+
+def render_sample(result: object, fmt: Format) -> str:
+    """``result`` rendered in ``fmt`` with the samples' fixed tool version."""
+    return render(result, fmt, SAMPLE_OPTIONS)
 
 
 def _rule(

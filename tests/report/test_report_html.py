@@ -14,19 +14,18 @@ from html.parser import HTMLParser
 import pytest
 from report_samples import (
     HOSTILE_STRINGS,
-    TOOL_VERSION,
     hostile_assessment,
     hostile_scan,
+    render_sample,
     sample_assessment,
     sample_scan,
 )
 from result_samples import sample_plan, sample_port
 
 from gpuport.assess.verdict import Assessment
-from gpuport.report import Format, RenderOptions, render
+from gpuport.report import Format
 from gpuport.scan.engine import ScanResult
 
-OPTIONS = RenderOptions(tool_version=TOOL_VERSION)
 # Elements the template writes; nothing from scanned content may add others.
 ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "div", "p", "h1", "h2",
@@ -74,12 +73,12 @@ class Page(HTMLParser):
 
 
 def page_of(result: ScanResult | Assessment) -> Page:
-    return Page(render(result, Format.HTML, OPTIONS))
+    return Page(render_sample(result, Format.HTML))
 
 
 @pytest.mark.parametrize("build", [hostile_scan, hostile_assessment])
 def test_hostile_content_stays_text(build: object) -> None:
-    text = render(build(), Format.HTML, OPTIONS)  # type: ignore[operator]
+    text = render_sample(build(), Format.HTML)  # type: ignore[operator]
     page = Page(text)
     tags = {tag for tag, _ in page.tags}
     assert tags <= ALLOWED_TAGS, tags - ALLOWED_TAGS
@@ -112,7 +111,7 @@ def _policy_of(text: str) -> str:
 
 @pytest.mark.parametrize("build", [sample_assessment, sample_scan, sample_port, sample_plan])
 def test_content_security_policy(build: object) -> None:
-    text = render(build(), Format.HTML, OPTIONS)  # type: ignore[operator]
+    text = render_sample(build(), Format.HTML)  # type: ignore[operator]
     policy = _policy_of(text)
     directives = dict(d.strip().split(" ", 1) for d in policy.split(";"))
     assert directives["default-src"] == "'none'"  # no script, image, font, frame or fetch
@@ -127,7 +126,7 @@ def test_content_security_policy(build: object) -> None:
 
 
 def test_self_contained() -> None:
-    text = render(sample_assessment(), Format.HTML, OPTIONS)
+    text = render_sample(sample_assessment(), Format.HTML)
     page = Page(text)
     assert not [t for t, _ in page.tags if t in ("script", "link", "img", "iframe", "object")]
     css = "".join(page.styles)
@@ -152,7 +151,7 @@ def test_every_finding_with_excerpt_and_fix() -> None:
 
 
 def test_the_finding_columns_are_marked() -> None:
-    text = render(sample_scan(), Format.HTML, OPTIONS)
+    text = render_sample(sample_scan(), Format.HTML)
     assert '<td class="ln">12</td><td>    <mark>cudaMalloc</mark>(&amp;x' in text
 
 
@@ -168,7 +167,7 @@ def test_verdict_banner_and_effort() -> None:
 
 
 def test_chart_is_inline_svg_stacked_by_severity() -> None:
-    text = render(sample_assessment(), Format.HTML, OPTIONS)
+    text = render_sample(sample_assessment(), Format.HTML)
     svg = text[text.index("<svg") : text.index("</svg>")]
     # One segment per non-zero (category, severity) cell, plus five legend swatches.
     segments = re.findall(r"<title>([a-z]+), ([a-z]+): (\d+)</title>", svg)
@@ -202,7 +201,7 @@ def test_skipped_list() -> None:
 
 
 def test_severity_filter_is_css_only() -> None:
-    text = render(sample_scan(), Format.HTML, OPTIONS)
+    text = render_sample(sample_scan(), Format.HTML)
     page = Page(text)
     boxes = [a for t, a in page.tags if t == "input"]
     assert [b.get("id") for b in boxes] == [

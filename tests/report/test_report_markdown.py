@@ -13,18 +13,17 @@ from markdown_it.token import Token
 from report_samples import (
     CUDA_RUNTIME_CALL,
     HOSTILE_STRINGS,
-    TOOL_VERSION,
     hostile_assessment,
     hostile_scan,
+    render_sample,
     sample_assessment,
     sample_scan,
 )
 
 from gpuport.findings import Severity
-from gpuport.report import Format, RenderOptions, render
+from gpuport.report import Format
 from gpuport.report.common import link_target, md_text
 
-OPTIONS = RenderOptions(tool_version=TOOL_VERSION)
 # The only raw HTML the renderer writes itself.
 OUR_HTML = {"<details>", "<summary>", "</summary>", "</details>", "<sub>", "</sub>"}
 
@@ -64,7 +63,7 @@ def links(tokens: list[Token]) -> list[str]:
 
 def test_hostile_text_adds_no_markup() -> None:
     for result in (hostile_scan(), hostile_assessment()):
-        tokens = parse(render(result, Format.MARKDOWN, OPTIONS))
+        tokens = parse(render_sample(result, Format.MARKDOWN))
         assert set(html_pieces(tokens)) <= OUR_HTML
         assert not [t for t in walk(tokens) if t.type == "image"]
         for href in links(tokens):
@@ -75,7 +74,7 @@ def test_hostile_text_adds_no_markup() -> None:
 
 
 def test_hostile_excerpt_cannot_close_its_fence() -> None:
-    tokens = parse(render(hostile_scan(), Format.MARKDOWN, OPTIONS))
+    tokens = parse(render_sample(hostile_scan(), Format.MARKDOWN))
     fences = [t for t in walk(tokens) if t.type == "fence"]
     assert len(fences) == 1
     assert "```</details><details open>" in fences[0].content
@@ -83,7 +82,7 @@ def test_hostile_excerpt_cannot_close_its_fence() -> None:
 
 
 def test_mentions_and_tables_are_inert() -> None:
-    text = render(hostile_scan(), Format.MARKDOWN, OPTIONS)
+    text = render_sample(hostile_scan(), Format.MARKDOWN)
     assert "@everyone" not in text  # GitHub would notify; a zero-width space stops it
     assert "@\u200beveryone" in text
     tokens = parse(text)
@@ -106,7 +105,7 @@ def test_links_are_relative_and_encoded() -> None:
 
 
 def test_findings_grouped_by_severity_with_file_links() -> None:
-    text = render(sample_scan(), Format.MARKDOWN, OPTIONS)
+    text = render_sample(sample_scan(), Format.MARKDOWN)
     tokens = parse(text)
     headings = [
         tokens[i + 1].content
@@ -138,7 +137,7 @@ def _summary_table(tokens: list[Token]) -> list[list[str]]:
 
 
 def test_scan_summary_table() -> None:
-    rows = _summary_table(parse(render(sample_scan(), Format.MARKDOWN, OPTIONS)))
+    rows = _summary_table(parse(render_sample(sample_scan(), Format.MARKDOWN)))
     assert rows[0] == ["severity", "findings", "gpuport can fix"]
     assert ["blocker", "1", "0"] in rows
     assert ["medium", "2", "2"] in rows
@@ -150,7 +149,7 @@ def test_minor_and_long_groups_fold() -> None:
     scan.findings += [
         CUDA_RUNTIME_CALL.finding("csrc/many.cu", n, severity=Severity.HIGH) for n in range(1, 12)
     ]
-    text = render(scan, Format.MARKDOWN, OPTIONS)
+    text = render_sample(scan, Format.MARKDOWN)
     assert "<details><summary>Show 14 high findings</summary>" in text
     assert "<details><summary>Show 2 low findings</summary>" in text
     assert "<details><summary>Show 1 info finding</summary>" in text
@@ -160,7 +159,7 @@ def test_minor_and_long_groups_fold() -> None:
 
 
 def test_assessment_markdown() -> None:
-    text = render(sample_assessment(), Format.MARKDOWN, OPTIONS)
+    text = render_sample(sample_assessment(), Format.MARKDOWN)
     tokens = parse(text)
     assert text.startswith("## gpuport assess: **blocked**\n")
     rows = _summary_table(tokens)

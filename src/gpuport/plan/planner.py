@@ -22,6 +22,7 @@ from gpuport.plan.precision import KvDtype, Precision, default_kv_dtype, parse_p
 from gpuport.plan.prices import Price
 from gpuport.plan.speed import ASSUMPTIONS as SPEED_ASSUMPTIONS
 from gpuport.plan.speed import (
+    DecodeCase,
     DecodeEstimate,
     PrefillEstimate,
     Rates,
@@ -254,14 +255,16 @@ def _entry(
         f"or {request.batch} sequences of up to {longest:,} tokens"
     )
     decode = estimate_decode(
-        model,
-        request.precision,
-        request.kv_dtype,
-        rates,
-        batch=request.batch,
-        context=request.context,
-        tp=tp,
-        pp=pp,
+        DecodeCase(
+            model,
+            request.precision,
+            request.kv_dtype,
+            rates,
+            batch=request.batch,
+            context=request.context,
+            tp=tp,
+            pp=pp,
+        )
     )
     prefill = estimate_prefill(
         model, request.precision, rates, context=request.context, tp=tp, pp=pp

@@ -9,7 +9,7 @@ Every estimate names the bound it hit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuport.plan.catalog import Gpu, MeasuredRates
 from gpuport.plan.memory import (
@@ -141,17 +141,22 @@ def _allreduce_seconds(model: ModelSpec, rates: Rates, tokens: int, tp: int, pp:
     return per_layer * model.num_layers / pp
 
 
-def decode_step(
-    model: ModelSpec,
-    precision: Precision,
-    kv: KvDtype,
-    rates: Rates,
-    *,
-    batch: int,
-    context: int,
-    tp: int,
-    pp: int,
-) -> StepTime:
+@dataclass(frozen=True, slots=True)
+class DecodeCase:
+    """One decode step's inputs: the model and its dtypes on ``tp`` x ``pp`` devices."""
+
+    model: ModelSpec
+    precision: Precision
+    kv: KvDtype
+    rates: Rates
+    batch: int
+    context: int
+    tp: int
+    pp: int
+
+
+def decode_step(case: DecodeCase) -> StepTime:
+    model, precision, batch, tp, pp = case.model, case.precision, case.batch, case.tp, case.pp
     devices = tp * pp
     all_weights = weight_bytes(model, precision)
     experts = expert_weight_bytes(model, precision)
@@ -161,53 +166,36 @@ def decode_step(
         read = all_weights - experts + experts * touched
     else:
         read = all_weights
-    read_bytes = read / devices + kv_bytes_per_device(model, kv, context, batch, tp, pp)
-    flops = batch * model.decode_flops_per_token(context) / devices
+    read_bytes = read / devices + kv_bytes_per_device(model, case.kv, case.context, batch, tp, pp)
+    flops = batch * model.decode_flops_per_token(case.context) / devices
     return StepTime(
-        memory_s=read_bytes / (rates.mem_bw_gbs * 1e9),
-        compute_s=flops / (rates.tflops * 1e12),
-        communication_s=_allreduce_seconds(model, rates, batch, tp, pp),
+        memory_s=read_bytes / (case.rates.mem_bw_gbs * 1e9),
+        compute_s=flops / (case.rates.tflops * 1e12),
+        communication_s=_allreduce_seconds(model, case.rates, batch, tp, pp),
         stages=pp,
     )
 
 
-def _crossover_batch(
-    model: ModelSpec,
-    precision: Precision,
-    kv: KvDtype,
-    rates: Rates,
-    context: int,
-    tp: int,
-    pp: int,
-) -> int | None:
-    """The smallest batch whose decode step is compute-bound, if any below the limit."""
+def _crossover_batch(case: DecodeCase, context: int) -> int | None:
+    """The smallest batch whose decode step is compute-bound at ``context``, if any below
+    the limit (``case.batch`` is not used)."""
 
     def compute_bound(batch: int) -> bool:
-        step = decode_step(model, precision, kv, rates, batch=batch, context=context, tp=tp, pp=pp)
+        step = decode_step(replace(case, batch=batch, context=context))
         return step.compute_s >= step.memory_s
 
     memory_bound_up_to = largest_true(lambda batch: not compute_bound(batch), MAX_BATCH_SEARCHED)
     return None if memory_bound_up_to >= MAX_BATCH_SEARCHED else memory_bound_up_to + 1
 
 
-def estimate_decode(
-    model: ModelSpec,
-    precision: Precision,
-    kv: KvDtype,
-    rates: Rates,
-    *,
-    batch: int,
-    context: int,
-    tp: int,
-    pp: int,
-) -> DecodeEstimate:
-    step = decode_step(model, precision, kv, rates, batch=batch, context=context, tp=tp, pp=pp)
+def estimate_decode(case: DecodeCase) -> DecodeEstimate:
+    step = decode_step(case)
     return DecodeEstimate(
-        tokens_per_s=batch / step.seconds,
+        tokens_per_s=case.batch / step.seconds,
         per_sequence_tokens_per_s=1.0 / step.seconds,
         step=step,
-        compute_bound_from_batch=_crossover_batch(model, precision, kv, rates, context, tp, pp),
-        weights_compute_bound_from_batch=_crossover_batch(model, precision, kv, rates, 1, tp, pp),
+        compute_bound_from_batch=_crossover_batch(case, case.context),
+        weights_compute_bound_from_batch=_crossover_batch(case, 1),
     )
 
 

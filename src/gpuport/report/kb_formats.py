@@ -58,25 +58,23 @@ def match_dict(match: KbMatch, rocm_version: str) -> dict[str, Any]:
 # --- terminal --------------------------------------------------------------------------------
 
 
+# Each kind of entry's title, a str.format template of the entry; an entry of a kind not
+# here is titled by its kind.
+_TITLES: dict[type[KbEntry], str] = {
+    knowledge.Package: "package {0.name} — {0.status.value}",
+    knowledge.CudaLibrary: "CUDA library {0.name} — {0.status.value}",
+    knowledge.EnvVar: "environment variable {0.name}",
+    knowledge.ToolCommand: "command {0.name}",
+    knowledge.DockerImage: "Docker image {0.pattern}",
+    knowledge.DockerFlag: "container flag {0.flag}",
+    knowledge.PipIndex: "pip index {0.pattern}",
+    knowledge.GpuArch: "AMD GPU target {0.gfx} — {0.family}",
+}
+
+
 def _title(match: KbMatch) -> str:
-    entry = match.entry
-    if isinstance(entry, knowledge.Package):
-        return f"package {entry.name} — {entry.status.value}"
-    if isinstance(entry, knowledge.CudaLibrary):
-        return f"CUDA library {entry.name} — {entry.status.value}"
-    if isinstance(entry, knowledge.EnvVar):
-        return f"environment variable {entry.name}"
-    if isinstance(entry, knowledge.ToolCommand):
-        return f"command {entry.name}"
-    if isinstance(entry, knowledge.DockerImage):
-        return f"Docker image {entry.pattern}"
-    if isinstance(entry, knowledge.DockerFlag):
-        return f"container flag {entry.flag}"
-    if isinstance(entry, knowledge.PipIndex):
-        return f"pip index {entry.pattern}"
-    if isinstance(entry, knowledge.GpuArch):
-        return f"AMD GPU target {entry.gfx} — {entry.family}"
-    return match.kind
+    template = _TITLES.get(type(match.entry))
+    return match.kind if template is None else template.format(match.entry)
 
 
 def _rows(entry: KbEntry, rocm_version: str) -> Iterator[tuple[str, str]]:

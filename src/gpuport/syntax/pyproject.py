@@ -156,48 +156,24 @@ def parse_pyproject(text: str, path: str) -> DependencyFile:
     locator = TomlLocator(text)
     uv_sources = _uv_sources(table(data, "tool", "uv", "sources"))
     project = table(data, "project")
-    if isinstance(project.get("dependencies"), list):
-        toml_strings(
-            locator,
-            path,
-            ("project", "dependencies"),
-            project["dependencies"],
-            "project.dependencies",
-            result,
-            uv_sources,
-        )
-    for extra, values in table(project, "optional-dependencies").items():
+    # Each array of PEP 508 strings (its key path names its section), and whether
+    # [tool.uv.sources] applies to it, in file-reading order.
+    arrays: list[tuple[tuple[str, ...], object, bool]] = [
+        (("project", "dependencies"), project.get("dependencies"), True),
+        *(
+            (("project", "optional-dependencies", extra), values, True)
+            for extra, values in table(project, "optional-dependencies").items()
+        ),
+        *(
+            (("dependency-groups", group), values, True)
+            for group, values in table(data, "dependency-groups").items()
+        ),
+        (("build-system", "requires"), table(data, "build-system").get("requires"), False),
+    ]
+    for key_path, values, uv in arrays:
         if isinstance(values, list):
-            toml_strings(
-                locator,
-                path,
-                ("project", "optional-dependencies", extra),
-                values,
-                f"project.optional-dependencies.{extra}",
-                result,
-                uv_sources,
-            )
-    for group, values in table(data, "dependency-groups").items():
-        if isinstance(values, list):
-            toml_strings(
-                locator,
-                path,
-                ("dependency-groups", group),
-                values,
-                f"dependency-groups.{group}",
-                result,
-                uv_sources,
-            )
-    build_requires = table(data, "build-system").get("requires")
-    if isinstance(build_requires, list):
-        toml_strings(
-            locator,
-            path,
-            ("build-system", "requires"),
-            build_requires,
-            "build-system.requires",
-            result,
-        )
+            sources = uv_sources if uv else None
+            toml_strings(locator, path, key_path, values, ".".join(key_path), result, sources)
     _parse_poetry(data, locator, path, result)
     _parse_uv_indexes(data, locator, path, result)
     _parse_pdm(data, locator, path, result)

@@ -66,10 +66,7 @@ def analyze_makefile(
     enabled: frozenset[str] | None = None,
 ) -> list[Hit]:
     """GP5xx hits in a Makefile: variable values and recipe lines alike."""
-    words = BuildWords(text, "make", offload_archs, enabled)
-    if words.runs:
-        words.commands(shell_commands(text, heredocs=False))
-    return words.hits()
+    return _command_words_hits(text, "make", offload_archs, enabled, heredocs=False)
 
 
 def analyze_shell_build(
@@ -78,9 +75,21 @@ def analyze_shell_build(
     enabled: frozenset[str] | None = None,
 ) -> list[Hit]:
     """GP5xx hits in a shell script."""
-    words = BuildWords(text, "shell", offload_archs, enabled)
+    return _command_words_hits(text, "shell", offload_archs, enabled, heredocs=True)
+
+
+def _command_words_hits(
+    text: str,
+    kind: str,
+    offload_archs: tuple[str, ...],
+    enabled: frozenset[str] | None,
+    *,
+    heredocs: bool,
+) -> list[Hit]:
+    """The word rules over the shell commands of ``text``, read only if a rule can fire."""
+    words = BuildWords(text, kind, offload_archs, enabled)
     if words.runs:
-        words.commands(shell_commands(text))
+        words.commands(shell_commands(text, heredocs=heredocs))
     return words.hits()
 
 

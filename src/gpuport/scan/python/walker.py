@@ -116,6 +116,10 @@ class PythonWalker:
         for check in self._dispatch.events.get(type(event), ()):
             check(self.context, event)
 
+    def _event_if_any(self, event: Event | None) -> None:
+        if event is not None:
+            self._event(event)
+
     def _checks(self, node: ast.AST) -> None:
         """The checks that asked for every node of this type."""
         for check in self._dispatch.nodes[type(node)]:
@@ -239,18 +243,13 @@ class PythonWalker:
                     check(context, node)
 
     def _subscript(self, node: ast.AST) -> None:
-        if not isinstance(node, ast.Subscript):
-            return
-        access = environment.in_subscript(self.context, node)
-        if access is not None:
-            self._event(access)
+        if isinstance(node, ast.Subscript):
+            self._event_if_any(environment.in_subscript(self.context, node))
 
     def _compare(self, node: ast.AST) -> None:
         if not isinstance(node, ast.Compare):
             return
-        access = environment.in_compare(self.context, node)
-        if access is not None:
-            self._event(access)
+        self._event_if_any(environment.in_compare(self.context, node))
         if ast.Compare in self._dispatch.nodes:
             self._checks(node)
 
