@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from gpuport.syntax.dependencies import DependencyFile, IndexRole
-from gpuport.syntax.pyproject import table, table_requirement, toml_dependency_file, toml_index
+from gpuport.syntax.pyproject import table, table_requirement, toml_dependency_file, toml_indexes
 from gpuport.syntax.toml import TomlLocator
+
+
+def _pipenv_role(occurrence: int, _source: dict[str, Any]) -> IndexRole:
+    # Pipenv installs from the first source unless a package names another (index = ...).
+    return IndexRole.PRIMARY if occurrence == 0 else IndexRole.NAMED
 
 
 def parse_pipfile(text: str, path: str) -> DependencyFile:
@@ -13,13 +20,7 @@ def parse_pipfile(text: str, path: str) -> DependencyFile:
     if data is None:
         return result
     locator = TomlLocator(text)
-    raw = data.get("source", [])
-    for occurrence, source in enumerate(raw if isinstance(raw, list) else []):
-        if not isinstance(source, dict) or not isinstance(source.get("url"), str):
-            continue
-        # Pipenv installs from the first source unless a package names another (index = ...).
-        role = IndexRole.PRIMARY if occurrence == 0 else IndexRole.NAMED
-        result.indexes.append(toml_index(locator, path, ("source",), occurrence, source, role))
+    result.indexes.extend(toml_indexes(data, locator, path, ("source",), _pipenv_role))
     for section in ("packages", "dev-packages"):
         for name, value in table(data, section).items():
             requirement = table_requirement(locator, path, (section,), name, value, section)

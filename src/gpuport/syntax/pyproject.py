@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -213,24 +214,9 @@ def _parse_poetry(
             requirement = table_requirement(locator, path, header, name, value, section)
             if requirement is not None:
                 result.requirements.append(requirement)
-    raw_sources = poetry.get("source", [])
-    for occurrence, source in enumerate(raw_sources if isinstance(raw_sources, list) else []):
-        if not isinstance(source, dict) or not isinstance(source.get("url"), str):
-            continue
-        priority = str(source.get("priority", "")).lower()
-        if source.get("default") is True:
-            priority = "primary"
-        elif source.get("secondary") is True:
-            priority = "supplemental"
-        # https://python-poetry.org/docs/repositories/#project-configuration
-        role = {
-            "explicit": IndexRole.NAMED,
-            "supplemental": IndexRole.EXTRA,
-            "secondary": IndexRole.EXTRA,
-        }.get(priority, IndexRole.PRIMARY)
-        result.indexes.append(
-            toml_index(locator, path, ("tool", "poetry", "source"), occurrence, source, role)
-        )
+    result.indexes.extend(
+        toml_indexes(data, locator, path, ("tool", "poetry", "source"), _poetry_role)
+    )
 
 
 def toml_index(
@@ -249,20 +235,55 @@ def toml_index(
     return IndexSource(str(source[key]), role, path, line, 0, key, str(source.get("name", "")))
 
 
+def toml_indexes(
+    data: dict[str, Any],
+    locator: TomlLocator,
+    path: str,
+    header: tuple[str, ...],
+    role_of: Callable[[int, dict[str, Any]], IndexRole],
+) -> Iterator[IndexSource]:
+    """The tables of the array ``header`` (``[[tool.uv.index]]``...) that give a ``url``,
+    each with the role ``role_of(occurrence, table)`` gives it."""
+    raw = table(data, *header[:-1]).get(header[-1], [])
+    for occurrence, source in enumerate(raw if isinstance(raw, list) else []):
+        if isinstance(source, dict) and isinstance(source.get("url"), str):
+            role = role_of(occurrence, source)
+            yield toml_index(locator, path, header, occurrence, source, role)
+
+
+def _poetry_role(_occurrence: int, source: dict[str, Any]) -> IndexRole:
+    # https://python-poetry.org/docs/repositories/#project-configuration
+    priority = str(source.get("priority", "")).lower()
+    if source.get("default") is True:
+        priority = "primary"
+    elif source.get("secondary") is True:
+        priority = "supplemental"
+    return {
+        "explicit": IndexRole.NAMED,
+        "supplemental": IndexRole.EXTRA,
+        "secondary": IndexRole.EXTRA,
+    }.get(priority, IndexRole.PRIMARY)
+
+
+def _uv_role(_occurrence: int, index: dict[str, Any]) -> IndexRole:
+    # https://docs.astral.sh/uv/concepts/indexes/ : explicit indexes serve only the
+    # packages pinned to them; others are searched before PyPI, first match wins.
+    return IndexRole.NAMED if index.get("explicit") is True else IndexRole.PRIMARY
+
+
+def _pdm_role(_occurrence: int, source: dict[str, Any]) -> IndexRole:
+    # https://pdm-project.org/latest/usage/config/#configure-the-package-indexes :
+    # a source named "pypi" replaces PyPI; the others are searched beside it.
+    if source.get("type") == "find_links":
+        return IndexRole.FIND_LINKS
+    return IndexRole.PRIMARY if source.get("name") == "pypi" else IndexRole.EXTRA
+
+
 def _parse_uv_indexes(
     data: dict[str, Any], locator: TomlLocator, path: str, result: DependencyFile
 ) -> None:
     uv = table(data, "tool", "uv")
-    raw = uv.get("index", [])
-    for occurrence, index in enumerate(raw if isinstance(raw, list) else []):
-        if not isinstance(index, dict) or not isinstance(index.get("url"), str):
-            continue
-        # https://docs.astral.sh/uv/concepts/indexes/ : explicit indexes serve only the
-        # packages pinned to them; others are searched before PyPI, first match wins.
-        role = IndexRole.NAMED if index.get("explicit") is True else IndexRole.PRIMARY
-        result.indexes.append(
-            toml_index(locator, path, ("tool", "uv", "index"), occurrence, index, role)
-        )
+    result.indexes.extend(toml_indexes(data, locator, path, ("tool", "uv", "index"), _uv_role))
     # The older spellings: [tool.uv] index-url / extra-index-url / find-links.
     for key, role in (
         ("index-url", IndexRole.PRIMARY),
@@ -287,21 +308,7 @@ def _parse_pdm(
     data: dict[str, Any], locator: TomlLocator, path: str, result: DependencyFile
 ) -> None:
     pdm = table(data, "tool", "pdm")
-    raw = pdm.get("source", [])
-    for occurrence, source in enumerate(raw if isinstance(raw, list) else []):
-        if not isinstance(source, dict) or not isinstance(source.get("url"), str):
-            continue
-        # https://pdm-project.org/latest/usage/config/#configure-the-package-indexes :
-        # a source named "pypi" replaces PyPI; the others are searched beside it.
-        if source.get("type") == "find_links":
-            role = IndexRole.FIND_LINKS
-        elif source.get("name") == "pypi":
-            role = IndexRole.PRIMARY
-        else:
-            role = IndexRole.EXTRA
-        result.indexes.append(
-            toml_index(locator, path, ("tool", "pdm", "source"), occurrence, source, role)
-        )
+    result.indexes.extend(toml_indexes(data, locator, path, ("tool", "pdm", "source"), _pdm_role))
     for group, values in table(pdm, "dev-dependencies").items():
         if isinstance(values, list):
             toml_strings(
@@ -312,7 +319,8 @@ def _parse_pdm(
                 f"tool.pdm.dev-dependencies.{group}",
                 result,
             )
-    for source in raw if isinstance(raw, list) else []:
+    raw_sources = pdm.get("source", [])
+    for source in raw_sources if isinstance(raw_sources, list) else []:
         if isinstance(source, dict):
             _tie_pdm_packages(source, result)
 
