@@ -2,8 +2,9 @@
 
 Generates a project with scan_speed.py's generator (Python, CUDA, C++ headers, requirements,
 Dockerfiles, Kubernetes and CMake files; about three findings per file), then runs
-`gpuport scan --format F -o FILE` once per output format, each in a fresh helper process,
-and writes benchmarks/results/scan_memory.md. Issue 10's goal: under 150 MB.
+`gpuport scan --format F -o FILE` once per output format, and `gpuport assess -o FILE --html
+PAGE` (its terminal report and its HTML page: what `assess` writes by default), each in a fresh
+helper process, and writes benchmarks/results/scan_memory.md. Issue 10's goal: under 150 MB.
 
 Two figures per run:
 - peak RSS of the gpuport process itself: ``ru_maxrss`` of the helper's children, which is the
@@ -13,7 +14,8 @@ Two figures per run:
   ``/proc/PID/smaps_rollup``: RSS (pages shared between the forked workers and their parent
   counted once per process, an upper bound) and PSS (shared pages split between them).
 
-    .venv/bin/python benchmarks/scan_memory.py [--files 16000] [--formats json,sarif] [--repeat 1]
+    .venv/bin/python benchmarks/scan_memory.py [--files 16000] [--formats json,sarif,assess]
+        [--repeat 1]
         [--compare SRC]  # also run the gpuport package under SRC (e.g. another checkout's src/)
 """
 
@@ -33,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from scan_speed import generate  # the sibling benchmark's project generator
 
 FORMATS = ("json", "sarif", "markdown", "html", "terminal")
+ASSESS = "assess"  # `assess`'s terminal report and HTML page, measured beside the scan formats
 GOAL_MB = 150
 
 NOTES = (
@@ -44,9 +47,12 @@ NOTES = (
     "`io.write_atomic` takes the pieces, so neither the dicts nor the text ever exist whole. "
     "The findings kept for sorting went from 860 to 390 bytes each (`scan/engine.py`'s "
     "`_Canonical`: one object per distinct message, fix, reference list and excerpt line in a "
-    "batch). Still held whole: HTML (a view model of every finding, then jinja's whole text; "
-    "`Template.generate` over lazily made views would stream it) and the terminal format "
-    "(rich prints into one in-memory console)."
+    "batch). The HTML page built a view of every finding, then jinja's whole text, then a copy "
+    "with its Content-Security-Policy; now `Template.generate` runs over views made as the page "
+    "reaches them, and the policy goes into the head once the head is whole "
+    "(`report/html.py`). The terminal report printed every finding into one in-memory rich "
+    "console, then split and joined its text; now the console is emptied every 64 KB "
+    "(`report/terminal.py`). `assess` writes both through `render_chunks`."
 )
 
 # Runs in a fresh interpreter per measurement, so that ru_maxrss of its children is this
@@ -119,9 +125,23 @@ def scan_command(root: Path, fmt: str, out: Path, jobs: int) -> list[str]:
     ]
 
 
+def assess_command(root: Path, out: Path, page: Path, jobs: int) -> list[str]:
+    """`gpuport assess ROOT -o OUT --html PAGE` (terminal text and the HTML page), quiet."""
+    return [
+        *gpuport_command(),
+        *("assess", str(root), "--format", "terminal", "-o", str(out), "--html", str(page)),
+        *("--no-progress", "--fail-on", "never", "--jobs", str(jobs)),
+    ]
+
+
 def measure(root: Path, fmt: str, out: Path, jobs: int, src: str | None) -> dict[str, float]:
-    """Peak memory of one `gpuport scan --format FMT -o OUT` (``src``: the package's folder)."""
-    cmd = scan_command(root, fmt, out, jobs)
+    """Peak memory of one `gpuport scan --format FMT -o OUT` (``src``: the package's folder);
+    FMT ``assess``: of `gpuport assess` writing OUT and OUT.html."""
+    page = out.with_name(out.name + ".html")
+    if fmt == ASSESS:
+        cmd = assess_command(root, out, page, jobs)
+    else:
+        cmd = scan_command(root, fmt, out, jobs)
     env = dict(os.environ, PYTHONPATH=src) if src else None
     done = subprocess.run(
         [sys.executable, "-c", _HELPER, json.dumps(cmd)], capture_output=True, text=True, env=env
@@ -131,8 +151,13 @@ def measure(root: Path, fmt: str, out: Path, jobs: int, src: str | None) -> dict
     m = dict(json.loads(done.stdout))
     if m["rc"] not in (0, 1, 2):
         raise SystemExit(f"gpuport scan --format {fmt} exited {m['rc']}: {m['stderr']}")
-    m["output_mb"] = out.stat().st_size / 1e6
+    m["output_mb"] = (out.stat().st_size + (page.stat().st_size if fmt == ASSESS else 0)) / 1e6
     return m
+
+
+def run_name(fmt: str) -> str:
+    """The command a row measured: ``scan json``, ``assess terminal + html``."""
+    return "assess terminal + html" if fmt == ASSESS else f"scan {fmt}"
 
 
 def count_findings(root: Path, jobs: int) -> int:
@@ -168,7 +193,7 @@ def write_results(out: Path, text: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=16000, help="files to generate")
-    parser.add_argument("--formats", default=",".join(FORMATS))
+    parser.add_argument("--formats", default=",".join((*FORMATS, ASSESS)))
     parser.add_argument("--jobs", type=int, default=0, help="0: one worker per core")
     parser.add_argument("--repeat", type=int, default=1, help="runs per format (best kept)")
     parser.add_argument("--compare", help="also measure the gpuport package in this src folder")
@@ -196,7 +221,7 @@ def main() -> None:
                 m = min(runs, key=lambda r: r["maxrss_kb"])
                 rows.append((fmt, label, m))
                 print(
-                    f"{fmt:>9} {label}: gpuport {m['maxrss_kb'] / 1024:6.0f} MB  tree RSS "
+                    f"{run_name(fmt):>23} {label}: gpuport {m['maxrss_kb'] / 1024:6.0f} MB  tree RSS "
                     f"{m['tree_rss_kb'] / 1024:6.0f} MB  tree PSS {m['tree_pss_kb'] / 1024:6.0f} "
                     f"MB  {m['seconds']:6.1f} s  output {m['output_mb']:.1f} MB",
                     file=sys.stderr,
@@ -211,19 +236,19 @@ def main() -> None:
         f"The project: {made:,} generated files (scan_speed.py's mix), {findings:,} findings. "
         f"Goal (issue 10): under {GOAL_MB} MB.",
         "",
-        "| format | gpuport | peak RSS gpuport (MB) | peak tree RSS (MB) | peak tree PSS (MB) | "
+        "| run | gpuport | peak RSS gpuport (MB) | peak tree RSS (MB) | peak tree PSS (MB) | "
         "processes | seconds | report (MB) |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for fmt, label, m in rows:
         lines.append(
-            f"| {fmt} | {label} | {m['maxrss_kb'] / 1024:.0f} | {m['tree_rss_kb'] / 1024:.0f} | "
+            f"| {run_name(fmt)} | {label} | {m['maxrss_kb'] / 1024:.0f} | {m['tree_rss_kb'] / 1024:.0f} | "
             f"{m['tree_pss_kb'] / 1024:.0f} | {m['procs']:.0f} | {m['seconds']:.1f} | "
             f"{m['output_mb']:.1f} |"
         )
     lines += [
         "",
-        "Peak RSS gpuport is `ru_maxrss` of the `gpuport scan` process (exact). The tree "
+        "Peak RSS gpuport is `ru_maxrss` of the `gpuport` process (exact). The tree "
         "figures are sampled every 10 ms over gpuport and its scan workers, so they may miss a "
         "short peak; RSS counts pages the forked workers share with their parent once per "
         "process, PSS splits them. Seconds are wall-clock on a shared machine: compare "

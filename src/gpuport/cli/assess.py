@@ -26,7 +26,7 @@ from gpuport.cli.scan import run_scan, scan_exit_code, settings_from_flags, writ
 from gpuport.cli.ui import emit, say
 from gpuport.io import refuse_outputs, write_atomic
 from gpuport.plan.inputs import plan_for_assess
-from gpuport.report import Format, RenderOptions, render
+from gpuport.report import Format, RenderOptions, render_chunks
 from gpuport.report.summary import assessment_summary_line
 
 
@@ -83,11 +83,11 @@ def assess(
         plan = plan_for_assess(model, gpus, context=context, batch=batch, precision=precision)
     assessment = make_assessment(result, plan=plan)
     chosen = Format(fmt)
-    emit(render(assessment, chosen, render_options(chosen, output, fit_terminal=True)), output)
+    options = render_options(chosen, output, fit_terminal=True)
+    emit(render_chunks(assessment, chosen, options), output)
     if not no_html and not (chosen is Format.HTML and output == html_path):
-        write_atomic(
-            html_path, render(assessment, Format.HTML, RenderOptions(tool_version=__version__))
-        )
+        html = render_chunks(assessment, Format.HTML, RenderOptions(tool_version=__version__))
+        write_atomic(html_path, html)
         say(f"HTML report: {html_path}")
     if flags.get("write_baseline"):
         write_baseline(result, flags["write_baseline"])

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 import html
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -20,7 +22,7 @@ from markupsafe import Markup
 
 from gpuport.assess.verdict import Assessment, Verdict, count_by_category
 from gpuport.findings import Category, Finding, Severity, SkipKind, Skipped
-from gpuport.report import Format, RenderOptions, plan_formats, renderer
+from gpuport.report import Format, RenderOptions, chunk_renderer, plan_formats
 from gpuport.report.common import (
     SEVERITIES_DESC,
     by_severity,
@@ -95,7 +97,7 @@ class FindingView:
 class SeverityGroup:
     severity: str
     title: str
-    findings: tuple[FindingView, ...]
+    findings: Iterable[FindingView]  # made one at a time, as the page is written
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,16 +207,30 @@ def _finding_view(index: int, finding: Finding, rules: dict[str, Rule]) -> Findi
     )
 
 
-def _groups(findings: list[Finding], rules: dict[str, Rule]) -> tuple[SeverityGroup, ...]:
-    ordered = by_severity(findings)
-    views = [_finding_view(i, f, rules) for i, f in enumerate(ordered, start=1)]
+def _groups(
+    findings: list[Finding], counts: dict[str, int], rules: dict[str, Rule]
+) -> tuple[SeverityGroup, ...]:
+    """The findings most serious first, a group per severity; each finding's view is made
+    only when the page reaches it (a list of 50,000 views took hundreds of MB)."""
+    ordered = by_severity(findings)  # most serious first: each severity's findings are a run
     groups = []
+    start = 0
     for severity in SEVERITIES_DESC:
-        members = tuple(v for v in views if v.severity == severity.label)
-        if members:
-            title = f"{severity.label.capitalize()} ({len(members)})"
+        count = counts[severity.label]
+        if count:
+            title = f"{severity.label.capitalize()} ({count})"
+            members = _views(ordered, start, start + count, rules)
             groups.append(SeverityGroup(severity.label, title, members))
+        start += count
     return tuple(groups)
+
+
+def _views(
+    ordered: list[Finding], start: int, stop: int, rules: dict[str, Rule]
+) -> Iterator[FindingView]:
+    """Views of ``ordered[start:stop]``, numbered from ``start + 1`` across the page."""
+    for index in range(start, stop):
+        yield _finding_view(index + 1, ordered[index], rules)
 
 
 def _skipped_view(skipped: Skipped) -> SkippedView:
@@ -350,6 +366,10 @@ def _environment() -> jinja2.Environment:
     )
 
 
+# The page is written in pieces of about this many characters (jinja yields every fragment).
+CHUNK_CHARS = 64 * 1024
+
+
 def _render(
     *,
     kind: str,
@@ -359,12 +379,14 @@ def _render(
     options: RenderOptions,
     effort: Effort | None = None,
     plan_html: Markup | None = None,
-) -> str:
+) -> Iterator[str]:
+    """The page in pieces: jinja's ``generate`` over findings viewed as it reaches them."""
     rules = {r.id: r for r in scan.rules}
     findings = scan.findings
-    counts = {s.label: sum(1 for f in findings if f.severity is s) for s in SEVERITIES_DESC}
+    by_label = Counter(f.severity.label for f in findings)
+    counts = {s.label: by_label[s.label] for s in SEVERITIES_DESC}
     template = _environment().get_template("report.html.j2")
-    page = template.render(
+    pieces = template.generate(
         kind=kind,
         root=display_text(scan.root),
         version=tool_version(options),
@@ -376,14 +398,44 @@ def _render(
         severity_colors={s.label: SEVERITY_COLOR[s] for s in SEVERITIES_DESC},
         severity_counts=counts,
         category_rows=_table_rows(findings),
-        groups=_groups(findings, rules),
+        groups=_groups(findings, counts, rules),
         skipped=[_skipped_view(s) for s in sorted(scan.skipped)],
         rules=_rule_views(findings, rules),
         plan_html=plan_html,
         suppressed=scan.suppressed,
         baselined=scan.baselined,
     )
-    return with_content_security_policy(page)
+    return _with_policy(_gathered(pieces))
+
+
+def _gathered(pieces: Iterable[str]) -> Iterator[str]:
+    """``pieces`` joined into runs of at least :data:`CHUNK_CHARS` characters."""
+    run: list[str] = []
+    size = 0
+    for piece in pieces:
+        run.append(piece)
+        size += len(piece)
+        if size >= CHUNK_CHARS:
+            yield "".join(run)
+            run, size = [], 0
+    yield "".join(run)
+
+
+def _with_policy(chunks: Iterable[str]) -> Iterator[str]:
+    """The page with its Content-Security-Policy, added to the head once the head is whole.
+
+    The policy hashes the page's <style> blocks, and only the template's head has one: text
+    from the project after it is escaped, so it holds no tag at all.
+    """
+    head = ""
+    chunks = iter(chunks)
+    for chunk in chunks:
+        seen = len(head)
+        head += chunk
+        if "</head>" in head[max(0, seen - len("</head>")) :]:
+            break
+    yield with_content_security_policy(head)  # the whole page, if it had no head
+    yield from chunks
 
 
 def _kpis(scan: ScanResult, mechanical: int, actionable: int) -> list[tuple[str, str]]:
@@ -400,9 +452,9 @@ def _kpis(scan: ScanResult, mechanical: int, actionable: int) -> list[tuple[str,
     ]
 
 
-@renderer(ScanResult, Format.HTML)
-def render_scan_html(result: ScanResult, options: RenderOptions) -> str:
-    """The scan as one self-contained HTML page."""
+@chunk_renderer(ScanResult, Format.HTML)
+def render_scan_html(result: ScanResult, options: RenderOptions) -> Iterator[str]:
+    """The scan as one self-contained HTML page, in pieces."""
     worst = result.worst()
     mechanical, actionable = fixable_counts(result.findings)
     count = len(result.findings)
@@ -424,9 +476,9 @@ def render_scan_html(result: ScanResult, options: RenderOptions) -> str:
     )
 
 
-@renderer(Assessment, Format.HTML)
-def render_assessment_html(assessment: Assessment, options: RenderOptions) -> str:
-    """The assessment as one self-contained HTML page: the report `gpuport assess` writes."""
+@chunk_renderer(Assessment, Format.HTML)
+def render_assessment_html(assessment: Assessment, options: RenderOptions) -> Iterator[str]:
+    """The assessment as one self-contained HTML page, in pieces: what `gpuport assess` writes."""
     scan = assessment.scan
     banner = Banner(
         "verdict-" + assessment.verdict.name.lower().replace("_", "-"),

@@ -1,4 +1,4 @@
-"""Terminal output of scans and assessments, rendered with rich into a string.
+"""Terminal output of scans and assessments, rendered with rich into text (a scan's in pieces).
 
 Everything taken from scanned files goes through :func:`display_text` and into ``Text``
 objects (never rich markup), so a file can neither style the output nor send escape codes
@@ -7,7 +7,8 @@ to the user's terminal.
 
 from __future__ import annotations
 
-from collections import defaultdict
+import itertools
+from collections.abc import Iterator
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -18,7 +19,7 @@ from rich.text import Text
 
 from gpuport.assess.verdict import Assessment, Verdict
 from gpuport.findings import Finding, Severity, SkipKind, Skipped
-from gpuport.report import Format, RenderOptions, plan_formats, renderer
+from gpuport.report import Format, RenderOptions, chunk_renderer, plan_formats, renderer
 from gpuport.report.common import (
     SEVERITIES_DESC,
     TAB_SIZE,
@@ -192,31 +193,49 @@ def _summary(result: ScanResult) -> Text:
 # --- scan -----------------------------------------------------------------------------------
 
 
-@renderer(ScanResult, Format.TERMINAL)
-def render_scan_terminal(result: ScanResult, options: RenderOptions) -> str:
-    """Findings grouped by file, then input problems, then a summary line."""
+# Rendered text is taken from the console once this much has gathered, so a scan of 50,000
+# findings never holds its whole report (about 37 MB of text, several times that as rich's
+# lines): benchmarks/scan_memory.py.
+CHUNK_CHARS = 64 * 1024
+
+
+def _taken(console: Console) -> str:
+    """What the console printed since it was last taken (as :func:`console_text` gives it).
+
+    Every print ends its line, so the pieces split where lines end and join to the text the
+    console would have held whole.
+    """
+    text = console_text(console)
+    console.file.seek(0)
+    console.file.truncate()
+    return text
+
+
+@chunk_renderer(ScanResult, Format.TERMINAL)
+def render_scan_terminal(result: ScanResult, options: RenderOptions) -> Iterator[str]:
+    """Findings grouped by file, then input problems, then a summary line; in pieces."""
     console = memory_console(options)
     rules = {r.id: r for r in result.rules}
     header = Text("gpuport scan ", style="bold")
     header.append(display_text(result.root))
     console.print(header)
-    by_file: dict[str, list[Finding]] = defaultdict(list)
-    for finding in sorted_findings(result.findings):
-        by_file[finding.location.path].append(finding)
-    if not by_file:
+    ordered = sorted_findings(result.findings)
+    if not ordered:
         console.print()
         console.print(Text("No findings: nothing found that breaks on ROCm.", style="green"))
-    for path, findings in by_file.items():
+    for path, findings in itertools.groupby(ordered, key=lambda f: f.location.path):
         console.print()
         console.print(Text(display_text(path), style="bold underline"))
         for index, finding in enumerate(findings):
             if index:
                 console.print()
             console.print(_finding(finding, rules, options.width, with_path=False))
+            if console.file.tell() >= CHUNK_CHARS:
+                yield _taken(console)
     _print_skipped(console, result.skipped)
     console.print()
     console.print(_summary(result))
-    return console_text(console)
+    yield _taken(console)
 
 
 # --- assessment -----------------------------------------------------------------------------
