@@ -32,7 +32,7 @@ _DEFINE_RE = re.compile(r"#[ \t]*define[ \t]+([^ \t\r\n]+)[ \t]+([^\r\n]*?)[ \t]
 # What follows a declared constant's name: ``= value`` or ``{value}``, then ``;`` or ``,``.
 _DECLARATION_TAIL = r"\s*(?:=\s*([^;,{}]+?)|\{\s*([^;,{}]+?)\s*\})\s*[;,]"
 _DECLARATION_TAIL_RE = re.compile(_DECLARATION_TAIL)
-_ASSIGNED_RE = re.compile(r"[={]")
+_ASSIGNED_OR_SEPARATOR_RE = re.compile(r"[={};,]")
 
 
 def find_constant(code: str, name: str) -> Constant | None:
@@ -50,16 +50,17 @@ def find_constant(code: str, name: str) -> Constant | None:
     for m in words(decl, code):
         if _INTEGER_TYPE_BEFORE_RE.search(code, max(0, m.start() - 40), m.start()) is None:
             continue
-        return _declared(code, name, m)
+        return _declared(code, name, m.start(), m)
     return None
 
 
-def _declared(code: str, name: str, m: re.Match[str]) -> Constant:
-    """The constant that a declaration's match (name, then :data:`_DECLARATION_TAIL`) gives."""
+def _declared(code: str, name: str, at: int, m: re.Match[str]) -> Constant:
+    """The constant declared by ``name`` at ``at`` and its tail's match ``m`` (groups as in
+    :data:`_DECLARATION_TAIL`)."""
     group = 1 if m.group(1) is not None else 2
     start, end = trimmed(code, m.start(group), m.end(group))
-    _, stmt = statement_before(code, m.start())
-    return Constant(name, code[start:end], start, end, m.start() - len(stmt.lstrip()), False)
+    _, stmt = statement_before(code, at)
+    return Constant(name, code[start:end], start, end, at - len(stmt.lstrip()), False)
 
 
 def _is_name_char(ch: str) -> bool:
@@ -76,7 +77,7 @@ class Constants:
         self._code = code
         self._found: dict[str, Constant | None] = {}
         self._defines: dict[str, Constant] | None = None
-        self._assigned: dict[str, list[int]] | None = None
+        self._assigned: dict[str, list[tuple[int, int]]] | None = None
 
     def get(self, name: str) -> Constant | None:
         if name not in self._found:
@@ -92,17 +93,14 @@ class Constants:
         if self._assigned is None:
             self._assigned = self._index_assigned()
         code = self._code
-        for at in self._assigned.get(name, ()):
+        for at, segment in self._assigned.get(name, ()):
             m = _DECLARATION_TAIL_RE.match(code, at + len(name))
             if m is None:
                 continue
             if _INTEGER_TYPE_BEFORE_RE.search(code, max(0, at - 40), at) is None:
                 continue
-            if self._inside_earlier_match(name, at):
-                continue
-            decl = re.compile(re.escape(name) + _DECLARATION_TAIL).match(code, at)
-            if decl is not None:
-                return _declared(code, name, decl)
+            if not self._inside_earlier_match(name, at, segment):
+                return _declared(code, name, at, m)
         return None
 
     def _index_defines(self) -> dict[str, Constant]:
@@ -120,11 +118,16 @@ class Constants:
                 defines[name] = Constant(name, m.group(2), m.start(2), m.end(2), m.start(), True)
         return defines
 
-    def _index_assigned(self) -> dict[str, list[int]]:
-        """Where each whole word followed by blanks and ``=`` or ``{`` starts, by the word."""
+    def _index_assigned(self) -> dict[str, list[tuple[int, int]]]:
+        """Where each whole word followed by blanks and ``=`` or ``{`` starts, by the word,
+        with where its segment starts: past the last ``;``, ``,``, ``{`` or ``}`` before it."""
         code = self._code
-        assigned: dict[str, list[int]] = {}
-        for m in _ASSIGNED_RE.finditer(code):
+        assigned: dict[str, list[tuple[int, int]]] = {}
+        segment = 0
+        for m in _ASSIGNED_OR_SEPARATOR_RE.finditer(code):
+            if m.group() in ";,}":
+                segment = m.end()
+                continue
             end = m.start()
             while end > 0 and code[end - 1].isspace():
                 end -= 1
@@ -132,20 +135,25 @@ class Constants:
             while start > 0 and _is_name_char(code[start - 1]):
                 start -= 1
             if start < end:
-                assigned.setdefault(code[start:end], []).append(start)
+                assigned.setdefault(code[start:end], []).append((start, segment))
+            if m.group() == "{":
+                segment = m.end()
         return assigned
 
-    def _inside_earlier_match(self, name: str, at: int) -> bool:
+    def _inside_earlier_match(self, name: str, at: int, segment: int) -> bool:
         """Whether a search for ``name`` and its declaration tail from the file's start would
         have passed over ``at`` inside an earlier match (``X = int name = 1;`` ends at the
         ``;`` from ``X``'s tail). Such a match starts after the last ``;``, ``,``, ``{`` or
-        ``}`` before ``at``: a tail holds none but its own last ``;`` or ``,``, and a name
-        that matches itself is not inside a ``{value}``."""
+        ``}`` before ``at`` (``segment``): a tail holds none but its own last ``;`` or ``,``,
+        and a name that matches itself is not inside a ``{value}``."""
         code = self._code
-        segment = max(code.rfind(ch, 0, at) for ch in ";,{}") + 1
-        for m in re.compile(re.escape(name) + _DECLARATION_TAIL).finditer(code, segment):
-            if m.start() >= at:
-                return False
-            if m.end() > at:
+        pos = code.find(name, segment, at)
+        while pos >= 0:  # as finditer would: the next match starts after this one's end
+            tail = _DECLARATION_TAIL_RE.match(code, pos + len(name))
+            if tail is None:
+                pos = code.find(name, pos + 1, at)
+            elif tail.end() > at:
                 return True
+            else:
+                pos = code.find(name, tail.end(), at)
         return False
