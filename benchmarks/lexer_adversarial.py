@@ -265,7 +265,7 @@ def main() -> int:
         "`port` then as now with the kernel scanner's diagnostics):\n\n"
         + BEFORE
         + "\nBefore the kernel scanner's one-pass indexes (main at c70a285, the same machine, "
-        "CPU seconds): `port`, which runs the kernel scanner, at 1,000 KB:\n\n" + BEFORE_KERNELS,
+        "CPU seconds): `port`, which runs the kernel scanner:\n\n" + BEFORE_KERNELS,
         encoding="utf-8",
     )
     print(f"wrote {args.out}")

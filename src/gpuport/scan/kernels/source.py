@@ -155,6 +155,9 @@ class KernelSource:
         """The code's brackets, paired in one pass that the rules' questions share."""
         if self._brackets is None:
             self._brackets = Brackets(self.code, header_names=False)
+            # read the whole file now: the rules ask in file order one after another, and a
+            # pass that started at one rule's first bracket would start again at the next's
+            self._brackets.closing(0, len(self.code))
         return self._brackets
 
     @property
