@@ -11,14 +11,15 @@ times, for each shape and size (10 KB to 1 MB by default), on one core:
   file (and ``port`` too);
 - ``translate``: ``port``'s translator (``translate_source`` without the kernel scanner's
   diagnostics, which are ``scan``'s rules);
-- ``port``: ``translate_source`` as ``gpuport port`` runs it, diagnostics included.
+- ``port``: ``translate_source`` as ``gpuport port`` runs it, diagnostics included;
+- ``scan``: the kernel scanner (GP3xx) as ``gpuport scan`` runs it on a ``.cu`` file, every
+  kernel rule enabled: ``code_only`` and the rules' per-file indexes (brackets, constants).
 
 and checks each time against a linear bound: ``BOUND_S_PER_MB[path] * MB + 0.05 s``. A
 quadratic path blows through it by 100 KB. With ``--check`` the exit status is 1 when any
-of the ``tokenize``, ``code_only`` or ``translate`` times is over its bound (``port`` adds
-the kernel scanner, whose own rules are not this benchmark's to bound: its times are shown,
-and a row over the bound is marked). The same shapes, at small sizes, are the growth tests of
-tests/core/test_lexer.py and tests/port/test_translate_growth.py.
+time is over its bound. The same shapes, at small sizes, are the growth tests of
+tests/core/test_lexer.py, tests/port/test_translate_growth.py and
+tests/scan/test_kernel_growth.py.
 
 Writes benchmarks/results/lexer_adversarial.md.
 
@@ -80,6 +81,10 @@ SHAPES: dict[str, Callable[[int], str]] = {
         "".join(f"__shfl_sync(M{i}, v, 1);\n" for i in range(n // 48))
         + "".join(f"#define M{i} 0xffffffff\n" for i in range(n // 48))
     ),
+    "masks named by distinct constants, declared last": lambda n: (
+        "".join(f"__syncwarp(M{i});\n" for i in range(n // 60))
+        + "".join(f"const unsigned M{i} = 0xffffffff;\n" for i in range(n // 60))
+    ),
 }
 
 # Before linear lexing (main at 4e87c69, 2026-11-25, the same machine; wall seconds of one
@@ -99,11 +104,22 @@ BEFORE = """\
 | `operator+(` repeated | port | | 10.0 | |
 """
 
-PATHS = ("tokenize", "code_only", "translate", "port")
+# The kernel scanner's rows of this table before its brackets and constants were indexed
+# once per file (benchmarks/results/lexer_adversarial.md at c70a285).
+BEFORE_KERNELS = """\
+| shape | path | 10 KB | 100 KB | 1,000 KB |
+|---|---|---:|---:|---:|
+| `__shfl_sync(0xffffffff,` repeated | port | 0.024 | 0.762 | 8.894 |
+| `__shfl_sync(m, ` nested, closed at the end | port | 0.080 | 1.601 | 9.643 |
+| `__syncwarp(` repeated | port | 0.078 | 2.754 | 30.793 |
+| masks named by distinct macros, defined last | port | 0.012 | 0.385 | 17.483 |
+"""
+
+PATHS = ("tokenize", "code_only", "translate", "port", "scan")
 # Seconds per MB a path may take on any shape (several times its rate on real code: tokenize
 # about 2.7 MB/s, code_only about 22 MB/s, the translator about 9 MB/s), plus 0.05 s.
-BOUND_S_PER_MB = {"tokenize": 4.0, "code_only": 2.0, "translate": 8.0, "port": 8.0}
-CHECKED = ("tokenize", "code_only", "translate")
+BOUND_S_PER_MB = {"tokenize": 4.0, "code_only": 2.0, "translate": 8.0, "port": 8.0, "scan": 4.0}
+CHECKED = PATHS
 # A path that took this long at one size is not run at the larger ones.
 GIVE_UP_S = 20.0
 
@@ -118,9 +134,21 @@ def runner(path: str) -> Callable[[str], object]:
         return lambda text: sum(1 for _ in tokenize(text))
     if path == "code_only":
         return code_only
+    if path == "scan":
+        return scan_runner()
     diagnostics = path == "port"
     translate_source("warmup.cu", "int x;", "6.4", diagnostics=diagnostics)  # load the map
     return lambda text: translate_source("a.cu", text, "6.4", diagnostics=diagnostics)
+
+
+def scan_runner() -> Callable[[str], object]:
+    """The kernel scanner as ``gpuport scan`` runs it on one ``.cu`` file, every rule on."""
+    from gpuport.files import FileKind, ProjectFile, SourceText
+    from gpuport.scan.kernels import KERNEL_RULES, scan_kernels
+
+    enabled = frozenset(rule.id for rule in KERNEL_RULES)
+    file = ProjectFile(ROOT / "a.cu", "a.cu", FileKind.CUDA, 0)
+    return lambda text: list(scan_kernels(SourceText(file, text), enabled))
 
 
 def cpu_seconds(run: Callable[[str], object], text: str, repeats: int) -> float:
@@ -228,12 +256,16 @@ def main() -> int:
         f"at the smallest: {sizes[-1] // sizes[0]}x the input, so about {sizes[-1] // sizes[0]}x "
         "for a linear path and its square for a quadratic one. `translate` is port's "
         "translator alone; `port` adds the kernel scanner's findings (scan's rules), as "
-        "`gpuport port` runs it. 'not run': the size before took over "
+        "`gpuport port` runs it; `scan` is the kernel scanner alone, as `gpuport scan` runs "
+        "it on a `.cu` file. 'not run': the size before took over "
         f"{GIVE_UP_S:g} s.\n\n"
         f"| shape | path | {size_heads} | growth |\n"
         f"|---|---|{'---:|' * len(sizes)}---:|\n" + "\n".join(rows) + "\n\n"
         "Before linear lexing (main at 4e87c69, the same machine, wall seconds of one run; "
-        "`port` then as now with the kernel scanner's diagnostics):\n\n" + BEFORE,
+        "`port` then as now with the kernel scanner's diagnostics):\n\n"
+        + BEFORE
+        + "\nBefore the kernel scanner's one-pass indexes (main at c70a285, the same machine, "
+        "CPU seconds): `port`, which runs the kernel scanner:\n\n" + BEFORE_KERNELS,
         encoding="utf-8",
     )
     print(f"wrote {args.out}")

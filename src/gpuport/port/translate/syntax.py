@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from gpuport.syntax.brackets import Brackets
 from gpuport.syntax.cxx import Kind, Token, code_only, starts_logical_line, tokenize
 
 NEWLINE_RE = re.compile(r"\r\n|\r|\n")
@@ -230,59 +231,7 @@ class Call:
 
 _CALL_LOOKAHEAD = 4000  # characters a call may span before gpuport gives up on it
 _OPERATOR_LOOKAHEAD = 2000  # the same for an operator's parameter list
-# Brackets and commas in code, and the header names of #include lines (which are kept in
-# code_only's text, and may hold a bracket). Not only at a line's start: a look back at every
-# character made the pass twice as slow.
-_BRACKET_RE = re.compile(
-    r"\#[ \t]*(?:include_next|include|import)[ \t]*(?:<[^>\r\n]*+>|\"[^\"\r\n]*+\")"
-    r"|[()\[\]{},]"
-)
 _BLANKS_FORWARD_RE = re.compile(r"(?:[ \t\f\v\r\n]++|\\(?:\r\n|\r|\n))*+")
-
-
-class Brackets:
-    """Brackets of a file's code paired with their closing ones, and the commas directly
-    inside each, found in one pass that goes on from call to call: reading each call's
-    arguments from its name on cost up to a lookahead per call (quadratic in effect on
-    ``f(f(f(...`` without an end). The pass starts afresh at a call past what it has read,
-    since brackets before a call do not change how the ones after it pair."""
-
-    def __init__(self, code: str) -> None:
-        self._code = code
-        self._from = 0
-        self._to = 0
-        self._stack: list[int] = []
-        self._closing: dict[int, int] = {}
-        self._commas: dict[int, list[int]] = {}
-
-    def _read(self, open_at: int, limit: int) -> None:
-        if not self._from <= open_at < self._to:
-            self._from = self._to = open_at
-            self._stack, self._closing, self._commas = [], {}, {}
-        if limit <= self._to:
-            return
-        code = self._code
-        stack = self._stack
-        for m in _BRACKET_RE.finditer(code, self._to, limit):
-            ch = m.group()
-            if ch == ",":
-                if stack:
-                    self._commas.setdefault(stack[-1], []).append(m.start())
-            elif ch in ("(", "[", "{"):
-                stack.append(m.start())
-            elif ch in (")", "]", "}") and stack:
-                self._closing[stack.pop()] = m.start()
-        self._to = limit
-
-    def closing(self, open_at: int, limit: int) -> int:
-        """Where the bracket at ``open_at`` closes, or -1 when not before ``limit``."""
-        self._read(open_at, min(limit, len(self._code)))
-        close = self._closing.get(open_at, -1)
-        return close if close < limit else -1
-
-    def commas(self, open_at: int) -> list[int]:
-        """The commas directly inside the bracket at ``open_at`` (after :meth:`closing`)."""
-        return self._commas.get(open_at, [])
 
 
 class CodeIndex:

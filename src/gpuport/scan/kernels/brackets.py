@@ -4,26 +4,21 @@ from __future__ import annotations
 
 import re
 
+from gpuport.syntax.brackets import Brackets
+
 OPEN = {"(": ")", "[": "]", "{": "}"}
 CLOSE = {")": "(", "]": "[", "}": "{"}
-_BRACKETS_RE = re.compile(r"[()\[\]{}]")
 _BRACES_RE = re.compile(r"[{}]")
 MAX_SPAN = 20_000  # how far a bracket match may run before we give up (unbalanced input)
 
 
-def match_forward(code: str, open_at: int, span: int = MAX_SPAN) -> int:
-    """Offset of the bracket closing the one at ``open_at`` (within ``span``), or -1."""
-    depth = 0
-    limit = min(len(code), open_at + span)
-    for m in _BRACKETS_RE.finditer(code, open_at, limit):
-        ch = m.group()
-        if ch in OPEN:
-            depth += 1
-        else:
-            depth -= 1
-            if depth == 0:
-                return m.start()
-    return -1
+def match_forward(brackets: Brackets, open_at: int, span: int = MAX_SPAN) -> int:
+    """Offset of the bracket closing the one at ``open_at`` (within ``span``), or -1.
+
+    ``brackets`` pairs the file's brackets in one pass (:attr:`KernelSource.brackets`): reading
+    ahead from each bracket instead took up to ``span`` characters per unclosed call (issue 10).
+    """
+    return brackets.closing(open_at, open_at + span)
 
 
 def match_backward(code: str, close_at: int) -> int:
@@ -41,23 +36,13 @@ def match_backward(code: str, close_at: int) -> int:
     return -1
 
 
-def split_args(code: str, open_at: int, close_at: int) -> list[tuple[int, int]]:
-    """(start, end) offsets of the top-level, comma-separated arguments inside brackets."""
-    args: list[tuple[int, int]] = []
-    depth = 0
-    start = open_at + 1
-    for i in range(open_at + 1, close_at):
-        ch = code[i]
-        if ch in OPEN:
-            depth += 1
-        elif ch in CLOSE:
-            depth -= 1
-        elif ch == "," and depth == 0:
-            args.append((start, i))
-            start = i + 1
-    if code[start:close_at].strip() or args:
-        args.append((start, close_at))
-    return args
+def split_args(code: str, brackets: Brackets, open_at: int, close_at: int) -> list[tuple[int, int]]:
+    """(start, end) offsets of the top-level, comma-separated arguments inside brackets
+    (``close_at`` from :func:`match_forward`, whose pass found the commas)."""
+    bounds = [open_at, *brackets.commas(open_at), close_at]
+    if len(bounds) == 2 and not code[open_at + 1 : close_at].strip():
+        return []
+    return [(bounds[i] + 1, bounds[i + 1]) for i in range(len(bounds) - 1)]
 
 
 def trimmed(code: str, start: int, end: int) -> tuple[int, int]:
@@ -104,13 +89,13 @@ def scope_end(code: str, pos: int) -> int:
     return limit
 
 
-def body_after(code: str, after: int) -> tuple[int, int]:
+def body_after(code: str, brackets: Brackets, after: int) -> tuple[int, int]:
     """The span of the statement or ``{}`` block that starts after ``after`` (a loop's body)."""
     i = after
     while i < len(code) and code[i].isspace():
         i += 1
     if i < len(code) and code[i] == "{":
-        close_at = match_forward(code, i)
+        close_at = match_forward(brackets, i)
         return i, (close_at if close_at >= 0 else min(len(code), i + MAX_SPAN))
     semi = code.find(";", i)
     return i, (semi if semi >= 0 else len(code))

@@ -275,7 +275,7 @@ def dynamic_parallelism(src: KernelSource) -> Iterator[Finding]:
         decl_start = max(decl_start, code.rfind("{", 0, m.start()))
         if "__host__" in code[decl_start + 1 : stop.start()]:
             continue  # __host__ __device__: launches there are usually host-only paths
-        close_at = match_forward(code, stop.start(), len(code))
+        close_at = match_forward(src.brackets, stop.start(), len(code))
         if close_at < 0:
             continue
         bodies.append((stop.start(), close_at))

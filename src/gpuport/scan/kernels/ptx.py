@@ -21,6 +21,7 @@ from gpuport.kb.kernels import (
 )
 from gpuport.scan.kernels.brackets import match_forward
 from gpuport.scan.kernels.words import words
+from gpuport.syntax.brackets import Brackets
 
 _ASM_RE = re.compile(
     r"(?:asm|__asm__|__asm)\b(?:\s+(?:volatile|__volatile__|__volatile|inline|goto))*\s*\("
@@ -166,14 +167,14 @@ def asm_of_family(
             yield statement, statement.ptx
 
 
-def asm_statements(text: str, code: str) -> list[AsmStatement]:
+def asm_statements(text: str, code: str, brackets: Brackets) -> list[AsmStatement]:
     """Every ``asm``/``__asm__`` statement in ``code``; templates are read from ``text``."""
     found: list[AsmStatement] = []
     if "asm" not in code:
         return found
     for m in words(_ASM_RE, code):
         open_at = m.end() - 1
-        close_at = match_forward(code, open_at)
+        close_at = match_forward(brackets, open_at)
         if close_at < 0:
             close_at = min(len(code), open_at + 2_000)
         colon = code.find(":", open_at, close_at)

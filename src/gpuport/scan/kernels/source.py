@@ -11,6 +11,7 @@ from gpuport.rules import Rule, needles_of
 from gpuport.scan.kernels.constants import Constants
 from gpuport.scan.kernels.names import Names, tracked_names
 from gpuport.scan.kernels.ptx import AsmStatement, asm_statements
+from gpuport.syntax.brackets import Brackets
 from gpuport.syntax.text import LineIndex
 
 # Starts at the '#' rather than at ``^`` (which Python's regex engine tries at every offset);
@@ -37,6 +38,7 @@ class KernelSource:
     __slots__ = (
         "_asm",
         "_body",
+        "_brackets",
         "_constants",
         "_include_spans",
         "_includes",
@@ -56,6 +58,7 @@ class KernelSource:
         self._includes: list[tuple[str, int]] | None = None
         self._include_spans: list[tuple[int, int]] = []
         self._body: str | None = None
+        self._brackets: Brackets | None = None
         self._names: Names | None = None
         self._constants: Constants | None = None
         self._asm: list[AsmStatement] | None = None
@@ -148,6 +151,16 @@ class KernelSource:
         return self._body
 
     @property
+    def brackets(self) -> Brackets:
+        """The code's brackets, paired in one pass that the rules' questions share."""
+        if self._brackets is None:
+            self._brackets = Brackets(self.code, header_names=False)
+            # read the whole file now: the rules ask in file order one after another, and a
+            # pass that started at one rule's first bracket would start again at the next's
+            self._brackets.closing(0, len(self.code))
+        return self._brackets
+
+    @property
     def names(self) -> Names:
         """The variables holding thread indices and lane numbers."""
         if self._names is None:
@@ -165,5 +178,5 @@ class KernelSource:
     def asm(self) -> list[AsmStatement]:
         """Every inline-assembly statement, with its PTX read."""
         if self._asm is None:
-            self._asm = asm_statements(self.text, self.code)
+            self._asm = asm_statements(self.text, self.code, self.brackets)
         return self._asm

@@ -75,10 +75,10 @@ def warp_mask_32_bit(src: KernelSource) -> Iterator[Finding]:
     reported_constants: set[str] = set()
     for m in words(_SYNC_CALL_RE, code):
         open_at = m.end() - 1
-        close_at = match_forward(code, open_at)
+        close_at = match_forward(src.brackets, open_at)
         if close_at < 0:
             continue
-        args = split_args(code, open_at, close_at)
+        args = split_args(code, src.brackets, open_at, close_at)
         if not args:
             continue
         start, end = trimmed(code, *args[0])
@@ -257,7 +257,7 @@ def partial_warp_sync(src: KernelSource) -> Iterator[Finding]:
         return
     for m in words(_SYNCWARP_RE, code):
         open_at = m.end() - 1
-        close_at = match_forward(code, open_at)
+        close_at = match_forward(src.brackets, open_at)
         if close_at < 0:
             continue
         start, end = trimmed(code, open_at + 1, close_at)

@@ -429,9 +429,9 @@ def shuffle_reduction_32_lanes(src: KernelSource) -> Iterator[Finding]:
 
     def shuffles(start: int, end: int) -> Iterator[tuple[re.Match[str], list[str]]]:
         for m in words(_SHFL_CALL_RE, code, start, end):
-            close_at = match_forward(code, m.end() - 1)
+            close_at = match_forward(src.brackets, m.end() - 1)
             if close_at >= 0:
-                args = split_args(code, m.end() - 1, close_at)
+                args = split_args(code, src.brackets, m.end() - 1, close_at)
                 yield m, [code[a:b].strip() for a, b in args]
 
     def narrow(m: re.Match[str], args: list[str]) -> bool:
@@ -447,7 +447,7 @@ def shuffle_reduction_32_lanes(src: KernelSource) -> Iterator[Finding]:
         (_LOOP_UP_32_RE, "stops below offset 32"),
     ):
         for m in words(regex, code):
-            body_start, body_end = body_after(code, m.end())
+            body_start, body_end = body_after(code, src.brackets, m.end())
             calls = list(shuffles(body_start, body_end))
             if not calls or all(narrow(c, a) for c, a in calls):
                 continue
