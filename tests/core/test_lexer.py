@@ -213,20 +213,10 @@ def test_include_without_closing_bracket_is_code() -> None:
     assert "/* c */" not in code_only(text)
 
 
-# The adversarial shapes of benchmarks/lexer_adversarial.py (which times them up to 1 MB):
-# the time at 2N is under 3 times the time at N (a quadratic path gives 4).
+# The adversarial shapes of benchmarks/lexer_adversarial.py (their growth in time:
+# tests/test_adversarial_growth.py).
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import lexer_adversarial  # noqa: E402
-
-
-@pytest.mark.parametrize("path", ["tokenize", "code_only"])
-@pytest.mark.parametrize("shape", list(lexer_adversarial.SHAPES))
-def test_lexing_time_grows_linearly_on_adversarial_input(shape: str, path: str) -> None:
-    size, at_n, at_2n = lexer_adversarial.growth(
-        lexer_adversarial.runner(path), lexer_adversarial.SHAPES[shape]
-    )
-    # below a millisecond at the largest size tried, a ratio is noise: the time is the point
-    assert at_2n < max(3 * at_n, 0.001), f"{size:,} chars: {at_n:.4f} s, twice: {at_2n:.4f} s"
 
 
 @pytest.mark.parametrize("shape", list(lexer_adversarial.SHAPES))
