@@ -52,7 +52,9 @@ def is_temp_of(candidate: str, name: str) -> bool:
     return re.fullmatch(rf"\.{re.escape(name)}\.{_TEMP_RANDOM}\.tmp", candidate) is not None
 
 
-def _lstat(dir_fd: int, name: str) -> os.stat_result | None:
+def lstat_in(dir_fd: int, name: str) -> os.stat_result | None:
+    """``name``'s own status in the open folder ``dir_fd`` (a link's, not its target's), or
+    None when there is no such entry."""
     try:
         return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except FileNotFoundError:
@@ -111,7 +113,7 @@ def open_dir(folder: Path, root: Path | None = None, *, create: bool = False) ->
 
 def _open_child_dir(parent_fd: int, name: str, shown: Path, create: bool) -> int:
     """Open folder ``name`` in ``parent_fd`` without following a link."""
-    if create and _lstat(parent_fd, name) is None:
+    if create and lstat_in(parent_fd, name) is None:
         with contextlib.suppress(FileExistsError):
             os.mkdir(name, 0o777, dir_fd=parent_fd)
     try:
@@ -119,7 +121,7 @@ def _open_child_dir(parent_fd: int, name: str, shown: Path, create: bool) -> int
     except OSError as exc:
         if exc.errno not in (errno.ENOTDIR, errno.ELOOP):
             raise
-        st = _lstat(parent_fd, name)
+        st = lstat_in(parent_fd, name)
         if st is not None:
             refuse_unless_regular(st, shown)
         raise UnsafeWrite(shown, "is not a folder") from None
@@ -238,7 +240,7 @@ def write_atomic(
     path = Path(path)
     payload = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
     with open_dir(path.parent, root, create=True) as dir_fd:
-        old = _lstat(dir_fd, path.name)
+        old = lstat_in(dir_fd, path.name)
         if old is not None:
             refuse_unless_regular(old, path)
             if backup_suffix:
@@ -258,13 +260,13 @@ def replace_in(
 
     Without ``sync_dir`` the caller fsyncs the folder itself (once for many files).
     """
-    old = _lstat(dir_fd, name)
+    old = lstat_in(dir_fd, name)
     if old is not None:
         refuse_unless_regular(old, shown)
     mode = stat.S_IMODE(old.st_mode) if old is not None else _new_file_mode()
     tmp = _create_temp(dir_fd, name, _NewFile(_writer(payload), old, mode))
     try:
-        now = _lstat(dir_fd, name)  # swapped for a link or a device meanwhile?
+        now = lstat_in(dir_fd, name)  # swapped for a link or a device meanwhile?
         if now is not None:
             refuse_unless_regular(now, shown)
         os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
@@ -311,7 +313,7 @@ def write_backup(
     """
     shown = shown or name
     shown_backup = Path(os.fspath(shown)).with_name(backup_name)
-    existing = _lstat(dir_fd, backup_name)
+    existing = lstat_in(dir_fd, backup_name)
     if existing is not None:
         refuse_unless_regular(existing, shown_backup)
         if not replace:
@@ -381,7 +383,7 @@ def copy_file(
             os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
 
         copy = _NewFile(fill, None, stat.S_IMODE(st.st_mode), durable=False)
-        old = _lstat(dst_dir_fd, dst_name)
+        old = lstat_in(dst_dir_fd, dst_name)
         if old is None:
             _create_exclusive(dst_dir_fd, dst_name, copy)
             return

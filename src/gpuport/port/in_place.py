@@ -27,6 +27,7 @@ from gpuport.files import PORT_JOURNAL_NAME
 from gpuport.io import (
     UnsafeWrite,
     is_temp_of,
+    lstat_in,
     open_dir,
     read_regular,
     refuse_unless_regular,
@@ -167,7 +168,7 @@ def _plan_one(
         refuse_unless_regular(st, path)
         if not force and (st.st_mode & 0o222 == 0 or not os.access(name, os.W_OK, dir_fd=dir_fd)):
             return "it is read-only (use --force to edit it anyway; its mode is kept)"
-        backup_st = _lstat(dir_fd, backup)
+        backup_st = lstat_in(dir_fd, backup)
         if backup_st is not None:
             if not stat.S_ISREG(backup_st.st_mode):
                 return (
@@ -188,13 +189,6 @@ def _plan_one(
     data = bom + file.translated.encode("utf-8", "surrogateescape")
     entry = JournalEntry(rel, backup, _sha256(original), _sha256(data), backup_st is not None)
     return entry, data
-
-
-def _lstat(dir_fd: int, name: str) -> os.stat_result | None:
-    try:
-        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    except FileNotFoundError:
-        return None
 
 
 def _back_up(base: Path, entry: JournalEntry, force: bool) -> None:
@@ -244,7 +238,7 @@ def recover(root: Path) -> Recovery:
     journal_path = base / PORT_JOURNAL_NAME
     with open_dir(base) as dir_fd:
         recovery.temporaries += _remove_temporaries(dir_fd, (PORT_JOURNAL_NAME,))
-        st = _lstat(dir_fd, PORT_JOURNAL_NAME)
+        st = lstat_in(dir_fd, PORT_JOURNAL_NAME)
         if st is None:
             return recovery
         try:
@@ -304,7 +298,7 @@ def _recover_one(base: Path, entry: JournalEntry, recovery: Recovery) -> None:
     with open_dir(shown.parent, base) as dir_fd:
         recovery.temporaries += _remove_temporaries(dir_fd, (name, entry.backup))
         current = _sha256(read_regular(dir_fd, name, shown))
-        backup_st = _lstat(dir_fd, entry.backup)
+        backup_st = lstat_in(dir_fd, entry.backup)
         backup_ok = (
             backup_st is not None
             and stat.S_ISREG(backup_st.st_mode)
@@ -336,7 +330,7 @@ def _remove_temporaries(dir_fd: int, names: tuple[str, ...]) -> int:
     removed = 0
     for candidate in os.listdir(dir_fd):
         if any(is_temp_of(candidate, name) for name in names):
-            st = _lstat(dir_fd, candidate)
+            st = lstat_in(dir_fd, candidate)
             if st is not None and stat.S_ISREG(st.st_mode):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(candidate, dir_fd=dir_fd)

@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from gpuport.files import DEFAULT_EXCLUDED_DIRS
 from gpuport.io import UnsafeWrite, copy_file, open_dir, write_atomic
 from gpuport.port.model import FileResult, PortResult
+from gpuport.read_policy import what_is
 
 UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -50,16 +51,6 @@ def real_rel(root: Path, rel: str) -> str | None:
     if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
         return None
     return Path(os.path.relpath(real, real_root)).as_posix()
-
-
-def _kind_of(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a regular file"
 
 
 class _TreeCopy:
@@ -103,7 +94,7 @@ class _TreeCopy:
             elif stat.S_ISREG(st.st_mode):
                 copy_file(src_fd, entry.name, out_fd, shown=self.out_dir / rel)
             else:
-                self.problems.append(f"{rel}: not copied: {_kind_of(st.st_mode)}")
+                self.problems.append(f"{rel}: not copied: {what_is(st.st_mode)}")
         except OSError as exc:
             self.problems.append(f"{rel}: not copied: {reason(exc)}")
         return False
