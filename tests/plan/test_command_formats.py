@@ -238,3 +238,25 @@ def test_assess_adds_the_plan(tmp_path: Path) -> None:
     assert document["plan"]["entries"][0]["gpu"] == "mi300x"
     bad = CliRunner().invoke(main, ["assess", str(tmp_path), "--model", "nope", "--no-html"])
     assert bad.exit_code == 2 and "Traceback" not in bad.stdout + bad.stderr
+
+
+@pytest.mark.parametrize("flag", ["MODEL", "--prices", "--measured"])
+def test_a_fifo_named_as_a_plan_input_is_refused_not_read(tmp_path: Path, flag: str) -> None:
+    # Opening a FIFO for reading blocks until a writer comes: a subprocess with a time limit,
+    # so that a regression fails the test instead of hanging it.
+    import os
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "config.json"
+    os.mkfifo(fifo)
+    args = [str(fifo)] if flag == "MODEL" else ["llama-3.1-8b", flag, str(fifo)]
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpuport.cli", "plan", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"{fifo}: cannot read" in proc.stderr and "FIFO" in proc.stderr

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuport.kb.loader import Entry, KbError, keyed, load_toml, table_entry
-from gpuport.plan.errors import PlanInputError
+from gpuport.plan.errors import PlanInputError, read_input
 from gpuport.plan.precision import ComputeKind
 
 GIB = 1024**3
@@ -237,10 +237,9 @@ class MeasuredRates:
 def load_measured(path: Path) -> dict[str, MeasuredRates]:
     """``{gpu: {"mem_bw_gbs": ..., "tflops_bf16": ...}}`` JSON, GPU names as in --gpus."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise PlanInputError(f"{path}: cannot read measured rates ({reason})") from None
+        text = read_input(path, "measured rates").decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PlanInputError(f"{path}: cannot read measured rates ({exc})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

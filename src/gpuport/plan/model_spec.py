@@ -23,10 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuport.kb.loader import Entry, KbError, data_label, json_files, load_json
-from gpuport.plan.errors import PlanInputError
-
-# The largest config.json we read: real ones are a few KB; anything this big is not a config.
-MAX_CONFIG_BYTES = 4 * 1024 * 1024
+from gpuport.plan.errors import PlanInputError, read_input
 
 # Families whose layout gpuport knows. Others are read as a Llama-style decoder (with a note)
 # when the standard fields are there, and refused with the missing fields named otherwise.
@@ -671,16 +668,7 @@ def spec_from_preset(preset: Preset) -> ModelSpec:
 
 def read_config(path: Path) -> dict[str, Any]:
     """Parse a config.json, or raise :class:`PlanInputError` naming the file and line."""
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise PlanInputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if size > MAX_CONFIG_BYTES:
-        raise PlanInputError(f"{path}: {size:,} bytes is too large for a config.json")
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise PlanInputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    raw = read_input(path)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -703,7 +691,7 @@ def load_model(reference: str) -> ModelSpec:
         if not config_path.is_file():
             raise PlanInputError(f"{path}: the folder has no config.json")
         path = config_path
-    if path.is_file():
+    if path.exists():  # read_config refuses what is not a regular file (a FIFO, a device)
         name = path.parent.name if path.name == "config.json" else path.stem
         return spec_from_config(read_config(path), name=name or str(path), source=str(path))
     preset = find_preset(reference)

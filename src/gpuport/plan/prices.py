@@ -17,7 +17,7 @@ from typing import Any
 
 from gpuport.kb.loader import KbError, entries, load_toml
 from gpuport.plan.catalog import Gpu, find_gpu
-from gpuport.plan.errors import PlanInputError
+from gpuport.plan.errors import PlanInputError, read_input
 
 PRICES_TOML = "prices.toml"
 PRICE_KINDS = ("market median", "list price", "spot", "user")
@@ -93,9 +93,7 @@ def load_price_file(path: Path) -> dict[str, Price]:
     tables like kb/prices.toml; dollars per GPU as rented (per package for an MI250X).
     Errors name the file and line."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PlanInputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        text = read_input(path).decode("utf-8")
     except UnicodeDecodeError:
         raise PlanInputError(f"{path}:1: not UTF-8 text") from None
     try:
