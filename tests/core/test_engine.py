@@ -282,7 +282,13 @@ def _scan_in_worker_phase(tmp_path: Path) -> tuple[subprocess.Popen[bytes], set[
             * 200,
         )
     env = dict(os.environ, PYTHONPATH=str(Path(gpuport.__file__).parents[1]))
-    command = [sys.executable, "-c", "from gpuport.cli import main; main()", "scan"]
+    # A terminal's job gets Ctrl-C as KeyboardInterrupt; a test run started in the background
+    # (`cmd &` in a script) inherits SIGINT ignored, and Python keeps an ignored SIGINT.
+    program = (
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from gpuport.cli import main; main()"
+    )
+    command = [sys.executable, "-c", program, "scan"]
     proc = subprocess.Popen(
         [*command, str(tmp_path / "p"), "--jobs", "2", "--no-progress", "--format", "json"],
         stdout=subprocess.PIPE,
