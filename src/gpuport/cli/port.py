@@ -47,7 +47,7 @@ from gpuport.port.in_place import (
 from gpuport.port.model import CheckStatus, FileResult, PortResult
 from gpuport.port.project import FileCallback, port_project
 from gpuport.port.write import TranslationWriter, copy_tree, write_tree_copy
-from gpuport.report import Format, render
+from gpuport.report import Format, render, render_chunks
 from gpuport.report.common import visible_lines
 from gpuport.report.summary import port_summary_line
 
@@ -217,11 +217,11 @@ def port(
     if diff_on_stdout and not streamed:
         _write_diff(*result.files)
     # The terminal summary goes to stderr, beside the diff on stdout.
-    text = render(result, chosen, render_options(chosen, output, stream=sys.stderr))
+    options = render_options(chosen, output, stream=sys.stderr)
     if output is not None or report_on_stdout:
-        emit(text, output)
+        emit(render_chunks(result, chosen, options), output)  # JSON: one file at a time
     else:
-        write_stderr(text)
+        write_stderr(render(result, chosen, options))
     if chosen is not Format.TERMINAL:
         say(port_summary_line(result))
     sys.exit(port_exit_code(result))
