@@ -126,7 +126,9 @@ def main() -> None:
         "starts) at once, and the file's original and translation are dropped, keeping what "
         "the summary needs (path, kind, changes, whether it changed). `--in-place` and "
         "`--check` still hold every translation: the journal names every edit before the "
-        "first one, and the compilers run after the port.",
+        "first one, and the compilers run after the port. The JSON summary is written one "
+        "file at a time (a `Deferred` array through `render_chunks`). What the diff run still "
+        "holds above the others is its terminal summary on stderr, which rich renders whole.",
         "",
     ]
     write_results(args.out, "\n".join(lines))
