@@ -37,17 +37,17 @@ from gpuport.port.check import (
     check_project,
     hipcc_version,
 )
-from gpuport.port.diff import unified_diff
+from gpuport.port.diff import file_diff
 from gpuport.port.in_place import (
     JournalError,
     project_base,
     recover,
     write_in_place,
 )
-from gpuport.port.model import CheckStatus, PortResult
-from gpuport.port.project import port_project
-from gpuport.port.write import write_tree_copy
-from gpuport.report import Format, render
+from gpuport.port.model import CheckStatus, FileResult, PortResult
+from gpuport.port.project import FileCallback, port_project
+from gpuport.port.write import TranslationWriter, copy_tree, write_tree_copy
+from gpuport.report import Format, render, render_chunks
 from gpuport.report.common import visible_lines
 from gpuport.report.summary import port_summary_line
 
@@ -176,7 +176,23 @@ def port(
         offload_arch = settings.offload_arch
     exclude = exclude or settings.exclude
     target = _target_version(rocm_version, run_check)
-    with Progress(enabled=not no_progress, label="porting") as progress:
+    chosen = Format(fmt)
+    report_on_stdout = chosen is not Format.TERMINAL and output is None
+    diff_on_stdout = out_dir is None and not in_place and not report_on_stdout
+    # Each file is written as its port is done and its texts dropped (issue 10), except with
+    # --check (which compiles the translations afterwards) and --in-place (whose journal
+    # names every file before the first edit, so that a kill can be rolled back).
+    streamed = not run_check and not in_place
+    write_problems: list[str] = []
+    on_file: FileCallback | None = None
+    if streamed and out_dir is not None:
+        write_problems = copy_tree(path, out_dir)
+        on_file = TranslationWriter(path, out_dir, write_problems).write
+    elif streamed and diff_on_stdout:
+        on_file = _write_diff
+    # a progress bar on the terminal would tear a diff streamed to the same terminal
+    show_progress = not no_progress and not (on_file is _write_diff and sys.stdout.isatty())
+    with Progress(enabled=show_progress, label="porting") as progress:
         result = port_project(
             path,
             target,
@@ -186,30 +202,35 @@ def port(
             backup_suffix=backup_suffix,
             progress=progress.update,
             display_root=str(path),
+            on_file=on_file,
+            release_texts=streamed,
         )
     if run_check:
         _run_check(path, result, offload_arch, no_progress)
-    write_problems: list[str] = []
     if out_dir is not None:
-        write_problems = write_tree_copy(path, result, out_dir)
+        if not streamed:
+            write_problems = write_tree_copy(path, result, out_dir)
         say(f"wrote the translated tree to {out_dir}")
     elif in_place:
         write_problems = write_in_place(path, result, backup_suffix, force)
     result.problems.extend(recovery_problems + write_problems)
-    chosen = Format(fmt)
-    report_on_stdout = chosen is not Format.TERMINAL and output is None
-    if out_dir is None and not in_place and not report_on_stdout:
-        diff = unified_diff(result)  # byte-exact for git apply; made visible on a terminal
-        write_stdout_bytes(visible_lines(diff) if sys.stdout.isatty() else diff)
+    if diff_on_stdout and not streamed:
+        _write_diff(*result.files)
     # The terminal summary goes to stderr, beside the diff on stdout.
-    text = render(result, chosen, render_options(chosen, output, stream=sys.stderr))
+    options = render_options(chosen, output, stream=sys.stderr)
     if output is not None or report_on_stdout:
-        emit(text, output)
+        emit(render_chunks(result, chosen, options), output)  # JSON: one file at a time
     else:
-        write_stderr(text)
+        write_stderr(render(result, chosen, options))
     if chosen is not Format.TERMINAL:
         say(port_summary_line(result))
     sys.exit(port_exit_code(result))
+
+
+def _write_diff(*files: FileResult) -> None:
+    """The diffs of ``files`` on stdout: byte-exact for git apply; made visible on a terminal."""
+    diff = "".join(chunk for file in files for chunk in file_diff(file))
+    write_stdout_bytes(visible_lines(diff) if sys.stdout.isatty() else diff)
 
 
 def _recover(path: Path) -> list[str]:

@@ -82,6 +82,8 @@ def project_base(root: Path) -> Path:
 
 def write_in_place(root: Path, result: PortResult, backup_suffix: str, force: bool) -> list[str]:
     """Replace each changed file, keeping its original as FILE + suffix; the problems."""
+    # Not streamed like the diff and --out (issue 10): the journal names every edit, with the
+    # hashes of both texts, before the first file is touched, so every translation is held here.
     problems: list[str] = []
     base = project_base(root)
     planned = _plan(root, base, result, backup_suffix, force, problems)

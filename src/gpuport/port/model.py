@@ -36,10 +36,21 @@ class FileResult:
     translated: str | None
     changes: list[Change] = field(default_factory=list)
     skipped: str = ""  # reason, when the file was not translated at all
+    # whether the texts differed, kept by release_texts() once they are gone
+    changed_when_released: bool | None = field(default=None, repr=False)
 
     @property
     def changed(self) -> bool:
+        if self.changed_when_released is not None:
+            return self.changed_when_released
         return self.translated is not None and self.translated != self.original
+
+    def release_texts(self) -> None:
+        """Drop the original and the translation (written already), keeping ``changed``, so that
+        a streamed port holds one file's texts at a time (issue 10)."""
+        self.changed_when_released = self.changed
+        self.original = ""
+        self.translated = None
 
     def count(self, status: ChangeStatus) -> int:
         return sum(1 for c in self.changes if c.status is status)

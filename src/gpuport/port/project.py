@@ -49,6 +49,7 @@ UNPORTED_KINDS = frozenset(
 )
 
 ProgressCallback = Callable[[int, int], None]  # (files done, bytes read)
+FileCallback = Callable[[FileResult], None]  # one file's final result, in path order
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +75,15 @@ def port_project(
     backup_suffix: str = DEFAULT_BACKUP_SUFFIX,
     progress: ProgressCallback | None = None,
     display_root: str | None = None,
+    on_file: FileCallback | None = None,
+    release_texts: bool = False,
 ) -> PortResult:
     """Port everything under ``root`` (a folder or one file) for ROCm ``rocm_version``.
+
+    ``on_file`` gets each file's result as soon as it is final, in path order (the order of
+    ``PortResult.files``); with ``release_texts`` each file's original and translation are
+    dropped after that call (``FileResult.changed`` still answers), so that a caller that
+    writes as it goes holds one file's texts at a time.
 
     Raises ``ValueError`` for a malformed version; bad files become ``problems`` or changes,
     never exceptions.
@@ -92,38 +100,53 @@ def port_project(
     result = PortResult(
         root=display_root if display_root is not None else str(root), rocm_version=rocm_version
     )
-    done = 0
-    nbytes = 0
     walk_options = WalkOptions(
         exclude=exclude, max_file_bytes=max_file_bytes, backup_suffix=backup_suffix
     )
+    # The files are listed first (names and sizes only) and ported in path order, so that each
+    # result is final when it is made and can be written at once (issue 10). The walk's own
+    # order (depth first, by name) is not path order ("a-b/x" < "a.txt" < "a/b"), and the
+    # requirements files reached only through `-r`/`-c` join them here.
+    files: list[ProjectFile] = []
+    # problems in the order they were reported before the port streamed: walk order, then the
+    # `-r`/`-c` includes; (position, problem) pairs, sorted (stably) at the end
+    problems: list[tuple[int, str]] = []
     included: dict[str, ProjectFile] = {}
     for item in walk(root, walk_options):
         if isinstance(item, Skipped):
             if item.kind is not SkipKind.PORT_ARTIFACT:  # its own backups: left alone, no problem
-                result.problems.append(str(item))
+                problems.append((len(files), str(item)))
             continue
-        file_result = port_file(item, rocm_version, options, result.problems)
+        files.append(item)
         if options.rewrite_surroundings:
             included.update(_unlisted_includes(item, options))
-        done += 1
-        nbytes += item.size
-        if progress is not None:
-            progress(done, nbytes)
-        _keep(result, file_result)
-    # Requirements files reached only through `-r`/`-c` (common/base.txt): the walk does not
-    # know them by name, so they are rewritten here, once each.
-    for rel in sorted(included):
-        _keep(result, port_file(included[rel], rocm_version, options, result.problems))
-    result.files.sort(key=lambda f: f.path)
-    return result
-
-
-def _keep(result: PortResult, file_result: FileResult | None) -> None:
-    if file_result is not None and (
-        file_result.changed or file_result.changes or file_result.skipped
-    ):
+    walked = len(files)
+    files += (included[rel] for rel in sorted(included))
+    order = sorted(range(len(files)), key=lambda index: files[index].rel)
+    done = 0
+    nbytes = 0
+    for index in order:
+        file = files[index]
+        file_problems: list[str] = []
+        file_result = port_file(file, rocm_version, options, file_problems)
+        problems += ((index, problem) for problem in file_problems)
+        if index < walked:
+            done += 1
+            nbytes += file.size
+            if progress is not None:
+                progress(done, nbytes)
+        if file_result is None or not (
+            file_result.changed or file_result.changes or file_result.skipped
+        ):
+            continue
+        if on_file is not None:
+            on_file(file_result)
+        if release_texts:
+            file_result.release_texts()
         result.files.append(file_result)
+    # a file's problems came before the next walked file's skips (sort is stable)
+    result.problems = [problem for _, problem in sorted(problems, key=lambda p: p[0])]
+    return result
 
 
 def _unlisted_includes(file: ProjectFile, options: PortOptions) -> dict[str, ProjectFile]:

@@ -122,6 +122,15 @@ class _TreeCopy:
 
 def write_tree_copy(root: Path, result: PortResult, out_dir: Path) -> list[str]:
     """Copy ``root`` to ``out_dir`` with every translated file in place of its original."""
+    problems = copy_tree(root, out_dir)
+    writer = TranslationWriter(root, out_dir, problems)
+    for file in result.files:
+        writer.write(file)
+    return problems
+
+
+def copy_tree(root: Path, out_dir: Path) -> list[str]:
+    """Copy ``root`` (a folder or one file) to ``out_dir`` as it is; what was not copied."""
     problems: list[str] = []
     out_dir.mkdir(parents=True, exist_ok=True)
     if not root.is_dir():
@@ -133,11 +142,23 @@ def write_tree_copy(root: Path, result: PortResult, out_dir: Path) -> list[str]:
             problems.append(f"{root.name}: not copied: {reason(exc)}")
     else:
         _TreeCopy(root, out_dir, problems).copy()
-    written: set[str] = set()
-    for file in result.files:
-        if file.changed:
-            _write_translation(root, file, out_dir, written, problems)
     return problems
+
+
+class TranslationWriter:
+    """Writes translations, one file at a time, into a copy that :func:`copy_tree` made, so
+    that ``port --out`` can write each file as its port is done (issue 10)."""
+
+    def __init__(self, root: Path, out_dir: Path, problems: list[str]) -> None:
+        self.root = root
+        self.out_dir = out_dir
+        self.problems = problems  # what could not be written is added here
+        self.written: set[str] = set()
+
+    def write(self, file: FileResult) -> None:
+        """Write ``file``'s translation in place of its original; nothing if unchanged."""
+        if file.changed:
+            _write_translation(self.root, file, self.out_dir, self.written, self.problems)
 
 
 def _write_translation(

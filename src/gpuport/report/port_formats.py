@@ -8,12 +8,12 @@ location and advice. The diff itself is not a report; ``gpuport.port.diff`` make
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from gpuport.edits import ChangeStatus
-from gpuport.port.model import Change, CheckStatus, CompileCheck, PortResult
-from gpuport.report import Format, RenderOptions, renderer
+from gpuport.port.model import Change, CheckStatus, CompileCheck, FileResult, PortResult
+from gpuport.report import Format, RenderOptions, chunk_renderer, renderer
 from gpuport.report.common import (
     TOOL_NAME,
     display_text,
@@ -26,6 +26,7 @@ from gpuport.report.common import (
     tool_version,
     with_content_security_policy,
 )
+from gpuport.report.json_stream import Deferred, json_chunks
 from gpuport.report.sarif import SARIF_SCHEMA, SARIF_VERSION, SRCROOT, region
 
 SCHEMA_VERSION = "1"
@@ -231,18 +232,8 @@ def port_document(result: PortResult, options: RenderOptions) -> dict[str, Any]:
         "rocm_version": result.rocm_version,
         "summary": summary(result),
         "families": family_table(result),
-        "files": [
-            {
-                **json_path(f.path, display_text(f.path)),
-                "new_path": display_text(f.new_path),
-                "kind": f.kind,
-                "changed": f.changed,
-                "skipped": display_text(f.skipped),
-                **_counts(f.changes),
-                "changes": [_change_dict(c) for c in f.changes],
-            }
-            for f in result.files
-        ],
+        # made one file at a time as the text is written (issue 10: memory)
+        "files": Deferred(lambda: (_file_dict(f) for f in result.files)),
         "checks": [
             {
                 **json_path(c.path, display_text(c.path)),
@@ -257,9 +248,21 @@ def port_document(result: PortResult, options: RenderOptions) -> dict[str, Any]:
     }
 
 
-@renderer(PortResult, Format.JSON)
-def render_port_json(result: PortResult, options: RenderOptions) -> str:
-    return dumps(port_document(result, options))
+def _file_dict(f: FileResult) -> dict[str, Any]:
+    return {
+        **json_path(f.path, display_text(f.path)),
+        "new_path": display_text(f.new_path),
+        "kind": f.kind,
+        "changed": f.changed,
+        "skipped": display_text(f.skipped),
+        **_counts(f.changes),
+        "changes": [_change_dict(c) for c in f.changes],
+    }
+
+
+@chunk_renderer(PortResult, Format.JSON)
+def render_port_json(result: PortResult, options: RenderOptions) -> Iterator[str]:
+    return json_chunks(port_document(result, options))
 
 
 # ------------------------------------------------------------------------------ markdown
