@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from scan_memory import _HELPER, gpuport_command, machine, write_results
+from scan_memory import _HELPER, gpuport_command, machine, side_by_side, write_results
 from scan_speed import generate  # the sibling benchmark's project generator
 
 RUNS = {
@@ -87,16 +87,16 @@ def main() -> None:
         made = generate(root, args.files)
         size_mb = sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) / 1e6
         print(f"{made:,} files, {size_mb:.0f} MB", file=sys.stderr)
-        for run in runs:
-            for label, src in trees:  # side by side, in the same minute of a shared machine
-                results = [measure(root, run, Path(tmp) / "work", src) for _ in range(args.repeat)]
-                m = min(results, key=lambda r: r["maxrss_kb"])
-                rows.append((run, label, m))
-                print(
-                    f"{run:>5} {label}: {m['maxrss_kb'] / 1024:6.0f} MB  {m['seconds']:6.1f} s  "
-                    f"stdout {m['stdout_mb']:.1f} MB",
-                    file=sys.stderr,
-                )
+        work = Path(tmp) / "work"
+        for run, label, m in side_by_side(
+            runs, trees, lambda run, src: measure(root, run, work, src), args.repeat
+        ):
+            rows.append((run, label, m))
+            print(
+                f"{run:>5} {label}: {m['maxrss_kb'] / 1024:6.0f} MB  {m['seconds']:6.1f} s  "
+                f"stdout {m['stdout_mb']:.1f} MB",
+                file=sys.stderr,
+            )
     compared = f" --compare {args.compare}" if args.compare else ""
     lines = [
         "# Port memory",

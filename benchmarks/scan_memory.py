@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -190,6 +191,20 @@ def write_results(out: Path, text: str) -> None:
     print(f"wrote {out}", file=sys.stderr)
 
 
+def side_by_side(
+    runs: list[str],
+    trees: list[tuple[str, str | None]],
+    measure_one: Callable[[str, str | None], dict[str, float]],
+    repeat: int,
+) -> Iterator[tuple[str, str, dict[str, float]]]:
+    """Each run measured on each tree (label, src folder) side by side, in the same minute of
+    a shared machine; of ``repeat`` measurements the one with the lowest peak RSS."""
+    for run in runs:
+        for label, src in trees:
+            results = [measure_one(run, src) for _ in range(repeat)]
+            yield run, label, min(results, key=lambda r: r["maxrss_kb"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=16000, help="files to generate")
@@ -212,20 +227,19 @@ def main() -> None:
         made = generate(root, args.files)
         findings = count_findings(root, args.jobs)
         print(f"{made:,} files, {findings:,} findings", file=sys.stderr)
-        for fmt in formats:
-            for label, src in trees:  # side by side, in the same minute of a shared machine
-                runs = [
-                    measure(root, fmt, Path(tmp) / f"report.{fmt}", args.jobs, src)
-                    for _ in range(args.repeat)
-                ]
-                m = min(runs, key=lambda r: r["maxrss_kb"])
-                rows.append((fmt, label, m))
-                print(
-                    f"{run_name(fmt):>23} {label}: gpuport {m['maxrss_kb'] / 1024:6.0f} MB  tree RSS "
-                    f"{m['tree_rss_kb'] / 1024:6.0f} MB  tree PSS {m['tree_pss_kb'] / 1024:6.0f} "
-                    f"MB  {m['seconds']:6.1f} s  output {m['output_mb']:.1f} MB",
-                    file=sys.stderr,
-                )
+        for fmt, label, m in side_by_side(
+            formats,
+            trees,
+            lambda fmt, src: measure(root, fmt, Path(tmp) / f"report.{fmt}", args.jobs, src),
+            args.repeat,
+        ):
+            rows.append((fmt, label, m))
+            print(
+                f"{run_name(fmt):>23} {label}: gpuport {m['maxrss_kb'] / 1024:6.0f} MB  tree RSS "
+                f"{m['tree_rss_kb'] / 1024:6.0f} MB  tree PSS {m['tree_pss_kb'] / 1024:6.0f} "
+                f"MB  {m['seconds']:6.1f} s  output {m['output_mb']:.1f} MB",
+                file=sys.stderr,
+            )
     compared = f" --compare {args.compare}" if args.compare else ""
     lines = [
         "# Scan memory",
