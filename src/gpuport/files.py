@@ -163,6 +163,7 @@ class SourceText:
     file: ProjectFile
     text: str
     problem: Skipped | None = None  # set when the file was read only in part or lossily
+    bom: bool = False  # the bytes began with a UTF-8 byte-order mark, which ``text`` leaves out
 
     @property
     def lines(self) -> list[str]:
@@ -375,10 +376,11 @@ def decode(file: ProjectFile, data: bytes) -> SourceText | Skipped:
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
         return Skipped(file.rel, SkipKind.BINARY, "binary file (contains NUL bytes)", line)
-    if data.startswith(b"\xef\xbb\xbf"):
+    bom = data.startswith(b"\xef\xbb\xbf")
+    if bom:
         data = data[3:]
     try:
-        return SourceText(file, data.decode("utf-8"))
+        return SourceText(file, data.decode("utf-8"), bom=bom)
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
@@ -390,4 +392,4 @@ def decode(file: ProjectFile, data: bytes) -> SourceText | Skipped:
             line,
             partial=True,
         )
-        return SourceText(file, data.decode("utf-8", "surrogateescape"), problem)
+        return SourceText(file, data.decode("utf-8", "surrogateescape"), problem, bom)

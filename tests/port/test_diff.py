@@ -125,3 +125,30 @@ def test_on_a_terminal_control_characters_are_shown_not_sent() -> None:
     assert not any(ch in shown for ch in "\x1b\x07\x9b\u202e\r")
     assert "\\x1b[2J" in shown and "\\u202e" in shown and "\\x0d" in shown
     assert shown.count("\n") == diff.count("\n")
+
+
+def test_a_file_with_a_byte_order_mark_gets_a_diff_git_applies(tmp_path: Path) -> None:
+    # The texts gpuport compares leave the mark out; the file on disk and the translation that
+    # `port --out` writes keep it: the diff's first line must carry it for the hunk to match.
+    from click.testing import CliRunner
+
+    from gpuport.cli import main
+
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "k.cu").write_bytes(b"\xef\xbb\xbfcudaFree(0);\nint x;\n")
+    out = tmp_path / "out"
+    copied = CliRunner().invoke(main, ["port", "--no-progress", str(project), "--out", str(out)])
+    assert copied.exit_code in (0, 1), copied.stderr
+    done = CliRunner().invoke(main, ["port", "--no-progress", str(project)])
+    assert done.exit_code in (0, 1), done.stderr
+    patch_file = tmp_path / "port.patch"
+    patch_file.write_bytes(done.stdout_bytes)
+    applied = subprocess.run(
+        ["git", "apply", str(patch_file)], cwd=project, capture_output=True, timeout=60
+    )
+    assert applied.returncode == 0, applied.stderr
+    translated = (project / "k.cu").read_bytes()
+    assert translated.startswith(b"\xef\xbb\xbf") and translated.count(b"\xef\xbb\xbf") == 1
+    assert b"hipFree(0);" in translated
+    assert translated == (out / "k.cu").read_bytes()  # the diff gives what --out writes

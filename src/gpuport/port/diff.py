@@ -36,8 +36,14 @@ def file_diff(file: FileResult, context: int = 3) -> Iterator[str]:
     """The diff of one file; nothing when it did not change."""
     if not file.changed or file.translated is None:
         return
+    # The texts leave out a byte-order mark; the file on disk (and the translation written)
+    # has it, so the diff's first line carries it for `git apply` to match.
+    bom = "\ufeff" if file.bom else ""
     hunks = difflib.unified_diff(
-        split_lines(file.original), split_lines(file.translated), n=context, lineterm="\n"
+        split_lines(bom + file.original),
+        split_lines(bom + file.translated),
+        n=context,
+        lineterm="\n",
     )
     for number, line in enumerate(hunks):
         if number < 2:  # difflib's own "---" and "+++" lines, without names

@@ -36,6 +36,7 @@ class FileResult:
     translated: str | None
     changes: list[Change] = field(default_factory=list)
     skipped: str = ""  # reason, when the file was not translated at all
+    bom: bool = False  # the file begins with a UTF-8 byte-order mark, kept out of both texts
     # whether the texts differed, kept by release_texts() once they are gone
     changed_when_released: bool | None = field(default=None, repr=False)
 

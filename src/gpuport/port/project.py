@@ -200,6 +200,7 @@ def port_file(
         return FileResult(file.rel, file.rel, file.kind.value, source.text, None, skipped=reason)
     if source.problem is not None:
         result.changes.insert(0, _encoding_note(source))
+    result.bom = source.bom
     return result
 
 
