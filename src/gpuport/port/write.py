@@ -24,19 +24,10 @@ from gpuport.read_policy import what_is
 UTF8_BOM = b"\xef\xbb\xbf"
 
 
-def bom_of(path: Path) -> bytes:
-    """The UTF-8 byte order mark ``path`` starts with, or nothing (kept in the translation)."""
-    try:
-        with path.open("rb") as handle:
-            return UTF8_BOM if handle.read(3) == UTF8_BOM else b""
-    except OSError:
-        return b""
-
-
-def payload(source: Path, file: FileResult) -> bytes:
+def payload(file: FileResult) -> bytes:
     """The bytes of ``file``'s translation: its text, with the original's byte order mark."""
     assert file.translated is not None
-    return bom_of(source) + file.translated.encode("utf-8", "surrogateescape")
+    return (UTF8_BOM if file.bom else b"") + file.translated.encode("utf-8", "surrogateescape")
 
 
 def reason(exc: OSError) -> str:
@@ -165,7 +156,7 @@ def _write_translation(
     root: Path, file: FileResult, out_dir: Path, written: set[str], problems: list[str]
 ) -> None:
     if not root.is_dir():
-        source, rel, new_rel = root, root.name, PurePosixPath(file.new_path).name
+        rel, new_rel = root.name, PurePosixPath(file.new_path).name
     else:
         found = real_rel(root, file.path)
         if found is None or found == ".":
@@ -174,7 +165,7 @@ def _write_translation(
                 "link that leads out of the project"
             )
             return
-        source, rel = root / found, found
+        rel = found
         new_rel = str(PurePosixPath(found).with_name(PurePosixPath(file.new_path).name))
     if rel in written:  # the same file reached twice (through a link inside the project)
         return
@@ -182,7 +173,7 @@ def _write_translation(
     try:
         # a new tree, not the user's only copy: no fsync of each folder (1 fsync per file,
         # as before; measured in the commit that added this line)
-        write_atomic(out_dir / new_rel, payload(source, file), root=out_dir, sync_dir=False)
+        write_atomic(out_dir / new_rel, payload(file), root=out_dir, sync_dir=False)
         if new_rel != rel:
             with (
                 open_dir((out_dir / rel).parent, out_dir) as out_fd,
