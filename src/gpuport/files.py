@@ -157,6 +157,26 @@ class ProjectFile:
 
 
 @dataclass(frozen=True, slots=True)
+class ProjectFacts:
+    """What every scanner may know about the whole project, worked out before any file is scanned.
+
+    Built by :func:`gpuport.project.build_model`; small, so it travels to worker processes.
+    """
+
+    # Macros the project's ROCm build defines (from its build files: -DUSE_ROCM, BUILD_HIP…),
+    # beyond the HIP compiler's own (__HIP_PLATFORM_AMD__, __HIPCC__, __HIP__).
+    rocm_macros: frozenset[str] = frozenset()
+    # CUDA names the project itself redefines for HIP in a compat header (for example
+    # `#define __shfl_xor_sync(mask, var, lane) __shfl_xor(var, lane)` under USE_ROCM).
+    rocm_aliases: frozenset[str] = frozenset()
+    # The project's own top-level import names: importing them is not a third-party dependency.
+    first_party: frozenset[str] = frozenset()
+
+
+NO_PROJECT_FACTS = ProjectFacts()
+
+
+@dataclass(frozen=True, slots=True)
 class SourceText:
     """A file's decoded text. Non-UTF-8 bytes are kept as surrogate escapes (lossless)."""
 
@@ -164,6 +184,7 @@ class SourceText:
     text: str
     problem: Skipped | None = None  # set when the file was read only in part or lossily
     bom: bool = False  # the bytes began with a UTF-8 byte-order mark, which ``text`` leaves out
+    facts: ProjectFacts = NO_PROJECT_FACTS  # what the scan knows about the whole project
 
     @property
     def lines(self) -> list[str]:

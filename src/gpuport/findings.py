@@ -51,6 +51,20 @@ class Category(enum.StrEnum):
     BUILD = "build"  # GP5xx: CMake, Makefiles, build scripts
 
 
+class Tier(enum.StrEnum):
+    """Which part of a project a file belongs to. Only product code drives the verdict and effort."""
+
+    PRODUCT = "product"  # what the project ships and its users run
+    TESTS = "tests"
+    BENCHMARKS = "benchmarks"
+    EXAMPLES = "examples"  # examples, tutorials, notebooks, recipes
+    DOCS = "docs"
+    CI = "ci"  # CI workflows and release tooling
+    DEV = "dev"  # developer scripts and tools that do not ship
+    DEPRECATED = "deprecated"  # legacy or deprecated code kept for old users
+    VENDORED = "vendored"  # third-party code copied into the tree (third_party/, 3rdparty/)
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class Location:
     """A place in a file. ``path`` is relative to the scan root, with forward slashes."""
@@ -99,6 +113,7 @@ class Finding:
     fix: Fix | None = None
     references: tuple[str, ...] = ()
     excerpt: Excerpt | None = None
+    tier: Tier = Tier.PRODUCT  # set by the project model after the scan
 
     @property
     def sort_key(self) -> tuple[str, int, int, str, str]:

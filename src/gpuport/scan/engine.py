@@ -25,6 +25,7 @@ from typing import TypeVar
 
 from gpuport.files import ProjectFile, WalkOptions, read_text, walk
 from gpuport.findings import Excerpt, Finding, Fix, ScanStats, Severity, SkipKind, Skipped
+from gpuport.project.model import ProjectModel
 from gpuport.read_policy import ReadRefused, read_within
 from gpuport.rules import Rule
 from gpuport.scan.base import scanners_for
@@ -68,6 +69,11 @@ class ScanResult:
     suppressed: int = 0
     baselined: int = 0
     rules: list[Rule] = field(default_factory=list)
+    # What the project is (first-party names, components, tiers, ROCm path); None: not built.
+    project: ProjectModel | None = None
+    # Findings folded into one finding about their component (an NVIDIA-only component the
+    # ROCm build leaves out): kept, so that nothing is lost, but not listed one by one.
+    set_aside: list[Finding] = field(default_factory=list)
 
     @property
     def crashed(self) -> list[Skipped]:

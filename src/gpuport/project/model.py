@@ -1,0 +1,86 @@
+"""The shape of the project model: evidence, components and the model itself.
+
+A model is built once per scan from the project's build files (``setup.py``, ``pyproject.toml``,
+``CMakeLists.txt``, CI workflows, README) and read by the scanners (through
+:class:`~gpuport.files.ProjectFacts`), by the triage that folds findings into components, and by
+``assess`` for its verdict. Every conclusion carries the evidence (file and line) it came from.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from gpuport.files import NO_PROJECT_FACTS, ProjectFacts
+from gpuport.findings import Tier
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Evidence:
+    """One fact read from the project, where it was read, and what it shows."""
+
+    path: str  # relative to the project root
+    line: int  # 1-based; 0 for the whole file
+    what: str  # one sentence: "setup.py builds the extension with hipcc when torch.version.hip"
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.what}"
+
+
+class ComponentStatus(enum.StrEnum):
+    """How a component is built when the project builds for ROCm."""
+
+    ROCM = "built for ROCm"  # the ROCm build compiles it (perhaps through hipify)
+    NVIDIA_ONLY = "NVIDIA-only"  # the ROCm build leaves it out; findings in it are not porting work
+    OPTIONAL = "optional"  # opt-in (an extra, an environment switch); off unless asked for
+
+
+@dataclass(frozen=True, slots=True)
+class Component:
+    """A directory (or file) of the project that its build treats as one unit."""
+
+    path: str  # relative path prefix, "csrc/hopper" or "csrc/hopper/" (a directory) or a file
+    status: ComponentStatus
+    evidence: tuple[Evidence, ...] = ()
+    rocm_alternative: str = (
+        ""  # what the project runs on ROCm instead ("csrc/ck (Composable Kernel)")
+    )
+
+    def contains(self, rel: str) -> bool:
+        prefix = self.path.rstrip("/")
+        return rel == prefix or rel.startswith(prefix + "/")
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectModel:
+    """What the project is: its name, its own packages, its ROCm path, components and tiers."""
+
+    name: str = ""  # the distribution name from pyproject/setup.py; "" when none was found
+    facts: ProjectFacts = NO_PROJECT_FACTS
+    # Evidence that the project already builds or ships for ROCm; empty when none was found.
+    rocm_support: tuple[Evidence, ...] = ()
+    # GPU architectures (gfx…) its ROCm build targets, when the build names them.
+    rocm_archs: tuple[str, ...] = ()
+    components: tuple[Component, ...] = ()
+    # (path prefix, tier) pairs, most specific first; files under none are product code.
+    tiers: tuple[tuple[str, Tier], ...] = ()
+    notes: tuple[str, ...] = field(default=())  # what the model could not work out, said plainly
+
+    @property
+    def supports_rocm(self) -> bool:
+        return bool(self.rocm_support)
+
+    def tier_of(self, rel: str) -> Tier:
+        for prefix, tier in self.tiers:
+            if rel == prefix.rstrip("/") or rel.startswith(prefix.rstrip("/") + "/"):
+                return tier
+        return Tier.PRODUCT
+
+    def component_of(self, rel: str) -> Component | None:
+        """The most specific component ``rel`` belongs to, or None."""
+        found = [c for c in self.components if c.contains(rel)]
+        return max(found, key=lambda c: len(c.path), default=None)
+
+
+EMPTY_MODEL = ProjectModel()
