@@ -292,4 +292,4 @@ def test_the_report_lists_lost_true_findings_and_fixed_noise() -> None:
     assert "recall loss): 1" in text and "a.cu:5 — a real problem" in text
     assert "FALSE/NOISE findings gone (fixed): 1" in text
     assert "| p | ready | ready | yes |" in text
-    assert "precision **0%**" in text
+    assert "precision **0.0%**" in text

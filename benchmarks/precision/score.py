@@ -338,19 +338,40 @@ def saved_scan(folder: Path, name: str) -> Path | None:
     return None
 
 
+def _engine_seconds(stdout: str, fallback: float) -> float:
+    try:
+        return float(json.loads(stdout)["timing"]["seconds"])
+    except (ValueError, KeyError, TypeError):
+        return fallback
+
+
 def scan_project(
-    command: list[str], name: str, root: Path, saved: Path | None, save_to: Path | None = None
+    command: list[str],
+    name: str,
+    root: Path,
+    saved: Path | None,
+    save_to: Path | None = None,
+    repeat: int = 1,
 ) -> ScanRun:
-    """One project's findings: from a saved JSON when given, else by running the scan."""
+    """One project's findings: from a saved JSON when given, else by running the scan (`repeat`
+    times, keeping the fastest: on a shared machine the minimum is the least disturbed)."""
     wall: float | None = None
     if saved is not None:
         raw = saved.read_text(encoding="utf-8")
     else:
         argv = [*command, "scan", str(root), "--format", "json", "--no-progress"]
-        started = time.perf_counter()
-        done = subprocess.run([*argv, "--fail-on", "never"], capture_output=True, text=True)
-        wall = time.perf_counter() - started
-        if done.returncode not in (0, 1):
+        fastest: tuple[float, float, subprocess.CompletedProcess[str]] | None = None
+        for _ in range(max(1, repeat)):
+            started = time.perf_counter()
+            done = subprocess.run([*argv, "--fail-on", "never"], capture_output=True, text=True)
+            elapsed = time.perf_counter() - started
+            engine = _engine_seconds(done.stdout, elapsed)
+            if fastest is None or engine < fastest[0]:
+                fastest = (engine, elapsed, done)
+        assert fastest is not None
+        _engine, wall, done = fastest
+        # exit 2 also means "some files could not be read": the JSON is still whole then
+        if done.returncode not in (0, 1, 2) or not done.stdout.lstrip().startswith("{"):
             raise SystemExit(f"gpuport scan {root} exited {done.returncode}: {done.stderr[-2000:]}")
         raw = done.stdout
         if save_to is not None:
@@ -420,7 +441,7 @@ def assess_project(command: list[str], root: Path) -> str:
         text=True,
         check=False,
     )
-    if done.returncode not in (0, 1):
+    if done.returncode not in (0, 1, 2) or not done.stdout.lstrip().startswith("{"):
         return f"error {done.returncode}: {done.stderr.strip()[-200:]}"
     try:
         verdict = find_verdict(json.loads(done.stdout))
@@ -429,8 +450,8 @@ def assess_project(command: list[str], root: Path) -> str:
     return normalise_verdict(verdict) if verdict else "no verdict in JSON"
 
 
-def fmt(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.0f}%"
+def fmt(value: float | None, digits: int = 0) -> str:
+    return "-" if value is None else f"{100 * value:.{digits}f}%"
 
 
 def report_markdown(
@@ -448,8 +469,8 @@ def report_markdown(
     out.append("## Precision on the labelled sample\n")
     out.append(
         f"Labelled findings present: {overall.total} (TRUE {overall.true}, FALSE {overall.false},"
-        f" NOISE {overall.noise}); precision **{fmt(overall.precision)}** on the sample,"
-        f" {fmt(weighted_precision(matching, findings))} weighted by stratum size"
+        f" NOISE {overall.noise}); precision **{fmt(overall.precision, 1)}** on the sample,"
+        f" {fmt(weighted_precision(matching, findings), 1)} weighted by stratum size"
         f" (rule x project) over all {len(findings)} current findings.\n"
     )
     out.append(f"Current findings without a label: {len(matching.unlabelled)}.\n")
@@ -547,7 +568,10 @@ def sample_rows(
             break
         scale *= 1.25
         drawn = stratified_sample(unlabelled, SAMPLE_SEED, scale)
-    drawn = drawn[:count] if len(drawn) > count else drawn
+    if len(drawn) > count:
+        # a seeded uniform subset of a stratified draw keeps every rule's share about the same
+        drawn = random.Random(SAMPLE_SEED).sample(drawn, count)
+        drawn.sort(key=lambda f: (f.rule_id, f.project, f.path, f.line))
     return [
         {
             "project": f.project,
@@ -572,6 +596,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--scans", type=Path, help="read DIR/base_<name>.json or DIR/<name>.json, not scanning"
     )
+    parser.add_argument("--repeat", type=int, default=1, help="scan N times, keep the fastest")
     parser.add_argument("--save-scans", type=Path, help="write each scan's JSON to DIR/<name>.json")
     parser.add_argument("--labels", type=Path, default=LABELS)
     parser.add_argument("--project", action="append", help="only this project (repeatable)")
@@ -594,7 +619,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if saved is None and not root.is_dir():
             print(f"skipped {name}: {root} is not a folder", file=sys.stderr)
             continue
-        runs.append(scan_project(command, name, root, saved, args.save_scans))
+        runs.append(scan_project(command, name, root, saved, args.save_scans, args.repeat))
         print(f"scanned {name}: {len(runs[-1].findings)} findings", file=sys.stderr)
     if args.sample is not None:
         rows = sample_rows([f for r in runs for f in r.findings], labels, args.sample, commits)
