@@ -7,7 +7,9 @@ small synthetic scan outputs.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import importlib.util
+import json
 import re
 import sys
 import tomllib
@@ -293,3 +295,51 @@ def test_the_report_lists_lost_true_findings_and_fixed_noise() -> None:
     assert "FALSE/NOISE findings gone (fixed): 1" in text
     assert "| p | ready | ready | yes |" in text
     assert "precision **0.0%**" in text
+
+
+# --- end to end -----------------------------------------------------------------------------
+
+
+def test_a_real_scan_of_a_tiny_project_gives_matchable_findings(tmp_path: Path) -> None:
+    project = tmp_path / "tiny"
+    project.mkdir()
+    (project / "k.cu").write_text(
+        "#include <cuda_runtime.h>\n"
+        "__global__ void k(float* x) {\n"
+        "  float v = x[threadIdx.x];\n"
+        "  v += __shfl_xor_sync(0xffffffff, v, 16);\n"
+        "  x[threadIdx.x] = v;\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    run = score.scan_project(score.gpuport_command(None), "tiny", project, None)
+    assert run.findings, "gpuport found nothing in a kernel with a 32-bit shuffle mask"
+    assert run.lines == 6 and run.seconds is not None and run.wall_seconds is not None
+    shuffle = [f for f in run.findings if "__shfl_xor_sync" in f.text]
+    assert shuffle and shuffle[0].text == "v += __shfl_xor_sync(0xffffffff, v, 16);"
+    label = _label(project="tiny", rule_id=shuffle[0].rule_id, path="k.cu", line=40)
+    label = dataclasses.replace(label, text=shuffle[0].text)
+    assert len(score.match([label], run.findings).pairs) == 1
+
+
+def test_main_scores_saved_scans_and_writes_the_report(tmp_path: Path) -> None:
+    scans = tmp_path / "scans"
+    scans.mkdir()
+    name = next(iter(_corpus()))
+    commit = _corpus()[name]["commit"]
+    saved = {"findings": [_finding("GP300", "a.cu", 3, ["cudaStream_t s;"], 3)], "timing": {}}
+    (scans / f"{name}.json").write_text(json.dumps(saved), encoding="utf-8")
+    labels = tmp_path / "labels.csv"
+    with labels.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(score.LABEL_COLUMNS)
+        writer.writerow([name, commit, "GP300", "a.cu", 5, "cudaStream_t s;", "NOISE", "hipify"])
+    report = tmp_path / "out.md"
+    sample = tmp_path / "sample.csv"
+    argv = ["--corpus", str(tmp_path / "absent"), "--scans", str(scans), "--project", name]
+    argv += ["--labels", str(labels), "--no-assess", "--report", str(report)]
+    assert score.main([*argv, "--sample", "5", "--out", str(sample)]) == 0
+    text = report.read_text(encoding="utf-8")
+    assert "Labelled findings present: 1 (TRUE 0, FALSE 0, NOISE 1)" in text
+    assert "Current findings without a label: 0." in text
+    assert sample.read_text(encoding="utf-8").splitlines() == [",".join(score.LABEL_COLUMNS)]

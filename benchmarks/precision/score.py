@@ -310,12 +310,17 @@ def count_lines(root: Path) -> int:
 
 
 def gpuport_command(explicit: str | None) -> list[str]:
+    """How to run gpuport: --gpuport, else the script beside this Python (a venv's, which with
+    PYTHONPATH=src runs that checkout's code), else one on PATH, else the CLI entry point."""
     if explicit:
         return shlex.split(explicit)
+    beside = Path(sys.executable).parent / "gpuport"
+    if beside.is_file():
+        return [str(beside)]
     found = shutil.which("gpuport")
     if found:
         return [found]
-    return [sys.executable, "-m", "gpuport"]
+    return [sys.executable, "-c", "from gpuport.cli import main; main()"]
 
 
 @dataclass
