@@ -1,0 +1,648 @@
+"""Re-scores gpuport's findings on the real-code corpus against hand labels (issue 9).
+
+Scans each project named in corpus.toml (or reads saved `gpuport scan --format json` outputs),
+matches every current finding to labels.csv by (project, rule, path, stripped line text) with the
+line number as a tie-break, and reports precision per rule, per project and overall, the labelled
+TRUE findings that disappeared (recall loss), the FALSE/NOISE ones that disappeared (fixed), how
+many current findings nobody has labelled yet, the `assess` verdicts against verdicts.toml, and
+per-project scan time and lines. It never downloads anything.
+
+    .venv/bin/python benchmarks/precision/score.py --corpus /work/corpus [--gpuport CMD]
+        [--scans DIR]            # read DIR/base_<name>.json instead of scanning
+        [--no-assess] [--report FILE.md]
+        [--sample N --out FILE]  # a stratified sample of unlabelled findings, label column empty
+
+The recall checklist (benchmarks/precision/checklist.toml, another task's) is run by its own
+checker, benchmarks/precision/checklist.py; when both files exist this script runs it and
+appends its output to the report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import random
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+LABELS = HERE / "labels.csv"
+CORPUS_TOML = HERE / "corpus.toml"
+VERDICTS_TOML = HERE / "verdicts.toml"
+CHECKLIST_TOML = HERE / "checklist.toml"
+CHECKLIST_PY = HERE / "checklist.py"
+
+LABEL_COLUMNS = ("project", "commit", "rule_id", "path", "line", "text", "label", "reason")
+LABEL_VALUES = frozenset({"TRUE", "FALSE", "NOISE"})
+VERDICT_VALUES = frozenset(
+    {"already supports ROCm", "ready", "ready with work", "blocked", "nothing to assess"}
+)
+# The first labelling round drew this many findings with this seed (see stratified_sample).
+SAMPLE_SEED = 9
+SAMPLE_SCALE = 0.55
+# Files whose lines count toward "lines scanned" (the languages and build files gpuport reads);
+# a fixed rule so that lines per second compare across runs of the same corpus.
+SOURCE_SUFFIXES = frozenset(
+    {".py", ".pyi", ".ipynb", ".cu", ".cuh", ".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp"}
+    | {".inl", ".cmake", ".toml", ".cfg", ".txt", ".yml", ".yaml", ".sh", ".in"}
+)
+SOURCE_NAMES = frozenset({"Dockerfile", "Makefile", "CMakeLists.txt", "setup.py"})
+
+
+def strip_text(text: str) -> str:
+    """The line's text with its indentation and runs of blanks collapsed: survives reformatting."""
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class Current:
+    """One finding of a current scan, reduced to what a label is matched on."""
+
+    project: str
+    rule_id: str
+    path: str
+    line: int
+    text: str
+    message: str = ""
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.project, self.rule_id, self.path, self.text)
+
+
+@dataclass(frozen=True)
+class Label:
+    """One row of labels.csv."""
+
+    project: str
+    commit: str
+    rule_id: str
+    path: str
+    line: int
+    text: str
+    label: str
+    reason: str
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.project, self.rule_id, self.path, strip_text(self.text))
+
+
+def findings_from_json(project: str, report: dict[str, object]) -> list[Current]:
+    """The findings of one `gpuport scan --format json` output (text from each excerpt)."""
+    found: list[Current] = []
+    raw = report.get("findings", [])
+    assert isinstance(raw, list)
+    for item in raw:
+        loc = item["location"]
+        line = int(loc["line"])
+        text = ""
+        excerpt = item.get("excerpt") or {}
+        lines = excerpt.get("lines") or []
+        index = line - int(excerpt.get("start_line", line))
+        if 0 <= index < len(lines):
+            text = lines[index]
+        found.append(
+            Current(
+                project=project,
+                rule_id=str(item["rule_id"]),
+                path=str(loc["path"]),
+                line=line,
+                text=strip_text(text),
+                message=str(item.get("message", "")),
+            )
+        )
+    return found
+
+
+def read_labels(path: Path = LABELS) -> list[Label]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        return [
+            Label(
+                project=row["project"],
+                commit=row["commit"],
+                rule_id=row["rule_id"],
+                path=row["path"],
+                line=int(row["line"]),
+                text=row["text"],
+                label=row["label"],
+                reason=row["reason"],
+            )
+            for row in csv.DictReader(handle)
+        ]
+
+
+def write_rows(path: Path, rows: Iterable[dict[str, object]]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=LABEL_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow(row)
+
+
+@dataclass
+class Matching:
+    """Labels paired with current findings, and what is left on either side."""
+
+    pairs: list[tuple[Label, Current]] = field(default_factory=list)
+    gone: list[Label] = field(default_factory=list)
+    unlabelled: list[Current] = field(default_factory=list)
+
+
+def match(labels: Sequence[Label], findings: Sequence[Current]) -> Matching:
+    """Pairs labels with findings of the same key; among equals, the nearest lines pair first."""
+    by_key: dict[tuple[str, str, str, str], list[Current]] = defaultdict(list)
+    for found in findings:
+        by_key[found.key].append(found)
+    labels_by_key: dict[tuple[str, str, str, str], list[Label]] = defaultdict(list)
+    for label in labels:
+        labels_by_key[label.key].append(label)
+    result = Matching()
+    paired: set[int] = set()
+    for key, group in labels_by_key.items():
+        candidates = by_key.get(key, [])
+        options = sorted(
+            (abs(lab.line - cur.line), li, ci)
+            for li, lab in enumerate(group)
+            for ci, cur in enumerate(candidates)
+        )
+        used_labels: set[int] = set()
+        used_findings: set[int] = set()
+        for _distance, li, ci in options:
+            if li in used_labels or ci in used_findings:
+                continue
+            used_labels.add(li)
+            used_findings.add(ci)
+            result.pairs.append((group[li], candidates[ci]))
+            paired.add(id(candidates[ci]))
+        result.gone.extend(lab for li, lab in enumerate(group) if li not in used_labels)
+    result.unlabelled = [found for found in findings if id(found) not in paired]
+    return result
+
+
+@dataclass
+class Tally:
+    """Label counts among the labelled findings still present."""
+
+    true: int = 0
+    false: int = 0
+    noise: int = 0
+
+    def add(self, label: str) -> None:
+        if label == "TRUE":
+            self.true += 1
+        elif label == "FALSE":
+            self.false += 1
+        else:
+            self.noise += 1
+
+    @property
+    def total(self) -> int:
+        return self.true + self.false + self.noise
+
+    @property
+    def precision(self) -> float | None:
+        return self.true / self.total if self.total else None
+
+
+def tallies(
+    pairs: Iterable[tuple[Label, Current]],
+) -> tuple[Tally, dict[str, Tally], dict[str, Tally]]:
+    """Overall, per-rule and per-project tallies of the matched labels."""
+    overall = Tally()
+    per_rule: dict[str, Tally] = defaultdict(Tally)
+    per_project: dict[str, Tally] = defaultdict(Tally)
+    for label, _found in pairs:
+        overall.add(label.label)
+        per_rule[label.rule_id].add(label.label)
+        per_project[label.project].add(label.label)
+    return overall, dict(per_rule), dict(per_project)
+
+
+def weighted_precision(matching: Matching, findings: Sequence[Current]) -> float | None:
+    """Precision over all current findings, each labelled stratum (rule x project) weighted by
+    its size: the sample over-draws small rules, so the plain ratio is not the population's."""
+    size = Counter((f.rule_id, f.project) for f in findings)
+    labelled: dict[tuple[str, str], Tally] = defaultdict(Tally)
+    for label, found in matching.pairs:
+        labelled[(found.rule_id, found.project)].add(label.label)
+    weight = sum(size[s] for s in labelled)
+    if not weight:
+        return None
+    return sum(size[s] * (t.true / t.total) for s, t in labelled.items()) / weight
+
+
+def rule_quota(count: int, scale: float = SAMPLE_SCALE) -> int:
+    """How many findings of a rule firing `count` times to draw: about scale·√count, at least
+    two (every rule that fires gets labels) and never more than there are."""
+    return min(count, max(2, round(scale * math.sqrt(count))))
+
+
+def stratified_sample(
+    findings: Sequence[Current], seed: int = SAMPLE_SEED, scale: float = SAMPLE_SCALE
+) -> list[Current]:
+    """A seeded sample stratified by rule x project: each rule gets rule_quota draws, spread over
+    the projects it fires in (every project once before any twice), uniformly within each."""
+    rng = random.Random(seed)
+    by_rule: dict[str, dict[str, list[Current]]] = defaultdict(lambda: defaultdict(list))
+    for found in sorted(findings, key=lambda f: (f.rule_id, f.project, f.path, f.line, f.text)):
+        by_rule[found.rule_id][found.project].append(found)
+    chosen: list[Current] = []
+    for rule in sorted(by_rule):
+        strata = {name: list(items) for name, items in sorted(by_rule[rule].items())}
+        for items in strata.values():
+            rng.shuffle(items)
+        order = sorted(strata)
+        rng.shuffle(order)
+        quota = rule_quota(sum(len(v) for v in strata.values()), scale)
+        while quota > 0:
+            took = False
+            for name in order:
+                if quota > 0 and strata[name]:
+                    chosen.append(strata[name].pop())
+                    quota -= 1
+                    took = True
+            if not took:
+                break
+    return chosen
+
+
+def load_corpus(path: Path = CORPUS_TOML) -> list[dict[str, str]]:
+    with path.open("rb") as handle:
+        data = tomllib.load(handle)
+    projects = data["project"]
+    assert isinstance(projects, list)
+    return projects
+
+
+def load_verdicts(path: Path = VERDICTS_TOML) -> dict[str, dict[str, object]]:
+    with path.open("rb") as handle:
+        data = tomllib.load(handle)
+    return {str(entry["project"]): entry for entry in data["verdict"]}
+
+
+def count_lines(root: Path) -> int:
+    """Lines in the project's source and build files (SOURCE_SUFFIXES), .git left out."""
+    total = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        for name in filenames:
+            if Path(name).suffix in SOURCE_SUFFIXES or name in SOURCE_NAMES:
+                try:
+                    with open(os.path.join(dirpath, name), "rb") as handle:
+                        total += sum(
+                            chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 16), b"")
+                        )
+                except OSError:
+                    continue
+    return total
+
+
+def gpuport_command(explicit: str | None) -> list[str]:
+    """How to run gpuport: --gpuport, else the script beside this Python (a venv's, which with
+    PYTHONPATH=src runs that checkout's code), else one on PATH, else the CLI entry point."""
+    if explicit:
+        return shlex.split(explicit)
+    beside = Path(sys.executable).parent / "gpuport"
+    if beside.is_file():
+        return [str(beside)]
+    found = shutil.which("gpuport")
+    if found:
+        return [found]
+    return [sys.executable, "-c", "from gpuport.cli import main; main()"]
+
+
+@dataclass
+class ScanRun:
+    """One project's scan: its findings, the engine's own seconds and the size scanned."""
+
+    project: str
+    findings: list[Current]
+    seconds: float | None  # the scan's own timing.seconds (engine time, no process start)
+    wall_seconds: float | None  # the whole `gpuport scan` process; None for a saved JSON
+    lines: int
+    bytes_scanned: int
+
+
+def saved_scan(folder: Path, name: str) -> Path | None:
+    """A saved scan JSON for `name` in folder: base_<name>.json (the baseline's) or <name>.json."""
+    for candidate in (folder / f"base_{name}.json", folder / f"{name}.json"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _engine_seconds(stdout: str, fallback: float) -> float:
+    try:
+        return float(json.loads(stdout)["timing"]["seconds"])
+    except (ValueError, KeyError, TypeError):
+        return fallback
+
+
+def scan_project(
+    command: list[str],
+    name: str,
+    root: Path,
+    saved: Path | None,
+    save_to: Path | None = None,
+    repeat: int = 1,
+) -> ScanRun:
+    """One project's findings: from a saved JSON when given, else by running the scan (`repeat`
+    times, keeping the fastest: on a shared machine the minimum is the least disturbed)."""
+    wall: float | None = None
+    if saved is not None:
+        raw = saved.read_text(encoding="utf-8")
+    else:
+        argv = [*command, "scan", str(root), "--format", "json", "--no-progress"]
+        fastest: tuple[float, float, subprocess.CompletedProcess[str]] | None = None
+        for _ in range(max(1, repeat)):
+            started = time.perf_counter()
+            done = subprocess.run([*argv, "--fail-on", "never"], capture_output=True, text=True)
+            elapsed = time.perf_counter() - started
+            engine = _engine_seconds(done.stdout, elapsed)
+            if fastest is None or engine < fastest[0]:
+                fastest = (engine, elapsed, done)
+        assert fastest is not None
+        _engine, wall, done = fastest
+        # exit 2 also means "some files could not be read": the JSON is still whole then
+        if done.returncode not in (0, 1, 2) or not done.stdout.lstrip().startswith("{"):
+            raise SystemExit(f"gpuport scan {root} exited {done.returncode}: {done.stderr[-2000:]}")
+        raw = done.stdout
+        if save_to is not None:
+            (save_to / f"{name}.json").write_text(raw, encoding="utf-8")
+    report = json.loads(raw)
+    timing = report.get("timing") or {}
+    seconds = timing.get("seconds")
+    stats = report.get("stats") or {}
+    return ScanRun(
+        project=name,
+        findings=findings_from_json(name, report),
+        seconds=float(seconds) if seconds is not None else wall,
+        wall_seconds=wall,
+        lines=count_lines(root) if root.is_dir() else 0,
+        bytes_scanned=int(stats.get("bytes_scanned", 0)),
+    )
+
+
+def find_verdict(report: object) -> str | None:
+    """The verdict string anywhere in assess's JSON (its place may move; its key is 'verdict')."""
+    if isinstance(report, dict):
+        for key, value in report.items():
+            if key == "verdict":
+                if isinstance(value, str):
+                    return value
+                inner = find_verdict(value)
+                if inner:
+                    return inner
+                if isinstance(value, dict):
+                    for sub in ("label", "name", "value", "status"):
+                        if isinstance(value.get(sub), str):
+                            return str(value[sub])
+        for value in report.values():
+            inner = find_verdict(value)
+            if inner:
+                return inner
+    elif isinstance(report, list):
+        for value in report:
+            inner = find_verdict(value)
+            if inner:
+                return inner
+    return None
+
+
+def normalise_verdict(text: str) -> str:
+    lowered = " ".join(text.replace("_", " ").replace("-", " ").lower().split())
+    for value in sorted(VERDICT_VALUES, key=len, reverse=True):
+        if value.lower() in lowered:
+            return value
+    return lowered
+
+
+def assess_project(command: list[str], root: Path) -> str:
+    done = subprocess.run(
+        [
+            *command,
+            "assess",
+            str(root),
+            "--format",
+            "json",
+            "--no-html",
+            "--no-progress",
+            "--fail-on",
+            "never",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode not in (0, 1, 2) or not done.stdout.lstrip().startswith("{"):
+        return f"error {done.returncode}: {done.stderr.strip()[-200:]}"
+    try:
+        verdict = find_verdict(json.loads(done.stdout))
+    except json.JSONDecodeError:
+        return "unreadable JSON"
+    return normalise_verdict(verdict) if verdict else "no verdict in JSON"
+
+
+def fmt(value: float | None, digits: int = 0) -> str:
+    return "-" if value is None else f"{100 * value:.{digits}f}%"
+
+
+def report_markdown(
+    runs: Sequence[ScanRun],
+    labels: Sequence[Label],
+    verdicts: dict[str, str],
+    expected: dict[str, dict[str, object]],
+    checklist_output: str | None,
+) -> str:
+    findings = [f for run in runs for f in run.findings]
+    scanned = {run.project for run in runs}
+    matching = match([lab for lab in labels if lab.project in scanned], findings)
+    overall, per_rule, per_project = tallies(matching.pairs)
+    out: list[str] = []
+    out.append("## Precision on the labelled sample\n")
+    out.append(
+        f"Labelled findings present: {overall.total} (TRUE {overall.true}, FALSE {overall.false},"
+        f" NOISE {overall.noise}); precision **{fmt(overall.precision, 1)}** on the sample,"
+        f" {fmt(weighted_precision(matching, findings), 1)} weighted by stratum size"
+        f" (rule x project) over all {len(findings)} current findings.\n"
+    )
+    out.append(f"Current findings without a label: {len(matching.unlabelled)}.\n")
+    out.append("| rule | findings now | labelled present | TRUE | FALSE | NOISE | precision |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|")
+    now_by_rule = Counter(f.rule_id for f in findings)
+    for rule in sorted(set(now_by_rule) | set(per_rule)):
+        t = per_rule.get(rule, Tally())
+        out.append(
+            f"| {rule} | {now_by_rule.get(rule, 0)} | {t.total} | {t.true} | {t.false} |"
+            f" {t.noise} | {fmt(t.precision)} |"
+        )
+    out.append("\n| project | findings now | labelled present | TRUE | FALSE | NOISE | precision |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|")
+    now_by_project = Counter(f.project for f in findings)
+    for name in sorted(scanned):
+        t = per_project.get(name, Tally())
+        out.append(
+            f"| {name} | {now_by_project.get(name, 0)} | {t.total} | {t.true} | {t.false} |"
+            f" {t.noise} | {fmt(t.precision)} |"
+        )
+    lost = [lab for lab in matching.gone if lab.label == "TRUE"]
+    fixed = [lab for lab in matching.gone if lab.label != "TRUE"]
+    out.append(f"\n## Labelled TRUE findings gone (recall loss): {len(lost)}\n")
+    out.extend(
+        f"- {lab.project} {lab.rule_id} {lab.path}:{lab.line} — {lab.reason}" for lab in lost
+    )
+    out.append(f"\n## FALSE/NOISE findings gone (fixed): {len(fixed)}\n")
+    by_rule_fixed = Counter(lab.rule_id for lab in fixed)
+    out.append(", ".join(f"{r}: {n}" for r, n in sorted(by_rule_fixed.items())) or "none")
+    if verdicts:
+        out.append("\n## assess verdicts against verdicts.toml\n")
+        out.append("| project | expected | assess says | right |")
+        out.append("|---|---|---|---|")
+        right = 0
+        for name in sorted(verdicts):
+            want = str(expected.get(name, {}).get("verdict", "?"))
+            ok = verdicts[name] == want
+            right += ok
+            out.append(f"| {name} | {want} | {verdicts[name]} | {'yes' if ok else 'no'} |")
+        out.append(f"\nRight on {right} of {len(verdicts)}.")
+    out.append("\n## Scan time and lines\n")
+    out.append(
+        "seconds: the scan's own timing (engine, no process start); wall: the whole command."
+        " lines: newlines in source and build files (score.py SOURCE_SUFFIXES).\n"
+    )
+    out.append("| project | lines | bytes scanned | findings | seconds | wall s | lines/s |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|")
+    total_lines = 0
+    total_seconds = 0.0
+    for run in runs:
+        rate = f"{run.lines / run.seconds:,.0f}" if run.seconds else "-"
+        secs = f"{run.seconds:.2f}" if run.seconds is not None else "-"
+        wall = f"{run.wall_seconds:.2f}" if run.wall_seconds is not None else "-"
+        out.append(
+            f"| {run.project} | {run.lines:,} | {run.bytes_scanned:,} | {len(run.findings)} |"
+            f" {secs} | {wall} | {rate} |"
+        )
+        total_lines += run.lines
+        total_seconds += run.seconds or 0.0
+    if total_seconds:
+        out.append(
+            f"| all | {total_lines:,} | | {len(findings)} | {total_seconds:.2f} | |"
+            f" {total_lines / total_seconds:,.0f} |"
+        )
+    if checklist_output is not None:
+        out.append("\n## Recall checklist (benchmarks/precision/checklist.py)\n")
+        out.append("```\n" + checklist_output.strip() + "\n```")
+    return "\n".join(out) + "\n"
+
+
+def run_checklist(corpus: Path, gpuport: str | None) -> str | None:
+    """The checklist task's checker, when its files exist (its flags: --corpus, --gpuport)."""
+    if not (CHECKLIST_TOML.exists() and CHECKLIST_PY.exists()):
+        return None
+    argv = [sys.executable, str(CHECKLIST_PY), "--corpus", str(corpus)]
+    if gpuport:
+        argv += ["--gpuport", gpuport]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    return done.stdout + (
+        f"\n(exit {done.returncode}) {done.stderr[-1000:]}" if done.returncode else ""
+    )
+
+
+def sample_rows(
+    findings: Sequence[Current], labels: Sequence[Label], count: int, commits: dict[str, str]
+) -> list[dict[str, object]]:
+    """A stratified sample of `count` unlabelled findings as label rows with the label empty."""
+    unlabelled = match(labels, findings).unlabelled
+    scale = SAMPLE_SCALE
+    drawn = stratified_sample(unlabelled, SAMPLE_SEED, scale)
+    # Grow or shrink the per-rule scale until the draw is about the size asked for.
+    for _ in range(40):
+        if len(drawn) >= count or len(drawn) == len(unlabelled):
+            break
+        scale *= 1.25
+        drawn = stratified_sample(unlabelled, SAMPLE_SEED, scale)
+    if len(drawn) > count:
+        # a seeded uniform subset of a stratified draw keeps every rule's share about the same
+        drawn = random.Random(SAMPLE_SEED).sample(drawn, count)
+        drawn.sort(key=lambda f: (f.rule_id, f.project, f.path, f.line))
+    return [
+        {
+            "project": f.project,
+            "commit": commits.get(f.project, ""),
+            "rule_id": f.rule_id,
+            "path": f.path,
+            "line": f.line,
+            "text": f.text,
+            "label": "",
+            "reason": "",
+        }
+        for f in drawn
+    ]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--corpus", type=Path, required=True, help="folder holding one checkout per project"
+    )
+    parser.add_argument("--gpuport", help="command that runs gpuport (default: the installed one)")
+    parser.add_argument(
+        "--scans", type=Path, help="read DIR/base_<name>.json or DIR/<name>.json, not scanning"
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="scan N times, keep the fastest")
+    parser.add_argument("--save-scans", type=Path, help="write each scan's JSON to DIR/<name>.json")
+    parser.add_argument("--labels", type=Path, default=LABELS)
+    parser.add_argument("--project", action="append", help="only this project (repeatable)")
+    parser.add_argument("--no-assess", action="store_true", help="skip the verdict check")
+    parser.add_argument("--report", type=Path, help="also write the Markdown report here")
+    parser.add_argument("--sample", type=int, help="draw N unlabelled findings for labelling")
+    parser.add_argument("--out", type=Path, help="where --sample writes its CSV")
+    args = parser.parse_args(argv)
+    if args.sample is not None and args.out is None:
+        parser.error("--sample needs --out")
+    command = gpuport_command(args.gpuport)
+    corpus = load_corpus()
+    commits = {str(p["name"]): str(p["commit"]) for p in corpus}
+    names = [str(p["name"]) for p in corpus if not args.project or p["name"] in args.project]
+    labels = read_labels(args.labels) if args.labels.exists() else []
+    runs: list[ScanRun] = []
+    for name in names:
+        root = args.corpus / name
+        saved = saved_scan(args.scans, name) if args.scans else None
+        if saved is None and not root.is_dir():
+            print(f"skipped {name}: {root} is not a folder", file=sys.stderr)
+            continue
+        runs.append(scan_project(command, name, root, saved, args.save_scans, args.repeat))
+        print(f"scanned {name}: {len(runs[-1].findings)} findings", file=sys.stderr)
+    if args.sample is not None:
+        rows = sample_rows([f for r in runs for f in r.findings], labels, args.sample, commits)
+        write_rows(args.out, rows)
+        print(f"wrote {len(rows)} unlabelled findings to {args.out}", file=sys.stderr)
+    verdicts: dict[str, str] = {}
+    if not args.no_assess:
+        for run in runs:
+            verdicts[run.project] = assess_project(command, args.corpus / run.project)
+    expected = load_verdicts() if VERDICTS_TOML.exists() else {}
+    text = report_markdown(
+        runs, labels, verdicts, expected, run_checklist(args.corpus, args.gpuport)
+    )
+    print(text)
+    if args.report:
+        args.report.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
