@@ -6,7 +6,9 @@ An item is found when any finding at severity low or above starts or ends on one
 lines, or spans it. Writes benchmarks/precision/results/checklist.md and prints the summary.
 
     PYTHONPATH=src .venv/bin/python benchmarks/precision/checklist.py [--only CL01,CL02]
-        [--output FILE] [--json FILE]
+        [--output FILE] [--json FILE] [--src OTHER_CHECKOUT/src]
+
+--src scores another checkout's gpuport (a branch's worktree) with this checklist.
 """
 
 from __future__ import annotations
@@ -87,10 +89,10 @@ def load_items(path: Path = CHECKLIST) -> list[Item]:
     return items
 
 
-def scan_json(folder: Path) -> dict[str, object]:
+def scan_json(folder: Path, src: Path) -> dict[str, object]:
     """`gpuport scan FOLDER --format json` in a child process (the CLI as a user runs it)."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), env.get("PYTHONPATH")]))
     command = [
         sys.executable,
         "-c",
@@ -138,16 +140,17 @@ def judge(item: Item, report: dict[str, object]) -> Outcome:
     return outcome
 
 
-def git_commit() -> str:
+def git_commit(src: Path) -> str:
+    """The commit of the checkout that holds SRC, noting uncommitted changes under it."""
     done = subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+        ["git", "-C", str(src), "rev-parse", "--short", "HEAD"],
         capture_output=True,
         text=True,
         check=False,
     )
     commit = done.stdout.strip() or "unknown"
     dirty = subprocess.run(
-        ["git", "-C", str(REPO), "status", "--porcelain", "--", "src"],
+        ["git", "-C", str(src), "status", "--porcelain", "--", "."],
         capture_output=True,
         text=True,
         check=False,
@@ -217,12 +220,12 @@ def render(outcomes: list[Outcome], commit: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(items: list[Item]) -> list[Outcome]:
+def run(items: list[Item], src: Path) -> list[Outcome]:
     outcomes = []
     for item in items:
         folder = HERE / item.fixture
         try:
-            outcomes.append(judge(item, scan_json(folder)))
+            outcomes.append(judge(item, scan_json(folder, src)))
         except (RuntimeError, ValueError, KeyError) as error:
             outcomes.append(Outcome(item=item, found=False, error=str(error)))
     return outcomes
@@ -233,14 +236,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated item ids")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
     parser.add_argument("--json", type=Path, help="also write per-item outcomes as JSON")
+    parser.add_argument("--src", type=Path, default=REPO / "src", help="gpuport's src folder")
     args = parser.parse_args(argv)
     items = load_items()
     if args.only:
         wanted = set(args.only.split(","))
         items = [i for i in items if i.id in wanted]
-    outcomes = run(items)
+    src = args.src.resolve()
+    outcomes = run(items, src)
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(render(outcomes, git_commit()), encoding="utf-8")
+    args.output.write_text(render(outcomes, git_commit(src)), encoding="utf-8")
     if args.json:
         rows = [
             {
