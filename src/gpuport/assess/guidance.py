@@ -60,11 +60,10 @@ class ArchCoverage:
                 "(PYTORCH_ROCM_ARCH for a PyTorch extension)"
             )
         parts = [f"its ROCm build targets {', '.join(self.named)}"]
-        covered = self.instinct_covered + self.radeon_covered
-        if covered:
-            parts.append(f"covering {_products(covered)}")
         if self.missing:
-            parts.append(f"not {_products(self.missing)}")
+            parts.append(f"current ROCm GPUs it leaves out: {_products(self.missing)}")
+        else:
+            parts.append("every Instinct and Radeon GPU current ROCm supports")
         return "; ".join(parts)
 
     @property
@@ -214,10 +213,10 @@ def next_steps(
         return [
             NextStep(
                 "Point gpuport at the folder that holds the project's code: it reads Python, "
-                "CUDA and C++ sources, requirements and pyproject files, Dockerfiles, CMake "
-                "and build scripts"
+                "CUDA and C++ sources, notebooks, requirements and pyproject files, "
+                "Dockerfiles, CMake and build scripts",
+                "gpuport assess PATH/TO/PROJECT",
             ),
-            NextStep("List what it would read there", f"gpuport scan {target}"),
         ]
     steps: list[NextStep] = []
     if support is not None:
