@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
+from pathlib import Path
+from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from gpuport.assess import Verdict, assess
 from gpuport.assess.verdict import HOURS_BY_SEVERITY, MECHANICAL_REVIEW_HOURS, REPEAT_FACTOR
+from gpuport.cli import common
 from gpuport.cli import main as cli_main
 from gpuport.findings import (
     Category,
@@ -225,3 +231,52 @@ def test_next_steps_name_only_commands_that_exist() -> None:
         assert f"gpuport {planned}, planned" in texts
     registered = set(cli_main.commands)
     assert {c.split()[1] for c in commands} <= registered
+
+
+# --- the command on bad and empty paths --------------------------------------------------------
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli_main, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("content", [None, "logo.png"], ids=["empty", "nothing-it-reads"])
+def test_a_folder_with_nothing_to_read_says_so_and_exits_0(
+    tmp_path: Path, content: str | None
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    if content:
+        (project / content).write_bytes(b"\x89PNG\r\n")
+    code, out, err = run_cli("assess", str(project), "--no-html", "--no-progress")
+    assert code == 0
+    assert "Verdict: NOTHING TO ASSESS" in out and "no file it reads" in out
+    assert "verdict: nothing to assess" in err
+    code, out, _ = run_cli("assess", str(project), "--no-html", "--format", "json")
+    assert json.loads(out)["verdict"] == "nothing to assess"
+    code, out, _ = run_cli("scan", str(project), "--no-progress")
+    assert code == 0 and "Nothing to scan: no file here is one gpuport reads" in out
+
+
+@pytest.mark.parametrize("command", ["scan", "assess"])
+def test_an_unreadable_folder_is_a_usage_error_and_writes_no_report(
+    tmp_path: Path, command: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # root reads a folder whatever its mode, so the refusal is the system's answer, faked
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_scandir = os.scandir
+
+    def refuse(path: str) -> Any:
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", path)
+        return real_scandir(path)
+
+    monkeypatch.setattr(common.os, "scandir", refuse)
+    monkeypatch.chdir(tmp_path)
+    report = tmp_path / "report.json"
+    code, out, err = run_cli(command, str(locked), "--format", "json", "-o", str(report))
+    assert code == 2 and out == ""
+    assert f"{locked}: cannot read it (Permission denied)" in err
+    assert not report.exists() and not (tmp_path / "gpuport-report.html").exists()

@@ -224,7 +224,16 @@ def render_scan_terminal(result: ScanResult, options: RenderOptions) -> Iterator
     header.append(display_text(result.root))
     console.print(header)
     ordered = sorted_findings(result.findings)
-    if not ordered:
+    if not ordered and not result.stats.files_scanned and not result.skipped:
+        console.print()
+        console.print(
+            Text(
+                "Nothing to scan: no file here is one gpuport reads (Python, CUDA or C++ "
+                "sources, notebooks, dependency files, Dockerfiles, build files).",
+                style="bold",
+            )
+        )
+    elif not ordered:
         console.print()
         console.print(Text("No findings: nothing found that breaks on ROCm.", style="green"))
     for path, findings in itertools.groupby(ordered, key=lambda f: f.location.path):
