@@ -280,3 +280,23 @@ def test_an_unreadable_folder_is_a_usage_error_and_writes_no_report(
     assert code == 2 and out == ""
     assert f"{locked}: cannot read it (Permission denied)" in err
     assert not report.exists() and not (tmp_path / "gpuport-report.html").exists()
+
+
+def test_two_rules_with_the_same_advice_make_one_next_step() -> None:
+    same = Fix("Use amdsmi instead of NVML.")
+    a = assess(
+        scan(
+            dataclasses.replace(finding("GP201", "s.py", 7, Severity.HIGH), fix=same),
+            dataclasses.replace(
+                finding("GP104", "r.txt", 9, Severity.HIGH, Category.DEPENDENCIES),
+                fix=Fix("Replace nvidia-ml-py: Use amdsmi instead of NVML."),
+            ),
+            finding("GP302", "k.cu", 3, Severity.MEDIUM),
+        )
+    )
+    manual = [s.text for s in a.next_steps if s.text.startswith("GP")]
+    # equal weight: file order puts r.txt first; GP201's advice is inside GP104's
+    assert manual == [
+        "GP104 at r.txt:9:1: Replace nvidia-ml-py: Use amdsmi instead of NVML.",
+        "GP302 at k.cu:3:1: do it",
+    ]

@@ -245,9 +245,16 @@ def next_steps(
                 f"gpuport port {target} --out {target}-rocm",
             )
         )
-    for finding in manual[:MAX_MANUAL_STEPS]:
+    fixes: list[str] = []
+    for finding in manual:
         fix = finding.fix.text if finding.fix is not None and finding.fix.text else "fix by hand"
+        # one step per piece of advice: a second rule that says the same thing adds nothing
+        if any(fix in said or said in fix for said in fixes) and fix != "fix by hand":
+            continue
+        fixes.append(fix)
         steps.append(NextStep(f"{finding.rule_id} at {finding.location}: {fix}"))
+        if len(fixes) == MAX_MANUAL_STEPS:
+            break
     steps.append(_plan_step(has_plan))
     steps.extend(NextStep(text) for text in ROCM_MACHINE_CHECKS)
     return steps

@@ -177,7 +177,7 @@ def assess(scan: ScanResult, plan: PlanResult | None = None) -> Assessment:
                 f"{len(whole)} file(s) could not be analysed; the verdict does not cover them"
             )
     top = _one_per_rule(serious)[:MAX_TOP]
-    manual = [f for f in top if f.fix is None or not f.fix.mechanical]
+    manual = [f for f in _one_per_rule(serious) if f.fix is None or not f.fix.mechanical]
     every_mechanical = sum(
         1
         for f in scan.findings
