@@ -11,7 +11,12 @@ import pytest
 
 from gpuport import kb
 from gpuport.edits import ChangeStatus
-from gpuport.port.rewrite_deps import rewrite_pyproject, rewrite_requirements, torch_releases
+from gpuport.port.rewrite_deps import (
+    rewrite_conda_env,
+    rewrite_pyproject,
+    rewrite_requirements,
+    torch_releases,
+)
 
 
 def releases_on(rocm: str) -> list[str]:
@@ -83,3 +88,16 @@ def test_pyproject_pins_are_checked_too() -> None:
     result = rewrite_pyproject("pyproject.toml", text, "6.4")
     assert result.translated is not None
     assert '"torch==2.8.0+rocm6.4"' in result.translated
+
+
+def test_conda_pytorch_moved_to_pip_gets_an_installable_pin() -> None:
+    text = (
+        "name: app\nchannels:\n  - pytorch\n  - nvidia\ndependencies:\n"
+        "  - pytorch=2.3.0\n  - pytorch-cuda=12.1\n  - pip\n"
+    )
+    result = rewrite_conda_env("environment.yml", text, "6.4")
+    assert result.translated is not None
+    assert "    - torch==2.8.0+rocm6.4\n" in result.translated
+    moved = next(c for c in result.changes if c.after.startswith("pip: torch"))
+    assert moved.status is ChangeStatus.NEEDS_REVIEW
+    assert "torch 2.3.0 has no wheel on https://download.pytorch.org/whl/rocm6.4" in moved.note

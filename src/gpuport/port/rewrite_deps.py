@@ -165,12 +165,17 @@ def _release_key(version: str) -> tuple[int, ...]:
 def _installable(hit: DependencyHit, dep: DependencyFile) -> DependencyHit:
     """``hit`` as one whose torch pin the knowledge base says has a wheel on its ROCm index.
 
-    The cuda-local-version rule swaps ``+cu121`` for ``+rocm6.4`` and keeps the version; a
-    torch release is built only for the ROCm versions current when it came out, so the pin it
-    writes may not exist (torch 2.3.0 has no rocm6.4 wheel). Then the nearest release the KB
-    lists on that index is pinned instead and the note says so; with none, nothing is written.
+    The cuda-local-version rule swaps ``+cu121`` for ``+rocm6.4`` and keeps the version, and
+    the conda rule moves ``pytorch=2.3.0`` to pip as ``torch==2.3.0+rocm6.4``; a torch release
+    is built only for the ROCm versions current when it came out, so that pin may not exist.
+    Then the nearest release the KB lists on that index is pinned instead and the note says
+    so; with none, nothing is written.
     """
-    if hit.status is ChangeStatus.UNCONVERTED or hit.rule.id != "GP101":
+    if hit.status is ChangeStatus.UNCONVERTED:
+        return hit
+    if hit.pip_line:
+        return _installable_pip_line(hit)
+    if hit.rule.id != "GP101":
         return hit
     requirement = _torch_requirement(dep, hit.line)
     if requirement is None:
@@ -182,20 +187,57 @@ def _installable(hit: DependencyHit, dep: DependencyFile) -> DependencyHit:
     edit = labelled[0]
     found = _ROCM_LABEL.fullmatch(edit.text)
     assert found is not None
-    rocm = found.group(1)
+    start = edit.start - len(version)
+    if dep.text[start : edit.start] != version:
+        return hit  # the version is not written right before the label: leave the rule's edit
+    choice = _nearest_release(version, found.group(1))
+    if choice is None:
+        return hit
+    new_version, note = choice
+    if not new_version:
+        return dataclasses.replace(hit, status=ChangeStatus.UNCONVERTED, edits=(), note=note)
+    return dataclasses.replace(
+        hit,
+        edits=tuple(
+            TextEdit(start, e.end, f"{new_version}{e.text}") if e is edit else e for e in hit.edits
+        ),
+        note=_with_kept_advice(note, hit.note),
+    )
+
+
+def _installable_pip_line(hit: DependencyHit) -> DependencyHit:
+    """A conda-to-pip move's ``torch==V+rocmR`` line, checked as :func:`_installable` does."""
+    found = re.fullmatch(r"torch==(\d+(?:\.\d+)*)\+rocm(\d+(?:\.\d+)*)", hit.pip_line)
+    if found is None:
+        return hit
+    version, rocm = found.groups()
+    choice = _nearest_release(version, rocm)
+    if choice is None:
+        return hit
+    new_version, note = choice
+    if not new_version:
+        return dataclasses.replace(hit, status=ChangeStatus.UNCONVERTED, edits=(), note=note)
+    return dataclasses.replace(
+        hit,
+        pip_line=f"torch=={new_version}+rocm{rocm}",
+        status=ChangeStatus.NEEDS_REVIEW,
+        note=_with_kept_advice(note, hit.note),
+    )
+
+
+def _nearest_release(version: str, rocm: str) -> tuple[str, str] | None:
+    """None when the KB lists torch ``version`` on ROCm ``rocm``'s index; else the version to
+    pin instead ("" when the index carries no release at all) and the note that says why."""
     release = ".".join(version.split(".")[:2])
     releases = torch_releases()
     if rocm in releases.get(release, ()):
-        return hit
+        return None
     listed = [r for r, rocms in releases.items() if rocm in rocms]
     index = f"https://download.pytorch.org/whl/rocm{rocm}"
     if not listed:
-        return dataclasses.replace(
-            hit,
-            status=ChangeStatus.UNCONVERTED,
-            edits=(),
-            note=f"the knowledge base lists no torch release with wheels on {index}: "
-            "choose the ROCm version and the torch release together",
+        return "", (
+            f"the knowledge base lists no torch release with wheels on {index}: "
+            "choose the ROCm version and the torch release together"
         )
     wanted = _release_key(release)
     nearest = min(
@@ -205,25 +247,18 @@ def _installable(hit: DependencyHit, dep: DependencyFile) -> DependencyHit:
             tuple(-n for n in _release_key(r)),
         ),
     )
-    start = edit.start - len(version)
-    if dep.text[start : edit.start] != version:
-        return hit  # the version is not written right before the label: leave the rule's edit
     new_version = f"{nearest}.0"
-    note = (
+    return new_version, (
         f"torch {version} has no wheel on {index} (the knowledge base lists "
         f"{', '.join(listed)} there): pinned the nearest release it lists, {new_version}; "
         "test the upgrade"
     )
-    # the rule's own note asks to check the old version's build, answered here; keep the rest
-    kept = [part for part in hit.note.split("; ") if part and not part.startswith("check that")]
-    note = "; ".join([note, *kept])
-    return dataclasses.replace(
-        hit,
-        edits=tuple(
-            TextEdit(start, e.end, f"{new_version}{e.text}") if e is edit else e for e in hit.edits
-        ),
-        note=note,
-    )
+
+
+def _with_kept_advice(note: str, rule_note: str) -> str:
+    """``note`` and the rule's own, less its question about the old version's build."""
+    kept = [part for part in rule_note.split("; ") if part and not part.startswith("check that")]
+    return "; ".join([note, *kept])
 
 
 def _torch_requirement(dep: DependencyFile, line: int) -> Requirement | None:
