@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import os
+from pathlib import Path
+from typing import Any
+
 import pytest
+from click.testing import CliRunner
 
 from gpuport.assess import Verdict, assess
 from gpuport.assess.verdict import HOURS_BY_SEVERITY, MECHANICAL_REVIEW_HOURS, REPEAT_FACTOR
+from gpuport.cli import common
+from gpuport.cli import main as cli_main
 from gpuport.findings import (
     Category,
     Confidence,
@@ -15,7 +24,9 @@ from gpuport.findings import (
     Severity,
     SkipKind,
     Skipped,
+    Tier,
 )
+from gpuport.project.model import Component, ComponentStatus, Evidence, ProjectModel
 from gpuport.scan.engine import ScanResult
 
 
@@ -113,3 +124,179 @@ def test_category_severity_table() -> None:
         "python": {"low": 1},
         "kernels": {"medium": 1, "high": 1},
     }
+
+
+# --- issue 9: tiers, the project's own ROCm path, nothing to assess, next steps ----------------
+
+
+def tiered(f: Finding, tier: Tier) -> Finding:
+    return dataclasses.replace(f, tier=tier)
+
+
+def test_only_product_findings_drive_the_verdict_and_the_effort() -> None:
+    blocker_in_tests = tiered(
+        finding("GP104", "tests/req.txt", 1, Severity.BLOCKER, Category.DEPENDENCIES), Tier.TESTS
+    )
+    high_in_bench = tiered(finding("GP301", "bench/k.cu", 2, Severity.HIGH), Tier.BENCHMARKS)
+    a = assess(scan(blocker_in_tests, high_in_bench, finding("GP204", "t.py", 1, Severity.LOW)))
+    assert a.verdict is Verdict.READY
+    assert a.blockers == []
+    assert a.total_hours == pytest.approx(HOURS_BY_SEVERITY[Severity.LOW])
+    assert a.tiers == {Tier.PRODUCT: 1, Tier.TESTS: 1, Tier.BENCHMARKS: 1}
+
+
+def test_reasons_follow_severity_times_confidence_not_frequency() -> None:
+    unsure = [
+        dataclasses.replace(
+            finding("GP302", f"k{i}.cu", 1, Severity.HIGH), confidence=Confidence.LOW
+        )
+        for i in range(4)
+    ]
+    sure = finding("GP301", "z.cu", 9, Severity.HIGH)
+    a = assess(scan(*unsure, sure))
+    assert a.verdict is Verdict.READY_WITH_WORK
+    assert a.reasons[0].startswith("GP301 at z.cu:9:1")
+    assert a.reasons[1].startswith("GP302") and a.reasons[1].endswith("(and 3 more)")
+    assert [f.rule_id for f in a.top] == ["GP301", "GP302"]
+
+
+def test_an_empty_project_has_nothing_to_assess_and_says_what_gpuport_reads() -> None:
+    a = assess(ScanResult(root="empty"))
+    assert a.verdict is Verdict.NOTHING_TO_ASSESS
+    assert "no file it reads" in a.reasons[0]
+    assert a.total_hours == 0
+    assert [s.command for s in a.next_steps] == ["gpuport assess PATH/TO/PROJECT"]
+
+
+def rocm_model(name: str = "", archs: tuple[str, ...] = ()) -> ProjectModel:
+    return ProjectModel(
+        name=name,
+        rocm_support=(
+            Evidence("setup.py", 40, "builds the extension with hipcc when torch.version.hip"),
+            Evidence(".github/workflows/rocm.yml", 0, "CI builds ROCm wheels"),
+        ),
+        rocm_archs=archs,
+        components=(
+            Component(
+                "csrc/hopper",
+                ComponentStatus.NVIDIA_ONLY,
+                (Evidence("setup.py", 80, "compiled only when not torch.version.hip"),),
+                "csrc/ck (Composable Kernel)",
+            ),
+            Component("csrc/ck", ComponentStatus.ROCM),
+        ),
+    )
+
+
+def test_a_project_with_its_own_rocm_path_already_supports_rocm_with_its_evidence() -> None:
+    folded = [finding("GP301", "csrc/hopper/a.cu", i, Severity.HIGH) for i in (1, 2, 3)]
+    result = ScanResult(root="proj", project=rocm_model(archs=("gfx90a", "gfx942")))
+    result.set_aside = folded
+    result.stats.files_scanned = 5
+    a = assess(result)
+    assert a.verdict is Verdict.ALREADY_SUPPORTS_ROCM
+    assert a.reasons[0] == "setup.py:40: builds the extension with hipcc when torch.version.hip"
+    assert "targets gfx90a, gfx942; current ROCm GPUs it leaves out: gfx950" in a.reasons[2]
+    assert a.support is not None and a.support.package == ""
+    assert "see setup.py:40" in a.next_steps[0].text
+    assert [(c.path, c.findings) for c in a.folded] == [("csrc/hopper", 3)]
+    assert a.folded[0].alternative == "csrc/ck (Composable Kernel)"
+    assert a.total_hours == 0  # folded findings cost nothing
+
+
+def test_a_known_package_gets_the_knowledge_base_answer() -> None:
+    result = ScanResult(root="bnb", project=rocm_model(name="bitsandbytes"))
+    result.stats.files_scanned = 1
+    a = assess(result)
+    assert a.verdict is Verdict.ALREADY_SUPPORTS_ROCM
+    assert a.support is not None and a.support.package == "bitsandbytes"
+    assert a.next_steps[0].text.startswith("bitsandbytes is a known package: Use bitsandbytes")
+    # no architecture list in its build: the reader is told to name the GPU's target
+    assert "names no GPU targets" in a.reasons[2]
+    assert any("PYTORCH_ROCM_ARCH" in step.text for step in a.next_steps)
+
+
+def test_next_steps_name_only_commands_that_exist() -> None:
+    a = assess(
+        scan(
+            finding("GP101", "r.txt", 1, Severity.MEDIUM, Category.DEPENDENCIES, mechanical=True),
+            finding("GP301", "k.cu", 9, Severity.HIGH),
+        )
+    )
+    commands = [s.command for s in a.next_steps if s.command]
+    assert commands == ["gpuport port p --out p-rocm", "gpuport plan MODEL"]
+    assert a.next_steps[1].text == "GP301 at k.cu:9:1: do it"
+    texts = " ".join(s.text for s in a.next_steps)
+    for planned in ("doctor", "bench", "verify"):
+        assert f"gpuport {planned}, planned" in texts
+    registered = set(cli_main.commands)
+    assert {c.split()[1] for c in commands} <= registered
+
+
+# --- the command on bad and empty paths --------------------------------------------------------
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli_main, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("content", [None, "logo.png"], ids=["empty", "nothing-it-reads"])
+def test_a_folder_with_nothing_to_read_says_so_and_exits_0(
+    tmp_path: Path, content: str | None
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    if content:
+        (project / content).write_bytes(b"\x89PNG\r\n")
+    code, out, err = run_cli("assess", str(project), "--no-html", "--no-progress")
+    assert code == 0
+    assert "Verdict: NOTHING TO ASSESS" in out and "no file it reads" in out
+    assert "verdict: nothing to assess" in err
+    code, out, _ = run_cli("assess", str(project), "--no-html", "--format", "json")
+    assert json.loads(out)["verdict"] == "nothing to assess"
+    code, out, _ = run_cli("scan", str(project), "--no-progress")
+    assert code == 0 and "Nothing to scan: no file here is one gpuport reads" in out
+
+
+@pytest.mark.parametrize("command", ["scan", "assess"])
+def test_an_unreadable_folder_is_a_usage_error_and_writes_no_report(
+    tmp_path: Path, command: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # root reads a folder whatever its mode, so the refusal is the system's answer, faked
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_scandir = os.scandir
+
+    def refuse(path: str) -> Any:
+        if Path(path) == locked:
+            raise PermissionError(13, "Permission denied", path)
+        return real_scandir(path)
+
+    monkeypatch.setattr(common.os, "scandir", refuse)
+    monkeypatch.chdir(tmp_path)
+    report = tmp_path / "report.json"
+    code, out, err = run_cli(command, str(locked), "--format", "json", "-o", str(report))
+    assert code == 2 and out == ""
+    assert f"{locked}: cannot read it (Permission denied)" in err
+    assert not report.exists() and not (tmp_path / "gpuport-report.html").exists()
+
+
+def test_two_rules_with_the_same_advice_make_one_next_step() -> None:
+    same = Fix("Use amdsmi instead of NVML.")
+    a = assess(
+        scan(
+            dataclasses.replace(finding("GP201", "s.py", 7, Severity.HIGH), fix=same),
+            dataclasses.replace(
+                finding("GP104", "r.txt", 9, Severity.HIGH, Category.DEPENDENCIES),
+                fix=Fix("Replace nvidia-ml-py: Use amdsmi instead of NVML."),
+            ),
+            finding("GP302", "k.cu", 3, Severity.MEDIUM),
+        )
+    )
+    manual = [s.text for s in a.next_steps if s.text.startswith("GP")]
+    # equal weight: file order puts r.txt first; GP201's advice is inside GP104's
+    assert manual == [
+        "GP104 at r.txt:9:1: Replace nvidia-ml-py: Use amdsmi instead of NVML.",
+        "GP302 at k.cu:3:1: do it",
+    ]

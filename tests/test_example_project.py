@@ -85,6 +85,18 @@ def test_example_verdict_is_ready_with_work_and_mostly_mechanical_outside_python
     assert "GP104" in reasons  # nvidia-ml-py has no ROCm build: the most serious thing here
 
 
+def test_example_next_steps_are_the_readmes() -> None:
+    assessment = assess(scan_path(EXAMPLE, ScanOptions(jobs=1)))
+    steps = assessment.next_steps
+    assert steps[0].text.startswith(f"Apply the {assessment.mechanical} fixes gpuport makes")
+    assert steps[0].command == f"gpuport port {EXAMPLE} --out {EXAMPLE}-rocm"
+    assert steps[1].text.startswith("GP201 at llm_service/serve.py:7:1: NVML exists only")
+    readme = (EXAMPLE.parent.parent / "README.md").read_text(encoding="utf-8")
+    shown = readme[readme.index("$ gpuport assess examples/llm-service") :]
+    assert "1. Apply the 15 fixes gpuport makes" in shown
+    assert "2. GP201 at llm_service/serve.py:7:1: NVML exists only" in shown
+
+
 def test_assess_cli_writes_the_html_report_and_exits_by_fail_on(tmp_path: Path) -> None:
     runner = CliRunner()
     html = tmp_path / "report.html"

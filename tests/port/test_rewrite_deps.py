@@ -69,7 +69,7 @@ def requirements_after() -> str:
     return f"""\
 # CUDA stack
 --extra-index-url {INDEX}
-torch==2.3.0+{LABEL}  # pinned by hand
+torch==2.8.0+{LABEL}  # pinned by hand
 torchvision==0.18.0+{LABEL}
 transformers==4.40.0
 # {NOTE_PREFIX} not needed on ROCm (CUDA-only package; ROCm torch brings its own libraries)
@@ -86,7 +86,7 @@ def test_requirements_before_after() -> None:
     assert result.kind == "requirements" and result.path == result.new_path == "requirements.txt"
     assert statuses(result) == [
         (2, "GP102", ChangeStatus.CONVERTED),
-        (3, "GP101", ChangeStatus.NEEDS_REVIEW),  # was torch 2.3.0 built for rocm6.4?
+        (3, "GP101", ChangeStatus.NEEDS_REVIEW),  # torch 2.3.0 has no rocm6.4 wheel: 2.8.0 pinned
         (4, "GP101", ChangeStatus.NEEDS_REVIEW),
         (6, "GP108", ChangeStatus.CONVERTED),
         (7, "GP105", ChangeStatus.NEEDS_REVIEW),  # does cupy-rocm-* have a >=13 release?
@@ -109,7 +109,7 @@ def test_rewritten_requirements_have_no_mechanical_advice_left() -> None:
 def test_torch_only_file_gets_index_url() -> None:
     before = "--extra-index-url https://download.pytorch.org/whl/cu118\ntorch==2.1.0+cu118\n"
     result = rewrite_requirements("requirements-torch.txt", before, ROCM)
-    assert result.translated == f"--index-url {INDEX}\ntorch==2.1.0+{LABEL}\n"
+    assert result.translated == f"--index-url {INDEX}\ntorch==2.8.0+{LABEL}\n"
     assert_idempotent(result, rewrite_requirements)
 
 
@@ -140,7 +140,7 @@ def test_crlf_continuations_and_hashes() -> None:
     )
     result = rewrite_requirements("requirements.txt", before, ROCM)
     assert result.translated == (
-        f"torch==2.3.0+{LABEL} \\\r\n"
+        f"torch==2.8.0+{LABEL} \\\r\n"
         "    --hash=sha256:aaaa\r\n"
         f"# {NOTE_PREFIX} not needed on ROCm (CUDA-only package; ROCm torch brings its own "
         "libraries)\r\n"
@@ -180,7 +180,7 @@ def test_includes_give_context_through_read() -> None:
     files = {"torch.txt": "--extra-index-url https://download.pytorch.org/whl/cu121\n"}
     before = "-r torch.txt\ntorch==2.3.0+cu121\nnumpy\n"
     result = rewrite_requirements("requirements.txt", before, ROCM, read=files.get)
-    assert result.translated == f"-r torch.txt\ntorch==2.3.0+{LABEL}\nnumpy\n"
+    assert result.translated == f"-r torch.txt\ntorch==2.8.0+{LABEL}\nnumpy\n"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -216,7 +216,7 @@ def pyproject_after() -> str:
 [project]
 name = "app"
 dependencies = [
-    "torch==2.3.0+{LABEL}",  # the CUDA build
+    "torch==2.8.0+{LABEL}",  # the CUDA build
     '{rocm_name("cupy-cuda12x")}>=13',
     {note}
     # "nvidia-nccl-cu12==2.20.5",
@@ -289,7 +289,7 @@ def test_pipfile_before_after() -> None:
         f'url = "{INDEX}"\n'
         'name = "pytorch"\n\n'
         "[packages]\n"
-        f'torch = {{version = "==2.3.0+{LABEL}", index = "pytorch"}}\n'
+        f'torch = {{version = "==2.8.0+{LABEL}", index = "pytorch"}}\n'
         f"# {NOTE_PREFIX} not needed on ROCm (CUDA-only package; ROCm torch brings its own "
         "libraries)\n"
         '# nvidia-cudnn-cu12 = "*"\n'
@@ -332,7 +332,7 @@ dependencies:
   - pip
   - pip:
     - --index-url {INDEX}
-    - torch==2.3.0+{LABEL}
+    - torch==2.8.0+{LABEL}
 """
 
 
@@ -341,13 +341,13 @@ def test_conda_before_after_adds_a_pip_section() -> None:
     assert result.translated == conda_after()
     assert statuses(result) == [
         (4, "GP110", ChangeStatus.CONVERTED),
-        (7, "GP109", ChangeStatus.CONVERTED),
+        (7, "GP109", ChangeStatus.NEEDS_REVIEW),  # torch 2.3.0 has no rocm6.4 wheel: 2.8.0
         (8, "GP109", ChangeStatus.CONVERTED),
     ]
-    assert result.changes[1].after == f"pip: torch==2.3.0+{LABEL}"
+    assert result.changes[1].after == f"pip: torch==2.8.0+{LABEL}"
     assert_idempotent(result, rewrite_conda_env)
     parsed = parse_conda_env(result.translated, "environment.yml")
-    assert [r.text for r in parsed.requirements] == [f"torch==2.3.0+{LABEL}"]
+    assert [r.text for r in parsed.requirements] == [f"torch==2.8.0+{LABEL}"]
     assert [i.url for i in parsed.indexes if i.option == "--index-url"] == [INDEX]
 
 
@@ -371,7 +371,7 @@ def test_conda_existing_pip_section_gets_an_extra_index_when_it_has_other_packag
         "  # - nvidia-cudnn-cu12==8.9.2.26\n"
         "  - transformers==4.40.0\n"
         f"  - --extra-index-url {INDEX}\n"
-        f"  - torch==2.3.0+{LABEL}\n"
+        f"  - torch==2.8.0+{LABEL}\n"
     )
     assert_idempotent(result, rewrite_conda_env)
 
@@ -487,7 +487,7 @@ def test_port_project_rewrites_unlisted_includes_once(tmp_path: Path) -> None:
     assert sorted(by_path) == ["common/base.txt", "pins/gpu.txt"]
     base = by_path["common/base.txt"]
     assert base.kind == "requirements"
-    assert base.translated == f"--index-url {INDEX}\ntorch==2.3.0+{LABEL}\n"
+    assert base.translated == f"--index-url {INDEX}\ntorch==2.8.0+{LABEL}\n"
     gpu = by_path["pins/gpu.txt"].translated
     assert gpu is not None and gpu.splitlines()[1] == "# nvidia-nccl-cu12==2.20.5"
     assert (tmp_path / "common" / "base.txt").read_text().startswith("--extra-index-url")

@@ -6,6 +6,9 @@ clash with the real rule table. Paths are relative and nothing depends on the cl
 
 from __future__ import annotations
 
+import dataclasses
+
+from gpuport.assess.guidance import ArchCoverage, FoldedComponent, NextStep, RocmSupport
 from gpuport.assess.verdict import Assessment, EffortLine, Verdict
 from gpuport.findings import (
     Category,
@@ -18,7 +21,9 @@ from gpuport.findings import (
     Severity,
     SkipKind,
     Skipped,
+    Tier,
 )
+from gpuport.project.model import Evidence
 from gpuport.report import Format, RenderOptions, render
 from gpuport.rules import Rule
 from gpuport.scan.engine import ScanResult
@@ -313,10 +318,37 @@ def sample_scan() -> ScanResult:
     )
 
 
+SAMPLE_STEPS = [
+    NextStep(
+        "Apply the 3 fixes gpuport makes into a copy and review the diff",
+        "gpuport port demo-project --out demo-project-rocm",
+    ),
+    NextStep("GP101 at requirements.txt:3:1: Replace cupy-cuda12x with cupy-rocm-7-0."),
+    NextStep("See which AMD GPUs your model fits and what it costs", "gpuport plan MODEL"),
+    NextStep("On the ROCm machine, check the driver and the torch build — gpuport doctor, planned"),
+]
+HOPPER = FoldedComponent(
+    "csrc/hopper",
+    "NVIDIA-only",
+    12,
+    "csrc/ck (Composable Kernel)",
+    (Evidence("setup.py", 80, "compiled only when torch.version.hip is None"),),
+)
+
+
 def sample_assessment() -> Assessment:
     """A blocked verdict, with the numbers worked out by hand for :func:`sample_scan`."""
     scan = sample_scan()
+    # the Python finding sits in the project's tests: listed, but not counted
+    scan.findings = [
+        dataclasses.replace(f, tier=Tier.TESTS) if f.rule_id == "GP201" else f
+        for f in scan.findings
+    ]
     blockers = [f for f in scan.findings if f.severity is Severity.BLOCKER]
+    top = sorted(
+        (f for f in scan.findings if f.severity >= Severity.MEDIUM and f.tier is Tier.PRODUCT),
+        key=lambda f: (-f.severity, f.sort_key),
+    )[:2]
     return Assessment(
         scan=scan,
         verdict=Verdict.BLOCKED,
@@ -338,6 +370,51 @@ def sample_assessment() -> Assessment:
             "an engineer who knows the code but not ROCm",
             "6 productive hours a day; the range is half to double the estimate",
         ),
+        top=top,
+        next_steps=list(SAMPLE_STEPS),
+        tiers={Tier.PRODUCT: len(scan.findings) - 1, Tier.TESTS: 1},
+        folded=[HOPPER],
+    )
+
+
+def rocm_assessment() -> Assessment:
+    """A project that already builds for ROCm: its evidence, the KB's answer, its GPU targets."""
+    scan = ScanResult(
+        root="flash-kernels",
+        stats=ScanStats(files_seen=40, files_scanned=38, bytes_scanned=912345, seconds=0.5),
+        rules=list(RULES),
+    )
+    coverage = ArchCoverage(
+        named=("gfx90a", "gfx942"),
+        instinct_covered=("gfx942", "gfx90a"),
+        instinct_missing=("gfx950",),
+        radeon_covered=(),
+        radeon_missing=("gfx1100",),
+    )
+    support = RocmSupport(
+        evidence=(
+            Evidence("setup.py", 41, "builds the extension with hipcc when torch.version.hip"),
+            Evidence(".github/workflows/rocm.yml", 0, "CI builds and tests ROCm wheels"),
+        ),
+        how="flash-attn is a known package: Install the ROCm build from the project's wheels.",
+        package="flash-attn",
+        index="",
+        coverage=coverage,
+    )
+    return Assessment(
+        scan=scan,
+        verdict=Verdict.ALREADY_SUPPORTS_ROCM,
+        reasons=[str(e) for e in support.evidence] + [coverage.summary],
+        blockers=[],
+        mechanical=0,
+        actionable=0,
+        effort=[],
+        next_steps=[
+            NextStep(support.how),
+            NextStep("If your GPU is one its build leaves out, add its target: gfx950, gfx1100"),
+        ],
+        folded=[HOPPER],
+        support=support,
     )
 
 
@@ -440,4 +517,15 @@ def hostile_assessment() -> Assessment:
         actionable=2,
         effort=[EffortLine(Category.KERNELS, 2, 1, 1.1)],
         assumptions=(f"assumption {STYLE_BREAK}",),
+        top=list(scan.findings[:1]),
+        next_steps=[NextStep(f"step {SCRIPT} {MD_LINK}", f"gpuport port '{IMG}'")],
+        tiers={Tier.PRODUCT: 2},
+        folded=[FoldedComponent(f"csrc/{MD_LINK}", "NVIDIA-only", 1, SCRIPT, ())],
+        support=RocmSupport(
+            evidence=(Evidence(HOSTILE_PATH, 2, f"what {STYLE_BREAK}"),),
+            how=f"how {TEMPLATE}",
+            package="",
+            index="",
+            coverage=ArchCoverage((), (), (), (), ()),
+        ),
     )

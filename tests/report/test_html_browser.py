@@ -16,7 +16,9 @@ import pytest
 from report_samples import HOSTILE_STRINGS, TOOL_VERSION, hostile_assessment, sample_scan
 from result_samples import hostile_port, sample_plan
 
+from gpuport.assess import Assessment, assess
 from gpuport.report import Format, RenderOptions, render
+from gpuport.scan.engine import ScanOptions, scan_path
 
 pytestmark = pytest.mark.browser
 
@@ -152,3 +154,42 @@ def test_plan_report_is_styled_under_its_policy(browser: Any, tmp_path: Path) ->
     with visit(browser, tmp_path, sample_plan()) as opened:
         opened.assert_inert()
         assert colour_of(opened.page, "td", "borderTopColor") == "rgb(204, 204, 204)"
+
+
+# --- a phone: the report reads top-down at 390 px -------------------------------------------
+
+PHONE = {"width": 390, "height": 844}  # an iPhone 12-15's CSS viewport
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "llm-service"
+
+
+def realistic_assessment() -> Assessment:
+    """The bundled example, really scanned, with a GPU plan: long reasons, steps and tables."""
+    scan = scan_path(EXAMPLE, ScanOptions(jobs=1))
+    return assess(scan, plan=sample_plan())
+
+
+def test_the_report_reads_on_a_phone_verdict_and_next_steps_first(
+    browser: Any, tmp_path: Path
+) -> None:
+    report = tmp_path / "report.html"
+    report.write_text(render(realistic_assessment(), Format.HTML, OPTIONS), encoding="utf-8")
+    page = browser.new_page(viewport=PHONE, java_script_enabled=True)
+    try:
+        page.goto(report.as_uri(), wait_until="load")
+        # no sideways scroll: nothing is wider than the screen
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        assert page.evaluate("document.body.scrollWidth") <= PHONE["width"]
+        # the verdict and the first next step are on the first screen, before any scrolling
+        for selector in ("#verdict", "#next-steps h2", "#next-steps li"):
+            box = page.locator(selector).first.bounding_box()
+            assert box is not None and box["y"] + box["height"] <= PHONE["height"], selector
+        # then the contents, and the plan's summary before the long lists
+        order = page.evaluate(
+            "['#next-steps', '#contents', '#plan-summary', '#most-serious', '#effort', '#findings']"
+            ".map(s => document.querySelector(s).getBoundingClientRect().top)"
+        )
+        assert order == sorted(order)
+        assert order[2] < 3 * PHONE["height"], "the plan's summary is near the top"
+        page.screenshot(path=str(tmp_path / "phone.png"))
+    finally:
+        page.close()

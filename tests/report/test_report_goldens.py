@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 from report_golden import GOLDEN_DIR, Golden
-from report_samples import TOOL_VERSION, sample_assessment, sample_scan
+from report_samples import TOOL_VERSION, rocm_assessment, sample_assessment, sample_scan
 from result_samples import (
     sample_kb_counts,
     sample_kb_lookup,
@@ -30,6 +30,7 @@ SUFFIX = {
 SAMPLES: dict[str, Callable[[], object]] = {
     "scan": sample_scan,
     "assessment": sample_assessment,
+    "assessment-rocm": rocm_assessment,
     "port": sample_port,
     "plan": sample_plan,
     "kb-lookup": sample_kb_lookup,
@@ -38,7 +39,7 @@ SAMPLES: dict[str, Callable[[], object]] = {
     "rule": sample_rule,
     "rule-index": sample_rule_index,
 }
-TIMED = {"scan", "assessment"}  # their JSON carries durations under "timing"
+TIMED = {"scan", "assessment", "assessment-rocm"}  # their JSON carries durations under "timing"
 CASES = [(name, fmt) for name, build in SAMPLES.items() for fmt in formats_for(type(build()))]
 IDS = [f"{name}-{fmt.value}" for name, fmt in CASES]
 OPTIONS = RenderOptions(color=False, width=100, tool_version=TOOL_VERSION)

@@ -29,7 +29,7 @@ from gpuport.scan.engine import ScanResult
 # Elements the template writes; nothing from scanned content may add others.
 ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "div", "p", "h1", "h2",
-    "h3", "ul", "li", "dl", "dt", "dd", "main", "section", "table", "thead", "tbody",
+    "h3", "ul", "ol", "nav", "li", "dl", "dt", "dd", "main", "section", "table", "thead", "tbody",
     "tfoot", "tr", "th", "td", "span", "code", "strong", "br", "a", "article", "mark",
     "label", "input", "svg", "text", "rect", "desc", "footer",
 }  # fmt: skip

@@ -113,7 +113,13 @@ def _fake_plan_module(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 
     monkeypatch.setattr(plan_formats, "plan_terminal_section", plan_terminal_section)
     monkeypatch.setattr(plan_formats, "plan_markdown_section", plan_markdown_section)
+
+    def plan_html_summary(plan: object) -> str:
+        seen.append(plan)
+        return '<h2>Plan</h2><p class="plan">PLAN-HTML-SUMMARY</p>'
+
     monkeypatch.setattr(plan_formats, "plan_html_section", plan_html_section)
+    monkeypatch.setattr(plan_formats, "plan_html_summary", plan_html_summary)
     monkeypatch.setattr(plan_formats, "plan_json", plan_json)
     return seen
 

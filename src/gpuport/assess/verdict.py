@@ -1,7 +1,12 @@
-"""Turn a scan into a verdict: ready / ready with work / blocked, with reasons and effort.
+"""Turn a scan into a verdict, with reasons, next steps and effort.
 
-The effort model is deliberately simple and states its assumptions, so that a reader can
-redo the arithmetic or disagree with a number rather than with a black box.
+The verdict is "already supports ROCm" when the project model found the project's own ROCm path,
+"nothing to assess" when gpuport found no file it reads, else "ready", "ready with work" or
+"blocked" from the findings in product code (tests, benchmarks, examples, CI and the rest are
+counted apart, and findings folded into an NVIDIA-only component cost nothing). Reasons are
+ordered by severity times confidence. The effort model is deliberately simple and states its
+assumptions, so that a reader can redo the arithmetic or disagree with a number rather than
+with a black box.
 """
 
 from __future__ import annotations
@@ -12,7 +17,17 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gpuport.findings import Category, Finding, Severity
+from gpuport.assess.guidance import (
+    MAX_EVIDENCE,
+    FoldedComponent,
+    NextStep,
+    RocmSupport,
+    by_weight,
+    folded_components,
+    next_steps,
+    rocm_support,
+)
+from gpuport.findings import Category, Finding, Severity, Tier
 from gpuport.scan.engine import ScanResult
 
 if TYPE_CHECKING:
@@ -20,6 +35,8 @@ if TYPE_CHECKING:
 
 
 class Verdict(enum.StrEnum):
+    ALREADY_SUPPORTS_ROCM = "already supports ROCm"
+    NOTHING_TO_ASSESS = "nothing to assess"
     READY = "ready"
     READY_WITH_WORK = "ready with work"
     BLOCKED = "blocked"
@@ -46,7 +63,12 @@ EFFORT_ASSUMPTIONS = (
     f"repeats of a rule in the same file cost {int(REPEAT_FACTOR * 100)}% of the first",
     f"{HOURS_PER_DAY:g} productive hours a day; the range is half to double the estimate",
     "testing and performance tuning on the AMD GPU are not included",
+    "only product code counts: tests, benchmarks, examples, docs, CI, developer tools, "
+    "deprecated and vendored code are listed apart, and findings folded into a component the "
+    "ROCm build leaves out cost nothing",
 )
+MAX_REASONS = 5  # rules named in the verdict; every finding is in the report below it
+MAX_TOP = 5  # findings shown with their fix under the verdict
 
 
 def day_range(hours: float) -> tuple[float, float]:
@@ -94,6 +116,13 @@ class Assessment:
     assumptions: tuple[str, ...] = EFFORT_ASSUMPTIONS
     plan: PlanResult | None = None  # the GPU plan, when --model was given
     extras: dict[str, object] = field(default_factory=dict)
+    # The heaviest product findings (severity times confidence), one per rule, each with its fix.
+    top: list[Finding] = field(default_factory=list)
+    next_steps: list[NextStep] = field(default_factory=list)
+    # Findings per tier (product first), of those listed; folded ones are in ``folded``.
+    tiers: dict[Tier, int] = field(default_factory=dict)
+    folded: list[FoldedComponent] = field(default_factory=list)
+    support: RocmSupport | None = None  # the project's own ROCm path, when it has one
 
     @property
     def total_hours(self) -> float:
@@ -111,28 +140,33 @@ class Assessment:
 
 
 def assess(scan: ScanResult, plan: PlanResult | None = None) -> Assessment:
-    findings = scan.findings
-    blockers = [f for f in findings if f.severity is Severity.BLOCKER]
-    actionable = [f for f in findings if f.severity >= Severity.LOW]
+    """The verdict on ``scan``: from its project model and its product-tier findings."""
+    product = [f for f in scan.findings if f.tier is Tier.PRODUCT]
+    blockers = [f for f in product if f.severity is Severity.BLOCKER]
+    actionable = [f for f in product if f.severity >= Severity.LOW]
     mechanical = sum(1 for f in actionable if f.fix is not None and f.fix.mechanical)
-    effort = _effort(actionable)
+    support = rocm_support(scan.project) if scan.project is not None else None
+    serious = by_weight(f for f in product if f.severity >= Severity.MEDIUM)
     reasons: list[str] = []
-    if blockers:
-        verdict = Verdict.BLOCKED
-        for rule_id, count in Counter(f.rule_id for f in blockers).most_common():
-            example = next(f for f in blockers if f.rule_id == rule_id)
-            more = f" (and {count - 1} more)" if count > 1 else ""
-            reasons.append(f"{rule_id} at {example.location}: {_headline(example)}{more}")
-    elif any(f.severity >= Severity.MEDIUM for f in findings):
-        verdict = Verdict.READY_WITH_WORK
-        worst = sorted(
-            (f for f in findings if f.severity >= Severity.MEDIUM),
-            key=lambda f: (-f.severity, f.sort_key),
+    if _nothing_read(scan):
+        verdict = Verdict.NOTHING_TO_ASSESS
+        reasons.append(
+            "gpuport found no file it reads here (Python, CUDA or C++ sources, dependency "
+            "files, Dockerfiles, build files): there is nothing to assess"
         )
-        for rule_id, count in Counter(f.rule_id for f in worst).most_common(5):
-            example = next(f for f in worst if f.rule_id == rule_id)
-            more = f" (and {count - 1} more)" if count > 1 else ""
-            reasons.append(f"{rule_id} at {example.location}: {_headline(example)}{more}")
+    elif support is not None:
+        verdict = Verdict.ALREADY_SUPPORTS_ROCM
+        reasons.extend(str(e) for e in support.evidence[:MAX_EVIDENCE])
+        if len(support.evidence) > MAX_EVIDENCE:
+            reasons.append(f"and {len(support.evidence) - MAX_EVIDENCE} more signs of a ROCm path")
+        reasons.append(support.coverage.summary)
+        reasons.extend(_rule_reasons(serious, limit=2))
+    elif blockers:
+        verdict = Verdict.BLOCKED
+        reasons.extend(_rule_reasons(by_weight(blockers), limit=None))
+    elif serious:
+        verdict = Verdict.READY_WITH_WORK
+        reasons.extend(_rule_reasons(serious, limit=MAX_REASONS))
     else:
         verdict = Verdict.READY
         reasons.append("nothing found that breaks on ROCm")
@@ -142,6 +176,13 @@ def assess(scan: ScanResult, plan: PlanResult | None = None) -> Assessment:
             reasons.append(
                 f"{len(whole)} file(s) could not be analysed; the verdict does not cover them"
             )
+    top = _one_per_rule(serious)[:MAX_TOP]
+    manual = [f for f in _one_per_rule(serious) if f.fix is None or not f.fix.mechanical]
+    every_mechanical = sum(
+        1
+        for f in scan.findings
+        if f.severity >= Severity.LOW and f.fix is not None and f.fix.mechanical
+    )
     return Assessment(
         scan=scan,
         verdict=verdict,
@@ -149,9 +190,59 @@ def assess(scan: ScanResult, plan: PlanResult | None = None) -> Assessment:
         blockers=blockers,
         mechanical=mechanical,
         actionable=len(actionable),
-        effort=effort,
+        effort=_effort(actionable),
         plan=plan,
+        top=top,
+        next_steps=next_steps(
+            root=scan.root,
+            verdict=verdict.value,
+            support=support,
+            mechanical=every_mechanical,
+            manual=manual,
+            has_plan=plan is not None,
+        ),
+        tiers=count_by_tier(scan.findings),
+        folded=folded_components(scan.project, scan.set_aside),
+        support=support,
     )
+
+
+def count_by_tier(findings: list[Finding]) -> dict[Tier, int]:
+    """Findings per tier in the enum's order (product first); only tiers that have some."""
+    counts = Counter(f.tier for f in findings)
+    return {tier: counts[tier] for tier in Tier if counts[tier]}
+
+
+def _nothing_read(scan: ScanResult) -> bool:
+    """No file was read and nothing was found or skipped: an empty folder, or no known file."""
+    return (
+        scan.stats.files_scanned == 0
+        and not scan.findings
+        and not scan.skipped
+        and not scan.set_aside
+    )
+
+
+def _one_per_rule(findings: list[Finding]) -> list[Finding]:
+    """The first (heaviest) finding of each rule, in the order given."""
+    seen: set[str] = set()
+    out = []
+    for f in findings:
+        if f.rule_id not in seen:
+            seen.add(f.rule_id)
+            out.append(f)
+    return out
+
+
+def _rule_reasons(ordered: list[Finding], limit: int | None) -> list[str]:
+    """One reason per rule, in the order of its heaviest finding: where, what, how many more."""
+    counts = Counter(f.rule_id for f in ordered)
+    reasons = []
+    for example in _one_per_rule(ordered)[:limit]:
+        count = counts[example.rule_id]
+        more = f" (and {count - 1} more)" if count > 1 else ""
+        reasons.append(f"{example.rule_id} at {example.location}: {_headline(example)}{more}")
+    return reasons
 
 
 def _headline(finding: Finding) -> str:

@@ -10,18 +10,22 @@ nothing.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import re
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import yaml
 
 from gpuport.edits import ChangeStatus, TextEdit
 from gpuport.files import FileKind
+from gpuport.kb.loader import KbError, load_toml, table_entry
+from gpuport.kb.rocm import PLATFORM_TOML
 from gpuport.port.model import Change, FileResult, Rewriter
 from gpuport.scan.deps import NOTE_PREFIX, DependencyHit, analyze
 from gpuport.syntax.conda import parse_conda_env
-from gpuport.syntax.dependencies import DependencyFile, FileFormat, Reader
+from gpuport.syntax.dependencies import DependencyFile, FileFormat, Reader, Requirement
 from gpuport.syntax.pipfile import parse_pipfile
 from gpuport.syntax.pyproject import parse_pyproject
 from gpuport.syntax.requirements import parse_requirements
@@ -104,7 +108,8 @@ def _rewrite(
     applied: list[TextEdit] = []
     to_pip: list[DependencyHit] = []
     # Right to left within a line, as the changes are listed.
-    for hit in sorted(analyze(dep, rocm_version), key=lambda h: (h.line, -h.column)):
+    hits = [_installable(hit, dep) for hit in analyze(dep, rocm_version)]
+    for hit in sorted(hits, key=lambda h: (h.line, -h.column)):
         before = lines.line(hit.line).strip()
         if hit.status is ChangeStatus.UNCONVERTED:
             result.changes.append(_change(hit, before, before, hit.status, hit.note))
@@ -135,6 +140,138 @@ def _rewrite(
     result.translated = new_text if new_text != text else None
     result.changes.sort(key=lambda c: (c.line, c.column, c.rule_id))
     return result
+
+
+# --- pins that can be installed ---------------------------------------------------------------
+
+# The label of PyTorch's ROCm wheels, "+rocm6.4", as the cuda-local-version rule writes it.
+_ROCM_LABEL = re.compile(r"\+rocm(\d+(?:\.\d+)*)$")
+
+
+@functools.cache
+def torch_releases() -> Mapping[str, tuple[str, ...]]:
+    """torch release (major.minor) -> ROCm versions whose stable index has its wheels (KB)."""
+    entry = table_entry(load_toml(PLATFORM_TOML), "pytorch_rocm", PLATFORM_TOML).table("releases")
+    return {release: entry.texts(release, required=True) for release in entry.raw}
+
+
+def _release_key(version: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(part) for part in version.split("."))
+    except ValueError:
+        raise KbError(f"not a version: {version!r}") from None
+
+
+def _installable(hit: DependencyHit, dep: DependencyFile) -> DependencyHit:
+    """``hit`` as one whose torch pin the knowledge base says has a wheel on its ROCm index.
+
+    The cuda-local-version rule swaps ``+cu121`` for ``+rocm6.4`` and keeps the version, and
+    the conda rule moves ``pytorch=2.3.0`` to pip as ``torch==2.3.0+rocm6.4``; a torch release
+    is built only for the ROCm versions current when it came out, so that pin may not exist.
+    Then the nearest release the KB lists on that index is pinned instead and the note says
+    so; with none, nothing is written.
+    """
+    if hit.status is ChangeStatus.UNCONVERTED:
+        return hit
+    if hit.pip_line:
+        return _installable_pip_line(hit)
+    if hit.rule.id != "GP101":
+        return hit
+    requirement = _torch_requirement(dep, hit.line)
+    if requirement is None:
+        return hit
+    labelled = [e for e in hit.edits if _ROCM_LABEL.fullmatch(e.text)]
+    version = _pinned_version(requirement.specifier)
+    if len(labelled) != 1 or not version:
+        return hit
+    edit = labelled[0]
+    found = _ROCM_LABEL.fullmatch(edit.text)
+    assert found is not None
+    start = edit.start - len(version)
+    if dep.text[start : edit.start] != version:
+        return hit  # the version is not written right before the label: leave the rule's edit
+    choice = _nearest_release(version, found.group(1))
+    if choice is None:
+        return hit
+    new_version, note = choice
+    if not new_version:
+        return dataclasses.replace(hit, status=ChangeStatus.UNCONVERTED, edits=(), note=note)
+    return dataclasses.replace(
+        hit,
+        edits=tuple(
+            TextEdit(start, e.end, f"{new_version}{e.text}") if e is edit else e for e in hit.edits
+        ),
+        note=_with_kept_advice(note, hit.note),
+    )
+
+
+def _installable_pip_line(hit: DependencyHit) -> DependencyHit:
+    """A conda-to-pip move's ``torch==V+rocmR`` line, checked as :func:`_installable` does."""
+    found = re.fullmatch(r"torch==(\d+(?:\.\d+)*)\+rocm(\d+(?:\.\d+)*)", hit.pip_line)
+    if found is None:
+        return hit
+    version, rocm = found.groups()
+    choice = _nearest_release(version, rocm)
+    if choice is None:
+        return hit
+    new_version, note = choice
+    if not new_version:
+        return dataclasses.replace(hit, status=ChangeStatus.UNCONVERTED, edits=(), note=note)
+    return dataclasses.replace(
+        hit,
+        pip_line=f"torch=={new_version}+rocm{rocm}",
+        status=ChangeStatus.NEEDS_REVIEW,
+        note=_with_kept_advice(note, hit.note),
+    )
+
+
+def _nearest_release(version: str, rocm: str) -> tuple[str, str] | None:
+    """None when the KB lists torch ``version`` on ROCm ``rocm``'s index; else the version to
+    pin instead ("" when the index carries no release at all) and the note that says why."""
+    release = ".".join(version.split(".")[:2])
+    releases = torch_releases()
+    if rocm in releases.get(release, ()):
+        return None
+    listed = [r for r, rocms in releases.items() if rocm in rocms]
+    index = f"https://download.pytorch.org/whl/rocm{rocm}"
+    if not listed:
+        return "", (
+            f"the knowledge base lists no torch release with wheels on {index}: "
+            "choose the ROCm version and the torch release together"
+        )
+    wanted = _release_key(release)
+    nearest = min(
+        listed,
+        key=lambda r: (
+            abs(_release_key(r)[0] - wanted[0]) * 1000 + abs(_release_key(r)[-1] - wanted[-1]),
+            tuple(-n for n in _release_key(r)),
+        ),
+    )
+    new_version = f"{nearest}.0"
+    return new_version, (
+        f"torch {version} has no wheel on {index} (the knowledge base lists "
+        f"{', '.join(listed)} there): pinned the nearest release it lists, {new_version}; "
+        "test the upgrade"
+    )
+
+
+def _with_kept_advice(note: str, rule_note: str) -> str:
+    """``note`` and the rule's own, less its question about the old version's build."""
+    kept = [part for part in rule_note.split("; ") if part and not part.startswith("check that")]
+    return "; ".join([note, *kept])
+
+
+def _torch_requirement(dep: DependencyFile, line: int) -> Requirement | None:
+    for requirement in dep.requirements:
+        if requirement.line == line and requirement.key == "torch" and requirement.path == dep.path:
+            return requirement
+    return None
+
+
+def _pinned_version(specifier: str) -> str:
+    """``2.3.0`` from ``==2.3.0+cu121``; "" for anything but one exact pin."""
+    found = re.fullmatch(r"\s*===?\s*v?(\d+(?:\.\d+)*)\+[A-Za-z0-9.]+\s*", specifier)
+    return found.group(1) if found else ""
 
 
 def _unconverted_copy(result: FileResult, text: str, reason: str) -> FileResult:

@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from rich.console import Console
 
+from gpuport.assess.guidance import FoldedComponent
 from gpuport.assess.verdict import Assessment, day_range
 from gpuport.findings import Finding, Severity, Skipped
 from gpuport.report import RenderOptions
@@ -306,3 +307,23 @@ def console_text(console: Console) -> str:
     file = console.file
     assert isinstance(file, StringIO)
     return "".join(line.rstrip() + "\n" for line in file.getvalue().splitlines())
+
+
+# --- the verdict's guidance ------------------------------------------------------------------
+
+
+def tier_text(assessment: Assessment) -> str:
+    """Findings per tier on one line: ``product 12 · tests 3``; "" when there are none."""
+    return " · ".join(f"{tier.value} {n}" for tier, n in assessment.tiers.items())
+
+
+def folded_text(component: FoldedComponent) -> str:
+    """One line for a folded component: where, what, how many findings, its ROCm alternative."""
+    text = (
+        f"{component.path}: {component.status}, {plural(component.findings, 'finding')} set aside"
+    )
+    if component.alternative:
+        text += f"; on ROCm the project uses {component.alternative}"
+    if component.evidence:
+        text += f" ({component.evidence[0]})"
+    return text

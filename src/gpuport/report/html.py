@@ -29,8 +29,10 @@ from gpuport.report.common import (
     days_text,
     display_text,
     fixable_counts,
+    folded_text,
     hours_text,
     skipped_where,
+    tier_text,
     tool_version,
     with_content_security_policy,
 )
@@ -47,6 +49,8 @@ SEVERITY_COLOR = {
     Severity.INFO: "#6b7280",
 }
 VERDICT_TITLE = {
+    Verdict.ALREADY_SUPPORTS_ROCM: "Already supports ROCm",
+    Verdict.NOTHING_TO_ASSESS: "Nothing to assess",
     Verdict.READY: "Ready for ROCm",
     Verdict.READY_WITH_WORK: "Ready with work",
     Verdict.BLOCKED: "Blocked",
@@ -146,6 +150,65 @@ class Effort:
     rows: tuple[EffortRow, ...]
     total: EffortRow
     assumptions: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StepView:
+    text: str
+    command: str
+
+
+@dataclass(frozen=True, slots=True)
+class TopView:
+    anchor: str
+    severity: str
+    rule_id: str
+    location: str
+    message: str
+    fix: str | None
+    mechanical: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Guidance:
+    """What the assessment says to do, above everything else on the page."""
+
+    steps: tuple[StepView, ...]
+    top: tuple[TopView, ...]
+    evidence: tuple[str, ...]  # the project's own ROCm path, file:line and what it shows
+    how: str
+    archs: str
+    tiers: str
+    folded: tuple[str, ...]
+
+
+def _guidance(assessment: Assessment) -> Guidance:
+    ordered = by_severity(assessment.scan.findings)
+    position = {id(f): n for n, f in enumerate(ordered, start=1)}
+    top = tuple(
+        TopView(
+            anchor=f"finding-{position.get(id(f), 0)}",
+            severity=f.severity.label,
+            rule_id=display_text(f.rule_id),
+            location=display_text(str(f.location)),
+            message=display_text(f.message),
+            fix=display_text(f.fix.text) if f.fix is not None and f.fix.text else None,
+            mechanical=f.fix is not None and f.fix.mechanical,
+        )
+        for f in assessment.top
+    )
+    support = assessment.support
+    return Guidance(
+        steps=tuple(
+            StepView(display_text(s.text), display_text(s.command)) for s in assessment.next_steps
+        ),
+        top=top,
+        evidence=tuple(display_text(str(e)) for e in support.evidence) if support else (),
+        how=display_text(support.how) if support else "",
+        archs=display_text(support.coverage.summary) if support else "",
+        tiers=display_text(tier_text(assessment)),
+        folded=tuple(display_text(folded_text(c)) for c in assessment.folded),
+    )
 
 
 def _reference(text: str) -> Reference:
@@ -379,6 +442,8 @@ def _render(
     options: RenderOptions,
     effort: Effort | None = None,
     plan_html: Markup | None = None,
+    plan_summary: Markup | None = None,
+    guidance: Guidance | None = None,
 ) -> Iterator[str]:
     """The page in pieces: jinja's ``generate`` over findings viewed as it reaches them."""
     rules = {r.id: r for r in scan.rules}
@@ -402,6 +467,8 @@ def _render(
         skipped=[_skipped_view(s) for s in sorted(scan.skipped)],
         rules=_rule_views(findings, rules),
         plan_html=plan_html,
+        plan_summary=plan_summary,
+        guidance=guidance,
         suppressed=scan.suppressed,
         baselined=scan.baselined,
     )
@@ -489,10 +556,11 @@ def render_assessment_html(assessment: Assessment, options: RenderOptions) -> It
     kpis = _kpis(scan, assessment.mechanical, assessment.actionable)
     total = assessment.total_hours
     kpis.insert(2, ("estimated effort", f"{hours_text(total)} h ({days_text(total)} days)"))
-    plan_html = None
+    plan_html = plan_summary = None
     if assessment.plan is not None:
-        # The plan helper returns an already-escaped fragment (its own contract).
+        # The plan helpers return already-escaped fragments (their own contract).
         plan_html = Markup(plan_formats.plan_html_section(assessment.plan))
+        plan_summary = Markup(plan_formats.plan_html_summary(assessment.plan))
     return _render(
         kind="assess",
         scan=scan,
@@ -501,4 +569,6 @@ def render_assessment_html(assessment: Assessment, options: RenderOptions) -> It
         options=options,
         effort=_effort(assessment),
         plan_html=plan_html,
+        plan_summary=plan_summary,
+        guidance=_guidance(assessment),
     )

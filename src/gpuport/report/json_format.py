@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from gpuport.assess.verdict import HOURS_PER_DAY, Assessment, day_range
+from gpuport.assess.guidance import RocmSupport
+from gpuport.assess.verdict import HOURS_PER_DAY, Assessment, count_by_tier, day_range
 from gpuport.findings import Finding, Skipped
+from gpuport.project.model import Evidence, ProjectModel
 from gpuport.report import Format, RenderOptions, chunk_renderer, plan_formats
 from gpuport.report.common import (
     TOOL_NAME,
@@ -26,6 +28,9 @@ from gpuport.report.json_stream import Deferred, json_chunks
 from gpuport.rules import Rule
 from gpuport.scan.engine import ScanResult
 
+# Additions keep the version (issue 9 added "tier" on findings, "by_tier", "set_aside" and
+# "project" to a scan, and "next_steps", "top", "tiers", "folded" and "rocm_support" to an
+# assessment); a key that changes meaning or goes away would take "2".
 SCHEMA_VERSION = "1"
 
 
@@ -59,6 +64,33 @@ def finding_dict(finding: Finding, rules: dict[str, Rule]) -> dict[str, Any]:
         if excerpt is None
         else {"start_line": excerpt.start_line, "lines": list(excerpt.lines)},
         "fingerprint": fingerprint(finding),
+        "tier": finding.tier.value,
+    }
+
+
+def evidence_dict(evidence: Evidence) -> dict[str, Any]:
+    return {**json_path(evidence.path), "line": evidence.line, "what": evidence.what}
+
+
+def project_dict(model: ProjectModel | None) -> dict[str, Any] | None:
+    """What the project model found (None when the scan built none)."""
+    if model is None:
+        return None
+    return {
+        "name": model.name,
+        "supports_rocm": model.supports_rocm,
+        "rocm_support": [evidence_dict(e) for e in model.rocm_support],
+        "rocm_archs": list(model.rocm_archs),
+        "components": [
+            {
+                **json_path(c.path),
+                "status": c.status.value,
+                "rocm_alternative": c.rocm_alternative,
+                "evidence": [evidence_dict(e) for e in c.evidence],
+            }
+            for c in model.components
+        ],
+        "notes": list(model.notes),
     }
 
 
@@ -89,7 +121,10 @@ def scan_body(result: ScanResult) -> dict[str, Any]:
             "actionable": actionable,
             "skipped": len(result.skipped),
             "crashed": len(result.crashed),
+            "by_tier": {t.value: n for t, n in count_by_tier(findings).items()},
+            "set_aside": len(result.set_aside),
         },
+        "project": project_dict(result.project),
         # made one at a time as the text is written: 50,000 findings' dicts never exist at once
         "findings": Deferred(lambda: (finding_dict(f, rules) for f in findings)),
         "skipped": [skipped_dict(s) for s in sorted(result.skipped)],
@@ -154,10 +189,47 @@ def assessment_document(assessment: Assessment, options: RenderOptions) -> dict[
             "assumptions": list(assessment.assumptions),
         },
         "by_category_and_severity": category_severity_table(assessment),
+        "next_steps": [
+            {"step": n, "text": step.text, "command": step.command or None}
+            for n, step in enumerate(assessment.next_steps, start=1)
+        ],
+        "top": [finding_dict(f, rules) for f in assessment.top],
+        "tiers": {tier.value: n for tier, n in assessment.tiers.items()},
+        "folded": [
+            {
+                **json_path(c.path),
+                "status": c.status,
+                "findings": c.findings,
+                "rocm_alternative": c.alternative,
+                "evidence": [evidence_dict(e) for e in c.evidence],
+            }
+            for c in assessment.folded
+        ],
+        "rocm_support": _support_dict(assessment.support),
         "plan": plan,
         "extras": {k: assessment.extras[k] for k in sorted(assessment.extras)},
         "scan": scan_body(assessment.scan),
         "timing": {"scan_seconds": round(assessment.scan.stats.seconds, 3)},
+    }
+
+
+def _support_dict(support: RocmSupport | None) -> dict[str, Any] | None:
+    if support is None:
+        return None
+    coverage = support.coverage
+    return {
+        "evidence": [evidence_dict(e) for e in support.evidence],
+        "how": support.how,
+        "package": support.package or None,
+        "index": support.index or None,
+        "archs": {
+            "named": list(coverage.named),
+            "instinct_covered": list(coverage.instinct_covered),
+            "instinct_missing": list(coverage.instinct_missing),
+            "radeon_covered": list(coverage.radeon_covered),
+            "radeon_missing": list(coverage.radeon_missing),
+            "summary": coverage.summary,
+        },
     }
 
 

@@ -21,13 +21,16 @@ from gpuport.report.common import (
     days_text,
     display_text,
     fixable_counts,
+    folded_text,
     hours_text,
     is_mechanical,
     link_target,
+    md_code_cell,
     md_text,
     plural,
     severity_counts,
     skipped_where,
+    tier_text,
     tool_version,
 )
 from gpuport.rules import Rule
@@ -226,6 +229,36 @@ def render_scan_markdown(result: ScanResult, options: RenderOptions) -> str:
     return "\n".join(out) + "\n"
 
 
+def _guidance(assessment: Assessment) -> list[str]:
+    """Next steps, the heaviest findings with their fixes, and the folded components."""
+    out: list[str] = []
+    if assessment.next_steps:
+        out.extend(["### Next steps", ""])
+        for n, step in enumerate(assessment.next_steps, start=1):
+            command = f": {md_code_cell(step.command)}" if step.command else ""
+            out.append(f"{n}. {md_text(step.text)}{command}")
+        out.append("")
+    if assessment.top:
+        out.extend(["### Most serious first, with the fix", ""])
+        for f in assessment.top:
+            fix = f" — fix: {md_text(f.fix.text)}" if f.fix is not None and f.fix.text else ""
+            out.append(
+                f"- **{f.severity.label}** {f.rule_id} at {md_code_cell(str(f.location))}: "
+                f"{md_text(f.message)}{fix}"
+            )
+        out.append("")
+    if assessment.folded:
+        out.extend(
+            [
+                "### Folded components",
+                "",
+                *(f"- {md_text(folded_text(c))}" for c in assessment.folded),
+                "",
+            ]
+        )
+    return out
+
+
 @renderer(Assessment, Format.MARKDOWN)
 def render_assessment_markdown(assessment: Assessment, options: RenderOptions) -> str:
     """Verdict and reasons, a summary table, effort, the category table, findings, problems."""
@@ -239,6 +272,7 @@ def render_assessment_markdown(assessment: Assessment, options: RenderOptions) -
         "",
         *(f"- {md_text(reason)}" for reason in assessment.reasons),
         "",
+        *_guidance(assessment),
         "| | |",
         "|---|---|",
         f"| project | {md_text(scan.root)} |",
@@ -248,6 +282,7 @@ def render_assessment_markdown(assessment: Assessment, options: RenderOptions) -
         f" ({assessment.mechanical_share:.0%}) |",
         f"| estimated effort | {hours_text(total)} hours ({days_text(total)} days) |",
         f"| input problems | {_problems(scan, noun=False)} |",
+        *([f"| findings by tier | {tier_text(assessment)} |"] if assessment.tiers else []),
         "",
     ]
     if assessment.effort:

@@ -514,6 +514,12 @@ def _cost_svg(entries: list[PlanEntry]) -> str:
     return "".join(parts)
 
 
+def plan_html_summary(plan: PlanResult) -> str:
+    """An escaped HTML fragment: the plan's heading and summary lines, for the top of a report."""
+    summary = "".join(f"<li>{html_text(s)}</li>" for s in plan.summary)
+    return f"<h2>GPU plan: {html_text(_title(plan))}</h2><ul>{summary}</ul>"
+
+
 def plan_html_section(plan: PlanResult) -> str:
     """An escaped HTML fragment: summary, charts (inline SVG, no scripts) and the table."""
     fitting = [e for e in plan.entries if e.fits]

@@ -16,6 +16,7 @@ from gpuport.report.common import (
     TOOL_NAME,
     category_severity_table,
     fingerprint,
+    folded_text,
     path_uri,
     sorted_findings,
     tool_version,
@@ -150,6 +151,7 @@ def result_object(finding: Finding, rule_index: dict[str, int]) -> dict[str, Any
                 "confidence": finding.confidence.label,
                 "category": finding.category.value,
                 "mechanical": finding.fix is not None and finding.fix.mechanical,
+                "tier": finding.tier.value,
             },
         }
     )
@@ -238,7 +240,19 @@ def render_assessment_sarif(assessment: Assessment, options: RenderOptions) -> I
         "actionable": assessment.actionable,
         "effortHours": round(assessment.total_hours, 2),
         "byCategoryAndSeverity": category_severity_table(assessment),
+        "nextSteps": [
+            f"{n}. {step.text}" + (f": {step.command}" if step.command else "")
+            for n, step in enumerate(assessment.next_steps, start=1)
+        ],
+        "byTier": {tier.value: n for tier, n in assessment.tiers.items()},
+        "folded": [folded_text(c) for c in assessment.folded],
     }
+    if assessment.support is not None:
+        verdict["rocmSupport"] = {
+            "evidence": [str(e) for e in assessment.support.evidence],
+            "how": assessment.support.how,
+            "architectures": assessment.support.coverage.summary,
+        }
     if assessment.plan is not None:
         verdict["plan"] = plan_formats.plan_json(assessment.plan)
     return json_chunks(sarif_log(assessment.scan, options, {"gpuport": verdict}))

@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpuport.assess.verdict import Assessment, Verdict
-from gpuport.findings import Finding, Severity, SkipKind, Skipped
+from gpuport.findings import Finding, Severity, SkipKind, Skipped, Tier
 from gpuport.report import Format, RenderOptions, chunk_renderer, plan_formats, renderer
 from gpuport.report.common import (
     SEVERITIES_DESC,
@@ -29,12 +29,14 @@ from gpuport.report.common import (
     days_text,
     display_text,
     fixable_counts,
+    folded_text,
     hours_text,
     memory_console,
     plural,
     severity_counts,
     skipped_where,
     sorted_findings,
+    tier_text,
 )
 from gpuport.rules import Rule
 from gpuport.scan.engine import ScanResult
@@ -50,6 +52,8 @@ SEVERITY_STYLE = {
     Severity.INFO: "dim",
 }
 VERDICT_STYLE = {
+    Verdict.ALREADY_SUPPORTS_ROCM: "bold green",
+    Verdict.NOTHING_TO_ASSESS: "bold blue",
     Verdict.READY: "bold green",
     Verdict.READY_WITH_WORK: "bold yellow",
     Verdict.BLOCKED: "bold red",
@@ -220,7 +224,16 @@ def render_scan_terminal(result: ScanResult, options: RenderOptions) -> Iterator
     header.append(display_text(result.root))
     console.print(header)
     ordered = sorted_findings(result.findings)
-    if not ordered:
+    if not ordered and not result.stats.files_scanned and not result.skipped:
+        console.print()
+        console.print(
+            Text(
+                "Nothing to scan: no file here is one gpuport reads (Python, CUDA or C++ "
+                "sources, notebooks, dependency files, Dockerfiles, build files).",
+                style="bold",
+            )
+        )
+    elif not ordered:
         console.print()
         console.print(Text("No findings: nothing found that breaks on ROCm.", style="green"))
     for path, findings in itertools.groupby(ordered, key=lambda f: f.location.path):
@@ -297,6 +310,69 @@ def _category_table(assessment: Assessment) -> Table:
     return table
 
 
+def _hanging_list(marks: list[str], lines: list[Text]) -> Table:
+    """A list whose wrapped lines hang under their first word (``1.``, ``•``)."""
+    grid = Table.grid()
+    grid.add_column(width=max(len(m) for m in marks) + 3, no_wrap=True)
+    grid.add_column()
+    for mark, line in zip(marks, lines, strict=True):
+        grid.add_row(Text(f"  {mark} "), line)
+    return grid
+
+
+def _print_next_steps(console: Console, assessment: Assessment) -> None:
+    if not assessment.next_steps:
+        return
+    console.print()
+    console.print(Text("Next steps", style="bold"))
+    lines = []
+    for step in assessment.next_steps:
+        line = Text(display_text(step.text))
+        if step.command:  # on a line of its own, so that it copies whole
+            line.append(":\n")
+            line.append(display_text(step.command), style="bold cyan")
+        lines.append(line)
+    marks = [f"{n}." for n in range(1, len(lines) + 1)]
+    console.print(_hanging_list(marks, lines))
+
+
+def _print_top(console: Console, assessment: Assessment) -> None:
+    if not assessment.top:
+        return
+    console.print()
+    title = Text(f"Most serious first ({len(assessment.top)}, one per rule), with the fix", "bold")
+    console.print(title)
+    lines = []
+    for finding in assessment.top:
+        line = Text(display_text(str(finding.location)), style="bold")
+        line.append("  ")
+        line.append_text(_severity(finding.severity))
+        line.append(f" {finding.rule_id}: ")
+        line.append(display_text(finding.message))
+        if finding.fix is not None and finding.fix.text:
+            line.append("\nfix: ", style="bold green")
+            line.append(display_text(finding.fix.text))
+            if finding.fix.mechanical:
+                line.append(" (gpuport port can fix this)", style="green")
+        lines.append(line)
+    console.print(_hanging_list(["•"] * len(lines), lines))
+
+
+def _print_tiers_and_folded(console: Console, assessment: Assessment) -> None:
+    tiers = tier_text(assessment)
+    if tiers and set(assessment.tiers) != {Tier.PRODUCT}:
+        console.print()
+        line = Text("Findings by tier: ", style="bold")
+        line.append(tiers)
+        line.append(" (only product code counts toward the verdict and the effort)", "dim")
+        console.print(line)
+    if assessment.folded:
+        console.print()
+        console.print(Text(f"Folded components ({len(assessment.folded)})", style="bold"))
+        lines = [Text(display_text(folded_text(c))) for c in assessment.folded]
+        console.print(_hanging_list(["•"] * len(lines), lines))
+
+
 @renderer(Assessment, Format.TERMINAL)
 def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -> str:
     """Verdict first, then blockers, what gpuport fixes, effort, the table, top findings."""
@@ -304,6 +380,9 @@ def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -
     scan = assessment.scan
     rules = {r.id: r for r in scan.rules}
     console.print(_verdict_panel(assessment))
+    _print_next_steps(console, assessment)
+    _print_top(console, assessment)
+    _print_tiers_and_folded(console, assessment)
 
     if assessment.blockers:
         console.print()
