@@ -12,6 +12,7 @@ from gpuport.syntax.preprocessor import (
     conditions,
     has_conditionals,
     is_nvidia_only,
+    names_rocm_macro,
     rocm_flag,
 )
 
@@ -201,3 +202,11 @@ def test_time_grows_linearly_with_the_directives() -> None:
 
     small, large = best(2_000), best(8_000)
     assert large < small * 4 * 2.5  # linear, with room for a loaded machine
+
+
+def test_names_rocm_macro() -> None:
+    assert names_rocm_macro("#if __CUDA_ARCH__ >= 700 || defined(USE_ROCM)")
+    assert names_rocm_macro("#if defined(__HIPCC__)")
+    assert names_rocm_macro("#if X || Y", frozenset({"Y"}))
+    assert not names_rocm_macro("#if __CUDA_ARCH__ >= 700 || defined(X)")
+    assert not names_rocm_macro("#ifdef __HIP_PLATFORM_NVIDIA__")

@@ -151,3 +151,10 @@ def test_files_without_conditionals_never_build_the_preprocessor_view() -> None:
     src = KernelSource("k.cu", guarded, code_only(guarded))
     assert src.conditions is not None
     assert not src.compiled_line(2) and src.compiled_line(1) and src.compiled_line(3)
+
+
+def test_an_arch_test_beside_the_projects_own_rocm_macro_is_written_for_both() -> None:
+    text = "#if __CUDA_ARCH__ >= 700 || defined(WITH_GFX_KERNELS)\n#define FAST 1\n#endif\n"
+    assert lines_of(scan(text), "GP324") == [1]
+    facts = ProjectFacts(rocm_macros=frozenset({"WITH_GFX_KERNELS"}))
+    assert lines_of(scan(text, facts), "GP324") == []

@@ -92,6 +92,19 @@ def rocm_flag(name: str) -> Truth:
     return True if words[-1] in _ROCM_WORDS else None
 
 
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_]\w*")
+
+
+def names_rocm_macro(text: str, rocm_macros: frozenset[str] = frozenset()) -> bool:
+    """Does ``text`` (a condition) name a macro a ROCm build defines: the HIP platform's, the
+    project's own, or one named for ROCm (``USE_ROCM``, ``BUILD_HIP``)?"""
+    for m in _IDENTIFIER_RE.finditer(text):
+        name = m.group()
+        if name in ROCM_DEFINED or name in rocm_macros or rocm_flag(name) is not False:
+            return True
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class Define:
     """One ``#define`` of the file, with where it stands and whether ROCm compiles it."""
