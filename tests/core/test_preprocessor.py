@@ -133,6 +133,7 @@ def test_defines_remember_their_branch_and_rocm_aliases() -> None:
         "#define __shfl_xor_sync(mask, var, lane) __shfl_xor(var, lane)\n#endif\n"
         "#if defined(USE_ROCM) || defined(__HIPCC__)\n#define __ballot_sync(m, p) __ballot(p)\n"
         "#endif\n#define NUM_WARPS (1024 / warpSize)\n"
+        "#ifdef USE_ROCM\n#define LOCAL_HELPER 1\n#define cudaStream_t hipStream_t\n#endif\n"
     )
     found = conditions(code_only(src))
     by_name = {d.name: d for d in found.defines}
@@ -142,7 +143,8 @@ def test_defines_remember_their_branch_and_rocm_aliases() -> None:
     assert shfl.body == "__shfl_xor(var, lane)"
     assert shfl.compiled is True and shfl.rocm_branch
     assert by_name["NUM_WARPS"].params is None and not by_name["NUM_WARPS"].rocm_branch
-    assert found.rocm_aliases() == {"__shfl_xor_sync", "__ballot_sync"}
+    # a project's own name defined for ROCm is no alias of a CUDA name
+    assert found.rocm_aliases() == {"__shfl_xor_sync", "__ballot_sync", "cudaStream_t"}
 
 
 def test_stray_else_and_unclosed_if() -> None:

@@ -93,6 +93,7 @@ def rocm_flag(name: str) -> Truth:
 
 
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_]\w*")
+_CUDA_NAME_RE = re.compile(r"__[a-z]|cuda[A-Z]|cu[A-Z]|warpSize$")
 
 
 def names_rocm_macro(text: str, rocm_macros: frozenset[str] = frozenset()) -> bool:
@@ -168,8 +169,14 @@ class Conditions:
         return i >= 0 and offset < self._ends[i]
 
     def rocm_aliases(self) -> frozenset[str]:
-        """Names the file redefines for ROCm (in a ROCm-only branch that ROCm compiles)."""
-        return frozenset(d.name for d in self.defines if d.rocm_branch and d.compiled is not False)
+        """CUDA names the file redefines for ROCm, in a branch only ROCm compiles
+        (``#define __shfl_xor_sync(mask, var, lane) __shfl_xor(var, lane)`` under USE_ROCM):
+        compiler intrinsics (``__*``), runtime names (``cuda*``, ``cu*``) and ``warpSize``."""
+        return frozenset(
+            d.name
+            for d in self.defines
+            if d.rocm_branch and d.compiled is not False and _CUDA_NAME_RE.match(d.name)
+        )
 
 
 @dataclass(slots=True)
