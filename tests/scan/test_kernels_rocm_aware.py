@@ -90,6 +90,8 @@ def test_renames_in_a_pytorch_extension_are_info_done_by_torchs_hipify() -> None
     assert finding.severity is Severity.INFO
     assert "hipify" in finding.message and "PyTorch extension" in finding.message
     assert finding.fix is not None and finding.fix.mechanical
+    aten = '#include <ATen/ATen.h>\n#include "my_kernels.h"\nvoid f(cudaStream_t s);\n'
+    assert [f.severity for f in scan(aten)] == [Severity.INFO]
     plain = "void f(cudaStream_t s) { cudaStreamSynchronize(s); }\n"
     (finding,) = scan(plain)
     assert finding.severity is Severity.LOW

@@ -39,12 +39,11 @@ _RETURN_TYPE_BEFORE_RE = re.compile(
     r"\s*[*&]?\s*$"
 )
 _RENAMED_HEADER_RE = kernel_apis()["renamed-headers"].pattern
-# A PyTorch C++/CUDA extension: torch.utils.cpp_extension runs torch's own hipify over its
-# sources when it builds for ROCm, renaming these names itself
-# (https://pytorch.org/docs/stable/cpp_extension.html, "CUDAExtension ... ROCm").
-_TORCH_EXTENSION_HEADER_RE = re.compile(
-    r"torch/(?:extension|all|torch|python)\.h|ATen/cuda/|c10/cuda/|ATen/native/cuda/"
-)
+# A PyTorch C++/CUDA extension (it includes torch's, ATen's or c10's headers):
+# torch.utils.cpp_extension runs torch's own hipify over its sources when it builds for ROCm,
+# renaming these names itself (https://pytorch.org/docs/stable/cpp_extension.html, "ROCm").
+_TORCH_EXTENSION_HEADER_RE = re.compile(r"(?:torch|ATen|c10)/")
+
 
 CUDA_API_RENAMES = rule(
     id="GP300",
