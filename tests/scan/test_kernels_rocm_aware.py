@@ -160,3 +160,16 @@ def test_an_arch_test_beside_the_projects_own_rocm_macro_is_written_for_both() -
     assert lines_of(scan(text), "GP324") == [1]
     facts = ProjectFacts(rocm_macros=frozenset({"WITH_GFX_KERNELS"}))
     assert lines_of(scan(text, facts), "GP324") == []
+
+
+def test_lane_math_next_to_a_raw_shuffle_counts_even_with_tiles_of_32() -> None:
+    tiles = (
+        "__global__ void k(float* o) {\n"
+        "  auto t = cg::tiled_partition<32>(cg::this_thread_block());\n"
+        "  int gid = threadIdx.x >> 5;\n"
+        "  o[gid] = t.shfl(o[0], 0);\n"
+        "}\n"
+    )
+    assert lines_of(scan(tiles), "GP302") == []
+    raw = tiles.replace("t.shfl(o[0], 0)", "__shfl_sync(~0ull, o[0], 0)")
+    assert lines_of(scan(raw), "GP302") == [3]

@@ -78,6 +78,20 @@ _WARP_LEVEL_WORDS = (
     "mma_sync",
     "MMA_Atom",
 )
+# Explicit 32-wide logical warps, and the raw warp intrinsics that would still see the hardware's.
+_TILE_32_RE = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*32[uU]?\s*>")
+_RAW_WARP_WORDS = (
+    "__shfl",
+    "__ballot",
+    "__any_sync",
+    "__all_sync",
+    "__syncwarp",
+    "__activemask",
+    "__match_",
+    "WarpReduce",
+    "WarpScan",
+    "__lane_id",
+)
 _LANE_OR_WARP_NAME_RE = re.compile(r"lane|warp|^wid|^lid$|^tid_in", re.I)
 
 
@@ -92,6 +106,10 @@ def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
     # `off = threadIdx.x % 32` a column of a shared table), unless the variable is named as a
     # lane or a warp.
     warp_level = any(word in code for word in _WARP_LEVEL_WORDS)
+    if _TILE_32_RE.search(code) and not any(word in code for word in _RAW_WARP_WORDS):
+        # the file's warps are cooperative-groups tiles of 32 on purpose (`tiled_partition<32>`,
+        # which HIP supports on 64-wide wavefronts): `threadIdx.x >> 5` is the tile's number
+        return
     for m in _LANE_OP_RE.finditer(code):
         if m.start() > 0 and code[m.start() - 1] in "&|":
             continue  # && and || are not bit operations
