@@ -212,3 +212,22 @@ def test_names_rocm_macro() -> None:
     assert names_rocm_macro("#if X || Y", frozenset({"Y"}))
     assert not names_rocm_macro("#if __CUDA_ARCH__ >= 700 || defined(X)")
     assert not names_rocm_macro("#ifdef __HIP_PLATFORM_NVIDIA__")
+
+
+def test_macros_defined_only_for_cuda_are_remembered_and_taken_as_undefined_elsewhere() -> None:
+    header = (
+        "#ifdef __HIP_PLATFORM_AMD__\nconstexpr int width = 64;\n#else\n"
+        "#if __CUDA_ARCH__ >= 530\n#define PTX_AVAILABLE\n#endif\n#define BOTH 1\n#endif\n"
+        "#define BOTH 1\n"
+    )
+    assert conditions(code_only(header)).cuda_only_macros == {"PTX_AVAILABLE"}
+    user = "#ifdef PTX_AVAILABLE\nasm_path();\n#else\nplain_path();\n#endif\n"
+    assert dead_words(user) == set()  # alone, PTX_AVAILABLE is unknown
+    code = code_only(user)
+    found = conditions(code, never_defined=frozenset({"PTX_AVAILABLE"}))
+    assert found.is_dead(code.index("asm_path")) and not found.is_dead(code.index("plain"))
+    # a file that defines it itself wins over what the project's headers say
+    own = "#define PTX_AVAILABLE\n" + user
+    code = code_only(own)
+    found = conditions(code, never_defined=frozenset({"PTX_AVAILABLE"}))
+    assert not found.is_dead(code.index("asm_path"))

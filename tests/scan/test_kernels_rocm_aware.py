@@ -173,3 +173,14 @@ def test_lane_math_next_to_a_raw_shuffle_counts_even_with_tiles_of_32() -> None:
     assert lines_of(scan(tiles), "GP302") == []
     raw = tiles.replace("t.shfl(o[0], 0)", "__shfl_sync(~0ull, o[0], 0)")
     assert lines_of(scan(raw), "GP302") == [3]
+
+
+def test_a_macro_the_projects_headers_define_only_for_cuda_is_undefined_on_rocm() -> None:
+    text = (
+        "__device__ int load(const int* p) {\n#ifdef PTX_AVAILABLE\n  int v;\n"
+        '  asm volatile("ld.global.cg.b32 %0, [%1];" : "=r"(v) : "l"(p));\n'
+        "  return v;\n#else\n  return *p;\n#endif\n}\n"
+    )
+    assert lines_of(scan(text), "GP301") == [4]
+    facts = ProjectFacts(cuda_only_macros=frozenset({"PTX_AVAILABLE"}))
+    assert lines_of(scan(text, facts), "GP301") == []

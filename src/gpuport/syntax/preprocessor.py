@@ -150,13 +150,22 @@ def _opens_line(code: str, pos: int) -> bool:
 class Conditions:
     """The regions of one file a ROCm build never compiles, and the file's ``#define``s."""
 
-    __slots__ = ("_ends", "_starts", "defines", "directives")
+    __slots__ = ("_ends", "_starts", "cuda_only_macros", "defines", "directives")
 
-    def __init__(self, dead: list[tuple[int, int]], defines: list[Define], directives: int):
+    def __init__(
+        self,
+        dead: list[tuple[int, int]],
+        defines: list[Define],
+        directives: int,
+        cuda_only_macros: frozenset[str] = frozenset(),
+    ):
         self._starts = [s for s, _ in dead]
         self._ends = [e for _, e in dead]
         self.defines = defines
         self.directives = directives
+        # macros the file defines only where ROCm never looks (`#if __CUDA_ARCH__ >= 530`
+        # `#define PTX_AVAILABLE`): other files' `#ifdef PTX_AVAILABLE` is dead on ROCm too
+        self.cuda_only_macros = cuda_only_macros
 
     @property
     def dead(self) -> list[tuple[int, int]]:
@@ -197,8 +206,10 @@ class _Macros:
         local: dict[str, tuple[str | None, bool]] | None = None,
         *,
         cuda: bool = False,
+        never_defined: frozenset[str] = frozenset(),
     ) -> None:
         self.rocm_macros = rocm_macros
+        self.never_defined = never_defined
         # name -> (body, certain); certain=False: defined or undefined in a maybe-region
         self.local: dict[str, tuple[str | None, bool]] = {} if local is None else local
         # CUDA's point of view instead: the ROCm macros undefined, the NVIDIA ones unknown
@@ -214,6 +225,8 @@ class _Macros:
             return (body is not None) if certain else None
         if self.cuda:
             return False if self._rocm(name) else None
+        if name in self.never_defined:
+            return False
         if name in ROCM_DEFINED or name in self.rocm_macros:
             return True
         if name in ROCM_UNKNOWN:
@@ -235,6 +248,8 @@ class _Macros:
             return evaluate(body, self, depth + 1)
         if self.cuda:
             return 0 if self._rocm(name) else None
+        if name in self.never_defined:
+            return 0
         if name in ROCM_DEFINED or name in self.rocm_macros:
             return 1
         if name in ROCM_UNKNOWN:
@@ -456,9 +471,18 @@ def _condition(keyword: str, argument: str, macros: _Macros) -> Truth:
     return _truth(evaluate(argument, macros))
 
 
-def conditions(code: str, rocm_macros: frozenset[str] = frozenset()) -> Conditions:
-    """Read the directives of ``code`` (``code_only`` text) as a ROCm build would."""
-    macros = _Macros(rocm_macros)
+def conditions(
+    code: str,
+    rocm_macros: frozenset[str] = frozenset(),
+    never_defined: frozenset[str] = frozenset(),
+) -> Conditions:
+    """Read the directives of ``code`` (``code_only`` text) as a ROCm build would.
+
+    ``never_defined``: macros the project defines only in branches ROCm never compiles (the
+    :attr:`Conditions.cuda_only_macros` of its headers), undefined here unless the file
+    defines them itself."""
+    macros = _Macros(rocm_macros, never_defined=never_defined)
+    cuda_only: set[str] = set()
     cuda_macros = _Macros(rocm_macros, macros.local, cuda=True)
     stack: list[_Frame] = []
     dead: list[tuple[int, int]] = []
@@ -487,6 +511,7 @@ def conditions(code: str, rocm_macros: frozenset[str] = frozenset()) -> Conditio
                 # defined only where ROCm never looks (`#ifndef USE_ROCM` `#define BF16_OK`):
                 # undefined on ROCm, unless the file defines it elsewhere too
                 macros.local.setdefault(m.group(1), (None, True))
+                cuda_only.add(m.group(1))
             continue
         if keyword in ("if", "ifdef", "ifndef"):
             frame = _Frame(region, False, region, False, rocm_only)
@@ -521,7 +546,8 @@ def conditions(code: str, rocm_macros: frozenset[str] = frozenset()) -> Conditio
         set_region(frame.current, _next_line(code, end))
     if 0 <= dead_from < len(code):
         dead.append((dead_from, len(code)))
-    return Conditions(dead, defines, count)
+    live = {d.name for d in defines}
+    return Conditions(dead, defines, count, frozenset(cuda_only - live))
 
 
 def _define(

@@ -119,7 +119,7 @@ class KernelSource:
         """The file's ``#if`` stacks read as a ROCm build reads them; None when it has none."""
         if self._conditions is False:
             self._conditions = (
-                conditions(self.code, self.facts.rocm_macros)
+                conditions(self.code, self.facts.rocm_macros, self.facts.cuda_only_macros)
                 if has_conditionals(self.code)
                 else None
             )
