@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from gpuport.syntax.cxx import code_only
 from gpuport.syntax.preprocessor import (
+    can_matter,
     conditions,
     has_conditionals,
     is_nvidia_only,
@@ -231,3 +232,11 @@ def test_macros_defined_only_for_cuda_are_remembered_and_taken_as_undefined_else
     code = code_only(own)
     found = conditions(code, never_defined=frozenset({"PTX_AVAILABLE"}))
     assert not found.is_dead(code.index("asm_path"))
+
+
+def test_can_matter_only_with_a_decidable_name() -> None:
+    assert not can_matter("#ifndef MY_HEADER_H\n#define MY_HEADER_H\n#endif\n")
+    assert can_matter("#ifndef USE_ROCM\n#endif\n")
+    assert can_matter("#if __CUDA_ARCH__ >= 800\n#endif\n")
+    assert can_matter("#ifdef PTX_AVAILABLE\n#endif\n", frozenset({"PTX_AVAILABLE"}))
+    assert not can_matter("#define USE_ROCM 1\n")  # no #if at all

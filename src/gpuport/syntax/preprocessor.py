@@ -141,6 +141,21 @@ def has_conditionals(code: str) -> bool:
     return _CONDITIONAL_RE.search(code) is not None
 
 
+# A condition can only be decided with a name of these in it (or a macro of the project's):
+# files whose #if tests are all include guards and feature switches of their own skip the read.
+_DECIDABLE_RE = re.compile(r"__CUDA|__NVCC|__NVCOMPILER|HIP|ROCM|AMD|HCC")
+
+
+def can_matter(code: str, project_macros: frozenset[str] = frozenset()) -> bool:
+    """Whether reading the directives of ``code`` can find a branch ROCm never compiles: it has
+    an ``#if``-family directive and names a macro whose value on ROCm is known."""
+    if not has_conditionals(code):
+        return False
+    if _DECIDABLE_RE.search(code) is not None:
+        return True
+    return any(name in code for name in project_macros)
+
+
 def _opens_line(code: str, pos: int) -> bool:
     while pos > 0 and code[pos - 1] in " \t":
         pos -= 1

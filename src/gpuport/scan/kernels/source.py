@@ -18,7 +18,7 @@ from gpuport.scan.kernels.constants import Constants
 from gpuport.scan.kernels.names import Names, tracked_names
 from gpuport.scan.kernels.ptx import AsmStatement, asm_statements
 from gpuport.syntax.brackets import Brackets
-from gpuport.syntax.preprocessor import Conditions, conditions, has_conditionals
+from gpuport.syntax.preprocessor import Conditions, can_matter, conditions
 from gpuport.syntax.text import LineIndex
 
 # Starts at the '#' rather than at ``^`` (which Python's regex engine tries at every offset);
@@ -118,9 +118,10 @@ class KernelSource:
     def conditions(self) -> Conditions | None:
         """The file's ``#if`` stacks read as a ROCm build reads them; None when it has none."""
         if self._conditions is False:
+            facts = self.facts
             self._conditions = (
-                conditions(self.code, self.facts.rocm_macros, self.facts.cuda_only_macros)
-                if has_conditionals(self.code)
+                conditions(self.code, facts.rocm_macros, facts.cuda_only_macros)
+                if can_matter(self.code, facts.rocm_macros | facts.cuda_only_macros)
                 else None
             )
         assert self._conditions is not True
