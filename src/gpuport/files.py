@@ -169,6 +169,10 @@ class ProjectFacts:
     # CUDA names the project itself redefines for HIP in a compat header (for example
     # `#define __shfl_xor_sync(mask, var, lane) __shfl_xor(var, lane)` under USE_ROCM).
     rocm_aliases: frozenset[str] = frozenset()
+    # Macros the project's headers define only in branches ROCm never compiles (DeepSpeed's
+    # `#if __CUDA_ARCH__ >= 530` `#define PTX_AVAILABLE`): `#ifdef PTX_AVAILABLE` is dead on ROCm.
+    # Gathered with gpuport.syntax.preprocessor.conditions(...).cuda_only_macros.
+    cuda_only_macros: frozenset[str] = frozenset()
     # The project's own top-level import names: importing them is not a third-party dependency.
     first_party: frozenset[str] = frozenset()
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Iterator
 
-from gpuport.files import FileKind, SourceText
+from gpuport.files import NO_PROJECT_FACTS, FileKind, ProjectFacts, SourceText
 from gpuport.findings import Finding, Skipped
 from gpuport.rules import NeedleSet, Rule
 from gpuport.scan.base import scanner
@@ -70,7 +70,14 @@ CHECKS: tuple[tuple[Rule, Check], ...] = (
 KERNEL_RULES: tuple[Rule, ...] = tuple(rule for rule, _ in CHECKS)
 
 
-def analyze(rel: str, text: str, *, code: str | None = None, renames: bool = True) -> list[Finding]:
+def analyze(
+    rel: str,
+    text: str,
+    *,
+    code: str | None = None,
+    renames: bool = True,
+    facts: ProjectFacts = NO_PROJECT_FACTS,
+) -> list[Finding]:
     """Every GP3xx finding in one CUDA (or CUDA-using C++) file, in file order.
 
     ``rel`` is the path shown in findings. This is public so that ``gpuport port`` can list
@@ -78,7 +85,8 @@ def analyze(rel: str, text: str, *, code: str | None = None, renames: bool = Tru
     and ``renames=False`` to leave out GP300, the count of the renames it does itself.
     """
     checks = CHECKS if renames else CHECKS[1:]
-    return _run(KernelSource(rel, text, code_only(text) if code is None else code), checks)
+    code = code_only(text) if code is None else code
+    return _run(KernelSource(rel, text, code, facts), checks)
 
 
 def _run(src: KernelSource, checks: Iterable[tuple[Rule, Check]]) -> list[Finding]:
@@ -86,6 +94,9 @@ def _run(src: KernelSource, checks: Iterable[tuple[Rule, Check]]) -> list[Findin
     for rule, check in checks:
         if src.mentions(rule):
             findings.extend(check(src))
+    if findings and src.conditions is not None:
+        # a branch ROCm never compiles (the #else of #if USE_ROCM) is not porting work
+        findings = [f for f in findings if src.compiled_line(f.location.line)]
     findings.sort(key=lambda f: f.sort_key)
     return findings
 
@@ -111,4 +122,13 @@ def scan_kernels(source: SourceText, enabled: frozenset[str]) -> Iterable[Findin
     code = code_only(text)
     if source.file.kind is FileKind.CXX and not mentions_cuda(code):
         return []  # CUDA only in comments or strings
-    return _run(KernelSource(source.file.rel, text, code), checks)
+    file = source.file
+    kernel_source = KernelSource(
+        file.rel,
+        text,
+        code,
+        source.facts,
+        path=file.path,
+        root=file.root if file.confined else None,
+    )
+    return _run(kernel_source, checks)

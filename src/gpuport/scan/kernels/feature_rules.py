@@ -22,6 +22,7 @@ from gpuport.scan.kernels.references import (
 from gpuport.scan.kernels.source import KernelSource
 from gpuport.scan.kernels.summaries import names_once_per_line
 from gpuport.scan.kernels.words import words
+from gpuport.syntax.preprocessor import names_rocm_macro
 
 _TEXTURE_NAME_ANCHORS = (
     "texture",
@@ -202,8 +203,8 @@ def cuda_arch_macro(src: KernelSource) -> Iterator[Finding]:
         line_start = code.rfind("\n", 0, m.start()) + 1
         line_end = code.find("\n", m.end())
         line = code[line_start : line_end if line_end >= 0 else len(code)]
-        if "__HIP" in line or "__HIPCC__" in line:
-            continue  # already written for both compilers
+        if names_rocm_macro(line, src.facts.rocm_macros):
+            continue  # already written for both compilers: `|| defined(USE_ROCM)`
         name = m.group()
         if not line.lstrip().startswith("#"):
             message = (

@@ -39,6 +39,11 @@ _RETURN_TYPE_BEFORE_RE = re.compile(
     r"\s*[*&]?\s*$"
 )
 _RENAMED_HEADER_RE = kernel_apis()["renamed-headers"].pattern
+# A PyTorch C++/CUDA extension (it includes torch's, ATen's or c10's headers):
+# torch.utils.cpp_extension runs torch's own hipify over its sources when it builds for ROCm,
+# renaming these names itself (https://pytorch.org/docs/stable/cpp_extension.html, "ROCm").
+_TORCH_EXTENSION_HEADER_RE = re.compile(r"(?:torch|ATen|c10)/")
+
 
 CUDA_API_RENAMES = rule(
     id="GP300",
@@ -87,10 +92,11 @@ def cuda_api_renames(src: KernelSource) -> Iterator[Finding]:
             user_defined.add(helper.group(1))
     families: dict[str, Counter[str]] = {}
     first: int | None = None
+    found = src.conditions  # None: no #if in the file, everything is compiled
     for candidate in words(_API_CANDIDATE_RE, code, also=".>"):
         m = _API_RE.fullmatch(candidate.group())
         index = m.lastindex if m is not None else None
-        if m is None or index is None:
+        if m is None or index is None or (found is not None and found.is_dead(candidate.start())):
             continue
         name = m.group(index)
         if name in user_defined or _NOT_RENAMED_RE.match(name):
@@ -100,7 +106,7 @@ def cuda_api_renames(src: KernelSource) -> Iterator[Finding]:
             first = candidate.start()
     headers: Counter[str] = Counter()
     for header, offset in src.includes:
-        if _RENAMED_HEADER_RE.match(header):
+        if _RENAMED_HEADER_RE.match(header) and src.compiled_on_rocm(offset):
             headers[header] += 1
             first = offset if first is None else min(first, offset)
     if first is None:
@@ -113,10 +119,24 @@ def cuda_api_renames(src: KernelSource) -> Iterator[Finding]:
     ]
     if headers:
         parts.append(f"headers {sum(headers.values())} ({top(headers)})")
+    references = f"{total} CUDA API reference{'s' if total != 1 else ''}"
+    if any(_TORCH_EXTENSION_HEADER_RE.match(header) for header, _ in src.includes):
+        yield src.finding(
+            CUDA_API_RENAMES,
+            first,
+            message=f"{references} in a PyTorch extension, which torch's own hipify renames "
+            f"when torch.utils.cpp_extension builds it for ROCm: {'; '.join(parts)}",
+            fix=Fix(
+                "Nothing to do by hand: build the extension with a ROCm build of PyTorch "
+                "(torch.utils.cpp_extension hipifies its sources), or run `gpuport port`.",
+                mechanical=True,
+            ),
+            severity=Severity.INFO,
+        )
+        return
     yield src.finding(
         CUDA_API_RENAMES,
         first,
-        message=f"{total} CUDA API reference{'s' if total != 1 else ''} that gpuport port "
-        f"renames to HIP: {'; '.join(parts)}",
+        message=f"{references} that gpuport port renames to HIP: {'; '.join(parts)}",
         fix=Fix(CUDA_API_RENAMES.fix, mechanical=True),
     )

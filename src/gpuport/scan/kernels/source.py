@@ -2,23 +2,36 @@
 
 from __future__ import annotations
 
+import bisect
+import functools
+import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import TypeVar
 
-from gpuport.findings import Confidence, Finding, Fix
+from gpuport.files import NO_PROJECT_FACTS, ProjectFacts
+from gpuport.findings import Confidence, Finding, Fix, Severity
 from gpuport.rules import Rule, needles_of
 from gpuport.scan.kernels.constants import Constants
 from gpuport.scan.kernels.names import Names, tracked_names
 from gpuport.scan.kernels.ptx import AsmStatement, asm_statements
 from gpuport.syntax.brackets import Brackets
+from gpuport.syntax.preprocessor import Conditions, can_matter, conditions
 from gpuport.syntax.text import LineIndex
 
 # Starts at the '#' rather than at ``^`` (which Python's regex engine tries at every offset);
 # that the '#' opens its line is checked with ``directive_line_start``.
-_INCLUDE_RE = re.compile(r"#[ \t]*include(?:_next)?[ \t]*[<\"]([^>\"\r\n]+)[>\"]")
+_INCLUDE_RE = re.compile(r"#[ \t]*include(?:_next)?[ \t]*([<\"])([^>\"\r\n]+)[>\"]")
 
 _Hit = TypeVar("_Hit", re.Match[str], tuple[int, int, str])
+
+
+@functools.lru_cache(maxsize=8)
+def _real_root(root: Path) -> str:
+    """The scan root with its links resolved, worked out once per root."""
+    return os.path.realpath(root)
 
 
 def directive_line_start(text: str, pos: int) -> int:
@@ -39,24 +52,45 @@ class KernelSource:
         "_asm",
         "_body",
         "_brackets",
+        "_conditions",
         "_constants",
+        "_dead_lines",
         "_include_spans",
         "_includes",
         "_lines",
         "_mentioned",
         "_names",
+        "_quoted",
         "code",
+        "facts",
+        "path",
         "rel",
+        "root",
         "text",
     )
 
-    def __init__(self, rel: str, text: str, code: str) -> None:
+    def __init__(
+        self,
+        rel: str,
+        text: str,
+        code: str,
+        facts: ProjectFacts = NO_PROJECT_FACTS,
+        *,
+        path: Path | None = None,
+        root: Path | None = None,
+    ) -> None:
         self.rel = rel
+        self.path = path  # where the file is, to tell the project's own headers: None in tests
+        self.root = root
         self.text = text
         self.code = code
+        self.facts = facts
+        self._conditions: Conditions | bool | None = False  # False: not read yet
+        self._dead_lines: tuple[list[int], list[int]] | None = None
         self._lines: LineIndex | None = None
         self._includes: list[tuple[str, int]] | None = None
         self._include_spans: list[tuple[int, int]] = []
+        self._quoted: set[int] = set()
         self._body: str | None = None
         self._brackets: Brackets | None = None
         self._names: Names | None = None
@@ -80,6 +114,44 @@ class KernelSource:
             found = self._mentioned[rule.id] = needles_of(rule).found_in(self.code)
         return found
 
+    @property
+    def conditions(self) -> Conditions | None:
+        """The file's ``#if`` stacks read as a ROCm build reads them; None when it has none."""
+        if self._conditions is False:
+            facts = self.facts
+            self._conditions = (
+                conditions(self.code, facts.rocm_macros, facts.cuda_only_macros)
+                if can_matter(self.code, facts.rocm_macros | facts.cuda_only_macros)
+                else None
+            )
+        assert self._conditions is not True
+        return self._conditions
+
+    def compiled_on_rocm(self, offset: int) -> bool:
+        """False where a ROCm build never compiles the code (a CUDA-only ``#if`` branch)."""
+        found = self.conditions
+        return found is None or not found.is_dead(offset)
+
+    def compiled_line(self, line: int) -> bool:
+        """False when the whole 1-based ``line`` is in a region ROCm never compiles."""
+        if self._dead_lines is None:
+            found = self.conditions
+            spans = [] if found is None else found.dead
+            # a dead span starts at a line's start; its last line is the one before its end
+            self._dead_lines = (
+                [self.line_of(s) for s, _ in spans],
+                [self.line_of(max(s, e - 1)) for s, e in spans],
+            )
+        firsts, lasts = self._dead_lines
+        i = bisect.bisect_right(firsts, line) - 1
+        return i < 0 or line > lasts[i]
+
+    def rocm_aliases(self) -> frozenset[str]:
+        """CUDA names the project maps to HIP forms for ROCm, here or in a compat header."""
+        found = self.conditions
+        local = found.rocm_aliases() if found is not None else frozenset()
+        return local | self.facts.rocm_aliases
+
     def line_of(self, offset: int) -> int:
         return self.position(offset)[0]
 
@@ -92,6 +164,7 @@ class KernelSource:
         message: str | None = None,
         fix: Fix | None = None,
         confidence: Confidence | None = None,
+        severity: Severity | None = None,
     ) -> Finding:
         line, column = self.position(start)
         end_line, end_column = self.position(end) if end is not None else (line, 0)
@@ -104,6 +177,7 @@ class KernelSource:
             end_line=end_line,
             end_column=end_column,
             confidence=confidence,
+            severity=severity,
         )
 
     def once_per_line(self, hits: Iterable[_Hit]) -> Iterator[_Hit]:
@@ -122,10 +196,34 @@ class KernelSource:
             for m in _INCLUDE_RE.finditer(code):
                 start = directive_line_start(code, m.start())
                 if start >= 0:
-                    includes.append((m.group(1).strip(), start))
+                    includes.append((m.group(2).strip(), start))
                     self._include_spans.append((start, m.end()))
+                    if m.group(1) == '"':
+                        self._quoted.add(start)
         self._includes = includes
         return includes
+
+    def project_header(self, header: str, offset: int) -> bool:
+        """Is the ``#include "header"`` at ``offset`` a file of the project beside this one?
+
+        Quoted names are looked up next to the including file first, so a project's own
+        ``"cuda/foo.cuh"`` is not a library's ``<cuda/...>``. Only a regular file inside the
+        scan root counts (links resolved before that test), and nothing is opened."""
+        if self.path is None or self.root is None:
+            return False
+        if self._includes is None:
+            self._index_includes()
+        if offset not in self._quoted:
+            return False
+        try:
+            root = _real_root(self.root)
+            # realpath: a folder on the way that links out of the root does not count either
+            candidate = os.path.realpath(os.path.join(os.path.dirname(self.path), header))
+            if os.path.commonpath([root, candidate]) != root:
+                return False
+            return stat.S_ISREG(os.lstat(candidate).st_mode)
+        except (OSError, ValueError):
+            return False
 
     @property
     def includes(self) -> list[tuple[str, int]]:

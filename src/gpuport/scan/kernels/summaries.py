@@ -12,6 +12,10 @@ from gpuport.rules import Rule
 from gpuport.scan.kernels.source import KernelSource
 from gpuport.scan.kernels.words import anchored, inside_other_namespace, words
 
+# An include guard's name (`CUDNN_ATT_H`, `CUBLASLT_UTILS_HPP_`), which only looks like the
+# library's own constants.
+_INCLUDE_GUARD_RE = re.compile(r"\w+_(?:H|HH|HPP|HXX|CUH|INC|INCLUDED|HEADER)_*")
+
 
 def top(counter: Counter[str], n: int = 3) -> str:
     """The ``n`` most frequent names, with their counts: ``cudaMemcpy x2, cudaMalloc, …``."""
@@ -31,7 +35,7 @@ def library_use(src: KernelSource, rule: Rule, library: KernelLibrary) -> Iterat
     headers: list[str] = []
     if library.headers is not None:
         for header, offset in src.includes:
-            if library.headers.search(header):
+            if library.headers.search(header) and not src.project_header(header, offset):
                 headers.append(header)
                 first = offset if first is None else min(first, offset)
     if library.identifiers is not None:
@@ -41,6 +45,8 @@ def library_use(src: KernelSource, rule: Rule, library: KernelLibrary) -> Iterat
             name = m.group()
             if name in library.skip or name.startswith(skip_prefixes):
                 continue
+            if _INCLUDE_GUARD_RE.fullmatch(name):
+                continue  # `#ifndef CUDNN_ATT_H`: a header's include guard, not the library
             names[name] += 1
             first = m.start() if first is None else min(first, m.start())
     if first is None:

@@ -73,7 +73,12 @@ def warp_mask_32_bit(src: KernelSource) -> Iterator[Finding]:
         return "HIP's mask parameter is 64-bit and a 32-bit mask fails its static_assert"
 
     reported_constants: set[str] = set()
+    # the project maps these to HIP's mask-less forms on ROCm (`#define __shfl_xor_sync(mask,
+    # var, lane) __shfl_xor(var, lane)` under USE_ROCM, here or in its compat header)
+    aliases = src.rocm_aliases()
     for m in words(_SYNC_CALL_RE, code):
+        if m.group(1) in aliases:
+            continue
         open_at = m.end() - 1
         close_at = match_forward(src.brackets, open_at)
         if close_at < 0:

@@ -22,7 +22,7 @@ from gpuport.scan.kernels.brackets import (
 from gpuport.scan.kernels.names import LANE_HINT_RE, LANE_NAME_RE, TRACKING_WORDS
 from gpuport.scan.kernels.references import HIP_WARP_FUNCTIONS, HIP_WARP_SIZE
 from gpuport.scan.kernels.source import KernelSource, directive_line_start
-from gpuport.scan.kernels.statements import CPP_KEYWORDS, statement_before
+from gpuport.scan.kernels.statements import CPP_KEYWORDS, assigned_name, statement_before
 from gpuport.scan.kernels.words import word_start, words
 
 _LANE_OP_RE = re.compile(r"(?:&\s*(?:31|0[xX]1[fF])|%\s*32|/\s*32|>>\s*5)[uU]?(?![\w.'])(?!\s*=)")
@@ -59,18 +59,67 @@ LANE_MATH_WARP_32 = rule(
 )
 
 
+# What makes a 32 a warp's width: a warp-level operation somewhere in the file (looked for
+# with `in`, which is many times faster than one alternation run over the whole file).
+_WARP_LEVEL_WORDS = (
+    "__shfl",
+    "__ballot",
+    "__any_sync",
+    "__all_sync",
+    "__syncwarp",
+    "__activemask",
+    "__match_",
+    "_sync(",
+    "tiled_partition",
+    "WarpReduce",
+    "WarpScan",
+    "coalesced_threads",
+    "__lane_id",
+    "mma_sync",
+    "MMA_Atom",
+)
+# Explicit 32-wide logical warps, and the raw warp intrinsics that would still see the hardware's.
+_TILE_32_RE = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*32[uU]?\s*>")
+_RAW_WARP_WORDS = (
+    "__shfl",
+    "__ballot",
+    "__any_sync",
+    "__all_sync",
+    "__syncwarp",
+    "__activemask",
+    "__match_",
+    "WarpReduce",
+    "WarpScan",
+    "__lane_id",
+)
+_LANE_OR_WARP_NAME_RE = re.compile(r"lane|warp|^wid|^lid$|^tid_in", re.I)
+
+
 def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
     """``& 31``, ``% 32``, ``/ 32``, ``>> 5`` applied to a thread index."""
     code = src.code
     if not src.mentions(LANE_MATH_WARP_32):
         return
     names = src.names
+    # In a file without a warp-level operation a 32 kept in a variable is a tile or packing
+    # size (`z_mod = w % 32` picks a bit of a 3-bit packed column in AutoGPTQ's kernels,
+    # `off = threadIdx.x % 32` a column of a shared table), unless the variable is named as a
+    # lane or a warp.
+    warp_level = any(word in code for word in _WARP_LEVEL_WORDS)
+    if _TILE_32_RE.search(code) and not any(word in code for word in _RAW_WARP_WORDS):
+        # the file's warps are cooperative-groups tiles of 32 on purpose (`tiled_partition<32>`,
+        # which HIP supports on 64-wide wavefronts): `threadIdx.x >> 5` is the tile's number
+        return
     for m in _LANE_OP_RE.finditer(code):
         if m.start() > 0 and code[m.start() - 1] in "&|":
             continue  # && and || are not bit operations
         operand = _left_operand(code, m.start())
         if not names.is_thread_expr(operand):
             continue
+        if not warp_level:
+            target = assigned_name(code, m.start())
+            if target is not None and not _LANE_OR_WARP_NAME_RE.search(target[0]):
+                continue
         op = " ".join(m.group().split())
         shown = " ".join(operand.split())
         if len(shown) > 40:
@@ -275,6 +324,57 @@ def warpsize_not_constexpr(src: KernelSource) -> Iterator[Finding]:
             end,
             message=f"warpSize used {what}: it is not a compile-time constant in HIP "
             "(ROCm 7.0 and later) and differs between AMD GPUs (64 or 32)",
+        )
+    yield from _warpsize_through_macros(src, {start for start, _, _ in hits})
+
+
+# `#define NUM_WARPS (1024 / warpSize)`: the name and the body, up to the line's end.
+_DEFINE_RE = re.compile(r"#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*([^\r\n]*)")
+
+
+def _warpsize_through_macros(src: KernelSource, reported: set[int]) -> Iterator[Finding]:
+    """Object-like macros built from ``warpSize`` (``#define NUM_WARPS (1024 / warpSize)``,
+    and macros built from those) where a compile-time constant is required: the most common
+    ROCm 7 break, since the array bound does not name warpSize itself."""
+    code = src.code
+    derived: dict[str, int] = {}  # macro name -> offset of its #define
+    bodies: list[tuple[str, int, str]] = []
+    for m in _DEFINE_RE.finditer(code):
+        if directive_line_start(code, m.start()) >= 0 and src.compiled_on_rocm(m.start()):
+            bodies.append((m.group(1), m.start(), m.group(2)))
+    grew = True
+    while grew:  # a macro of a macro of warpSize: a few rounds at most
+        grew = False
+        for name, at, body in bodies:
+            if name in derived:
+                continue
+            if _WARPSIZE_RE.search(body) or any(
+                re.search(rf"\b{re.escape(other)}\b", body) for other in derived
+            ):
+                derived[name] = at
+                grew = True
+    if not derived:
+        return
+    names_re = re.compile(r"\b(?:" + "|".join(map(re.escape, derived)) + r")\b")
+    hits: list[tuple[int, int, str]] = []
+    for m in names_re.finditer(code):
+        if m.start() in reported or not src.compiled_on_rocm(m.start()):
+            continue
+        line_start = code.rfind("\n", 0, m.start()) + 1
+        if code[line_start : m.start()].lstrip().startswith("#"):
+            continue  # another #define or an #if: not a use
+        use = _constant_required(code, m.start())
+        if use is not None:
+            hits.append((m.start(), m.end(), f"{m.group()} used {use}"))
+    for start, end, what in src.once_per_line(hits):
+        name = code[start:end]
+        yield src.finding(
+            WARPSIZE_NOT_CONSTEXPR,
+            start,
+            end,
+            message=f"{what}, but {name} is defined from warpSize (line "
+            f"{src.line_of(derived[name])}): not a compile-time constant in HIP (ROCm 7.0 "
+            "and later), and 64 or 32 depending on the AMD GPU",
         )
 
 
