@@ -138,6 +138,9 @@ class DependencyFile:
     problems: list[Skipped] = field(default_factory=list)
     no_index: bool = False  # pip's --no-index: only find-links pages are searched
     conda_layout: CondaLayout | None = None
+    project_name: str = (
+        ""  # the name this file gives its own project ([project] name, setup(name=))
+    )
 
     def walk(self) -> Iterator[DependencyFile]:
         """This file and every file it includes, depth first."""

@@ -48,6 +48,12 @@ def parse_setup_py(text: str, path: str) -> DependencyFile:
         for keyword in node.keywords:
             if keyword.arg in _SETUP_KEYWORDS:
                 _setup_value(keyword.arg, keyword.value, assignments, path, result)
+            elif (
+                keyword.arg == "name"
+                and isinstance(keyword.value, ast.Constant)
+                and isinstance(keyword.value.value, str)
+            ):
+                result.project_name = keyword.value.value
             elif keyword.arg == "dependency_links":
                 for element, line, column in _literal_strings(keyword.value, assignments) or []:
                     result.indexes.append(

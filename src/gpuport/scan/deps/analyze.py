@@ -102,12 +102,16 @@ def analyze(
     dep: DependencyFile,
     rocm_version: str = kb.DEFAULT_ROCM_VERSION,
     enabled: frozenset[str] | None = None,
+    own: frozenset[str] = frozenset(),
 ) -> list[DependencyHit]:
     """Every hit of the ``enabled`` rules (all when None) on the records written in ``dep``.
 
     Included files give context only: their own records are analysed on their own. Sorted by
-    line, column and rule.
+    line, column and rule. Requirements on the project itself (``own``: normalized names, and
+    the name ``dep`` gives its project), such as ``unsloth[huggingface]`` in unsloth's own
+    extras, are not third-party dependencies and are left alone.
     """
+    own = own | own_names((dep.project_name,))
     wanted = set(DEPENDENCY_RULES) if enabled is None else enabled & set(DEPENDENCY_RULES)
     run = set(wanted)
     if TORCH_WITHOUT_INDEX.id in wanted:
@@ -116,7 +120,7 @@ def analyze(
     hits: list[DependencyHit] = []
     requirement_checks = [c for c in REQUIREMENT_CHECKS if c[0].id in run]
     for requirement in dep.requirements:
-        if on_linux(requirement):
+        if on_linux(requirement) and own_name(requirement.key) not in own:
             for _, check in requirement_checks:
                 hits.extend(check(requirement, context))
     index_checks = [c for c in INDEX_CHECKS if c[0].id in run]
@@ -132,6 +136,17 @@ def analyze(
     kept = [h for h in hits if h.rule.id in wanted]
     kept.sort(key=lambda h: (h.line, h.column, h.rule.id))
     return kept
+
+
+def own_name(name: str) -> str:
+    """A distribution or import name in one spelling: ``Flash-Attn`` and ``flash_attn`` match."""
+    return name.lower().replace("-", "_").replace(".", "_")
+
+
+def own_names(names: Iterable[str]) -> frozenset[str]:
+    """The project's own names (import names from ProjectFacts, its declared name) compared
+    with requirement names."""
+    return frozenset(own_name(name) for name in names if name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -262,8 +277,9 @@ def scan_dependencies(source: SourceText, enabled: frozenset[str]) -> Iterator[F
             yield problem
     if needles is not None and not needles.found_in(source.text):
         return  # no enabled rule can fire here
-    hits = analyze(dep, enabled=enabled)
+    own = own_names(source.facts.first_party)
+    hits = analyze(dep, enabled=enabled, own=own)
     for other in unlisted_includes(dep, root):
-        hits.extend(analyze(other, enabled=enabled))
+        hits.extend(analyze(other, enabled=enabled, own=own))
     for hit in hits:
         yield hit.finding()

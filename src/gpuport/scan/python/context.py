@@ -59,8 +59,12 @@ class PythonContext:
     """The state of one file's walk; a notebook's cells share one, so that an import in one cell
     resolves names in the next."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, first_party: frozenset[str] = frozenset()) -> None:
         self.path = path
+        # The project's own top-level import names (ProjectFacts.first_party) and the package
+        # this file itself sits in: importing them is not a third-party dependency.
+        own_package = path.split("/", 1)[0] if "/" in path else ""
+        self.first_party = first_party | ({own_package} if own_package.isidentifier() else set())
         self.aliases: dict[str, str] = {}  # local name -> the dotted name it stands for
         self.module_scope = Scope(module=True)
         self.scopes: list[Scope] = [self.module_scope]
@@ -73,6 +77,10 @@ class PythonContext:
         self._once: set[tuple[str, str]] = set()
         self._tracked: frozenset[str] | None = None
         self._operand_kinds: tuple[ast.Compare, list[ValueKind | None]] | None = None
+
+    def is_first_party(self, module: str) -> bool:
+        """``module`` (dotted) belongs to the project being scanned."""
+        return module.split(".", 1)[0] in self.first_party
 
     # -- one parsed text at a time -----------------------------------------------------------
 

@@ -66,7 +66,7 @@ def scan_python(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding
         reason = f"Python code could not be parsed ({type(exc).__name__}: {exc})"
         yield Skipped(source.file.rel, SkipKind.SYNTAX, reason)
         return
-    yield from PythonWalker(source.file.rel, dispatch).walk(tree, text)
+    yield from PythonWalker(source.file.rel, dispatch, source.facts.first_party).walk(tree, text)
 
 
 @scanner(FileKind.NOTEBOOK, name="notebook")
@@ -100,7 +100,7 @@ def scan_notebook(source: SourceText, enabled: frozenset[str]) -> Iterator[Findi
         reason = f"notebook kernel language is {language!r}; gpuport reads Python notebooks only"
         yield Skipped(rel, SkipKind.SYNTAX, reason)
         return
-    walker = PythonWalker(rel, dispatch)
+    walker = PythonWalker(rel, dispatch, source.facts.first_party)
     for cell in cells:
         yield from _scan_cell(rel, walker, cell)
 

@@ -34,8 +34,10 @@ _IMPORT_MODULE = "importlib.import_module"
 class PythonWalker:
     """Walks one file's parsed texts (a notebook's cells one after another) for the enabled rules."""
 
-    def __init__(self, path: str, dispatch: Dispatch) -> None:
-        self.context = PythonContext(path)
+    def __init__(
+        self, path: str, dispatch: Dispatch, first_party: frozenset[str] = frozenset()
+    ) -> None:
+        self.context = PythonContext(path, first_party)
         self._dispatch = dispatch
         self._handlers = _handlers_for(dispatch)
         self._needs_qual = bool(
