@@ -45,6 +45,7 @@ class EnvAccess:
     line: int
     column: int
     write: bool
+    node: ast.AST | None = None  # where in the tree, when the access is in Python code
 
 
 @dataclass(slots=True)
