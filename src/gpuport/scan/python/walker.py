@@ -181,9 +181,9 @@ class PythonWalker:
                 continue
             if dispatch.assignments and isinstance(target, ast.Attribute):
                 for check in dispatch.assignments.get(context.qual(target) or "", ()):
-                    check(context, Assignment(target, value))
+                    check(context, Assignment(target, value, node))
             for check in checks:
-                check(context, Assignment(target, value))
+                check(context, Assignment(target, value, node))
 
     # -- calls, names, attributes ------------------------------------------------------------
 

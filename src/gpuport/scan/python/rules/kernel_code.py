@@ -11,6 +11,7 @@ import re
 
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.rules import rule
+from gpuport.scan.python import guards
 from gpuport.scan.python.checks import Assignment, looks_at
 from gpuport.scan.python.context import PythonContext
 from gpuport.scan.python.nodes import (
@@ -260,6 +261,17 @@ HARDCODED_WARP_SIZE = rule(
 )
 
 
+# NVIDIA-only kernel DSLs (NVIDIA's CuTe DSL is `import cutlass`): a file written in one does
+# not run on ROCm at all, so its warp arithmetic is not a separate porting problem.
+_NVIDIA_ONLY_DSL_MODULES = ("cutlass",)
+
+
+def _nvidia_only_dsl(ctx: PythonContext) -> bool:
+    return any(
+        target.split(".", 1)[0] in _NVIDIA_ONLY_DSL_MODULES for target in ctx.aliases.values()
+    )
+
+
 @looks_at(
     HARDCODED_WARP_SIZE,
     events=(Assignment,),
@@ -270,6 +282,11 @@ def hardcoded_warp_size(
     ctx: PythonContext, subject: Assignment | ast.BinOp | ast.Dict | ast.Call
 ) -> None:
     def report(node: ast.AST, shown: str) -> None:
+        placed = subject.node if isinstance(subject, Assignment) and subject.node else node
+        if guards.rocm_guarded(ctx.parents, placed):
+            return  # the ROCm branch itself (warp_size = 32 for RDNA under torch.version.hip)
+        if _nvidia_only_dsl(ctx):
+            return  # CuTe DSL kernels never run on ROCm: GP201 reports the import, once
         ctx.report(
             HARDCODED_WARP_SIZE,
             node,
