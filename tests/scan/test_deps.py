@@ -38,7 +38,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "deps"
 FIXTURE_FILES = sorted(
     p for p in FIXTURES.rglob("*") if p.is_file() and classify(p.name) in DEPENDENCY_KINDS
 )
-RULE_IDS = [f"GP1{n:02d}" for n in range(1, 13)]
+RULE_IDS = [f"GP1{n:02d}" for n in range(1, 15)]
 
 
 def scan(root: Path) -> ScanResult:
@@ -375,10 +375,16 @@ def test_setup_py_computed_values_are_noted_not_run(tmp_path: Path) -> None:
     )
     result = scan(tmp_path)
     assert not marker.exists()
-    (problem,) = result.skipped
+    # The computed list is a finding (GP114), no longer an input problem as well.
+    assert not result.skipped
+    assert [(f.location.line, f.rule_id) for f in result.findings] == [
+        (5, "GP114"),
+        (6, "GP105"),
+    ]
+    assert "install_requires is computed" in result.findings[0].message
+    (problem,) = parse_setup_py((tmp_path / "setup.py").read_text(), "setup.py").problems
     assert (problem.kind, problem.line, problem.partial) == (SkipKind.UNREADABLE, 5, True)
     assert "install_requires is computed" in problem.reason
-    assert [(f.location.line, f.rule_id) for f in result.findings] == [(6, "GP105")]
 
 
 def test_setup_py_lists_grown_after_their_assignment_are_read_whole() -> None:

@@ -16,6 +16,12 @@ from gpuport.findings import Finding, SkipKind, Skipped
 from gpuport.read_policy import ReadRefused, read_within
 from gpuport.rules import NeedleSet, Rule, prefilter
 from gpuport.scan.base import scanner
+from gpuport.scan.deps.build_inputs import (
+    COMPUTED_REQUIREMENTS,
+    TORCH_BUILD_REQUIREMENT,
+    computed_requirements,
+    torch_build_requirement,
+)
 from gpuport.scan.deps.conda import (
     CONDA_CUDA_PACKAGE,
     CONDA_NVIDIA_CHANNEL,
@@ -77,6 +83,7 @@ REQUIREMENT_CHECKS: tuple[
     (PARTIAL_ROCM_SUPPORT, partial_rocm_support),
     (ROCM_PACKAGE_REPLACEMENT, rocm_package_replacement),
     (NEEDS_ROCM_BUILD, needs_rocm_build),
+    (TORCH_BUILD_REQUIREMENT, torch_build_requirement),
 )
 INDEX_CHECKS: tuple[tuple[Rule, Callable[[IndexSource, Context], Iterable[DependencyHit]]], ...] = (
     (CUDA_PIP_INDEX, cuda_pip_index),
@@ -95,7 +102,7 @@ CONDA_CHECKS: tuple[
 # Every dependency rule, by id.
 DEPENDENCY_RULES: dict[str, Rule] = {
     r.id: r for checks in (REQUIREMENT_CHECKS, INDEX_CHECKS, CONDA_CHECKS) for r, _ in checks
-} | {TORCH_WITHOUT_INDEX.id: TORCH_WITHOUT_INDEX}
+} | {TORCH_WITHOUT_INDEX.id: TORCH_WITHOUT_INDEX, COMPUTED_REQUIREMENTS.id: COMPUTED_REQUIREMENTS}
 
 
 def analyze(
@@ -133,6 +140,8 @@ def analyze(
             hits.extend(conda_check(package, context))
     if TORCH_WITHOUT_INDEX.id in wanted:
         hits.extend(torch_without_index(context, hits, REQUIREMENT_CHECKS))
+    if COMPUTED_REQUIREMENTS.id in wanted:
+        hits.extend(computed_requirements(context))
     kept = [h for h in hits if h.rule.id in wanted]
     kept.sort(key=lambda h: (h.line, h.column, h.rule.id))
     return kept
@@ -260,7 +269,7 @@ def _enabled_rules(enabled: frozenset[str]) -> tuple[tuple[Rule, ...], NeedleSet
 
 @scanner(*DEPENDENCY_KINDS, name="dependencies")
 def scan_dependencies(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding | Skipped]:
-    """Findings GP101-GP112 for one dependency file, and the input problems met reading it.
+    """Findings GP101-GP114 for one dependency file, and the input problems met reading it.
 
     Every file is read, so that what makes it unreadable is reported whichever rules are
     enabled; the rules look at a file only when one of their needles, or an include, is in it.
@@ -271,8 +280,10 @@ def scan_dependencies(source: SourceText, enabled: frozenset[str]) -> Iterator[F
     dep = parse_source(source)
     seen: set[Skipped] = set()
     root = source.file.root
+    # GP114 reports a computed dependency list as a finding; its input problem would repeat it.
+    told = {id(c.problem) for c in dep.computed} if COMPUTED_REQUIREMENTS in rules else set()
     for problem in _own_problems(dep, root):
-        if problem not in seen:
+        if problem not in seen and id(problem) not in told:
             seen.add(problem)
             yield problem
     if needles is not None and not needles.found_in(source.text):
