@@ -87,7 +87,7 @@ ROCM_ARCH_LIST_GAPS = rule(
     summary="The project's ROCm arch list leaves out current AMD GPUs",
     what=(
         "Collects the gfx targets a file gives its ROCm arch variables and `--offload-arch` "
-        "options, all lines together, and names the current Instinct targets (and, where the "
+        "options, all lines together; where there are two or more, names the current Instinct targets (and, where the "
         "list has Radeon targets, the current Radeon ones) that are missing. The knowledge "
         "base (kb/gpu_arch.toml) says which targets are current."
     ),
@@ -195,7 +195,9 @@ def _gpu_target_findings(source: SourceText, enabled: frozenset[str]) -> Iterato
         _first, _column, listed = lists.setdefault(key, (number, column, set()))
         listed |= targets
     for key, (number, column, listed) in lists.items():
-        missing = missing_targets(listed)
+        # One target is a deliberate choice (the deployment's GPU), not a list meant to cover
+        # the GPUs a project's users run.
+        missing = missing_targets(listed) if len(listed) > 1 else []
         if missing:
             shown = key if key == "--offload-arch" else key.upper()
             yield ROCM_ARCH_LIST_GAPS.finding(

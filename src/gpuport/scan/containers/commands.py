@@ -26,6 +26,7 @@ from gpuport.scan.containers.common import (
 )
 from gpuport.scan.containers.env import NVIDIA_CONTAINER_ENV, EnvOption, nvidia_container_env
 from gpuport.scan.containers.images import CUDA_CONTAINER_IMAGE, ImageRef, cuda_container_image
+from gpuport.scan.containers.pip_builds import PIP_BUILD_ISOLATION, pip_build_isolation
 from gpuport.syntax.shell import Word, program_index
 
 # ---------------------------------------------------------------------------------------------
@@ -568,7 +569,7 @@ def docker_gpu_flags(ctx: ContainerContext, site: DockerCommand | ApptainerArgs)
 # ---------------------------------------------------------------------------------------------
 # The walk over commands
 
-COMMAND_RULES = (PIP_CUDA_WHEELS, CUDA_SYSTEM_PACKAGES, DOCKER_GPU_FLAGS)
+COMMAND_RULES = (PIP_CUDA_WHEELS, CUDA_SYSTEM_PACKAGES, DOCKER_GPU_FLAGS, PIP_BUILD_ISOLATION)
 
 
 def command_hits(
@@ -577,6 +578,7 @@ def command_hits(
     """The container rules' hits in shell commands (``docker``: docker/apptainer commands too)."""
     run = ctx.run
     packages, pip = run.runs(CUDA_SYSTEM_PACKAGES), run.runs(PIP_CUDA_WHEELS)
+    isolation = run.runs(PIP_BUILD_ISOLATION)
     flags, images, env = (
         run.runs(DOCKER_GPU_FLAGS),
         run.runs(CUDA_CONTAINER_IMAGE),
@@ -597,9 +599,14 @@ def command_hits(
                 args = args[1:]
             if pip:
                 pip_cuda_wheels(ctx, args)
+            if isolation:
+                pip_build_isolation(ctx, args)
         elif re.fullmatch(r"python\d*(?:\.\d+)?", program):
-            if pip and len(args) >= 2 and args[0].text == "-m" and args[1].text == "pip":
-                pip_cuda_wheels(ctx, args[2:])
+            if len(args) >= 2 and args[0].text == "-m" and args[1].text == "pip":
+                if pip:
+                    pip_cuda_wheels(ctx, args[2:])
+                if isolation:
+                    pip_build_isolation(ctx, args[2:])
         elif docker and program in ("docker", "podman", "nvidia-docker"):
             command = read_docker_command(words[index], program, args)
             if images and command.pulled is not None:
