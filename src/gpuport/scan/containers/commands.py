@@ -142,7 +142,7 @@ def pip_cuda_wheels(ctx: ContainerContext, args: Sequence[Word]) -> None:
         return
     text, rocm_version = ctx.text, ctx.rocm_version
     hits = ctx.run.hits
-    has_rocm_index = False
+    has_rocm_index = other_torch_index = False
     requirements: list[Word] = []
     i = 1
     while i < len(args):
@@ -163,6 +163,10 @@ def pip_cuda_wheels(ctx: ContainerContext, args: Sequence[Word]) -> None:
                 has_rocm_index |= hit.status is not ChangeStatus.UNCONVERTED
             elif "rocm" in url_word.text:
                 has_rocm_index = True
+            elif "download.pytorch.org" in url_word.text:
+                # PyTorch's CPU index, or one a CI matrix fills in (whl/${{ matrix.cuda }}):
+                # torch does not come "from PyPI" here.
+                other_torch_index = True
             continue
         if word.text.startswith("-"):
             i += 2 if (word.text in _PIP_VALUE_OPTIONS and not sep) else 1
@@ -252,7 +256,7 @@ def pip_cuda_wheels(ctx: ContainerContext, args: Sequence[Word]) -> None:
                     fix=package.instead,
                 )
             )
-    if needs_index is not None and index_url:
+    if needs_index is not None and index_url and not other_torch_index:
         install = args[0]
         hits.append(
             Hit(
