@@ -280,8 +280,16 @@ class PythonContext:
 
     # -- assignments -------------------------------------------------------------------------
 
-    def bind(self, target: ast.expr, kind: ValueKind | None, value: ast.expr | None) -> None:
-        """``target = value``, where ``value`` holds a followed value of ``kind`` (or none)."""
+    def bind(
+        self,
+        target: ast.expr,
+        kind: ValueKind | None,
+        value: ast.expr | None,
+        statement: ast.AST | None = None,
+    ) -> None:
+        """``target = value``, where ``value`` holds a followed value of ``kind`` (or none);
+        ``statement`` is the assignment, whose place in the tree is known (its target's is
+        recorded only after the assignment's checks run)."""
         scope = self.scopes[-1]
         if isinstance(target, ast.Name):
             name = target.id
@@ -295,7 +303,7 @@ class PythonContext:
                 scope.kinds[name] = None  # hides a followed name of the module
             if before is not kind:
                 self._tracked = None
-            if name in self.aliases and not self._fallback_binding(target, value):
+            if name in self.aliases and not self._fallback_binding(statement or target, value):
                 if scope.module:
                     del self.aliases[name]
                     self._tracked = None
@@ -309,12 +317,13 @@ class PythonContext:
                 inner = element.value if isinstance(element, ast.Starred) else element
                 self.bind(inner, kind if kind is ValueKind.CAPABILITY else None, None)
 
-    def _fallback_binding(self, target: ast.expr, value: ast.expr | None) -> bool:
-        """``torch = None`` or an assignment in ``except ImportError:`` — a stand-in for a
-        missing module, not a new meaning of the name."""
+    def _fallback_binding(self, where: ast.AST, value: ast.expr | None) -> bool:
+        """``torch = None`` or any assignment in an ``except`` handler (``flash_attn_func =
+        naive_attention`` when the import failed) — a stand-in for a missing module, not a new
+        meaning of the name."""
         if isinstance(value, ast.Constant) and value.value is None:
             return True
-        parent = self.parents.get(target)
+        parent = self.parents.get(where)
         while parent is not None:
             if isinstance(parent, ast.ExceptHandler):
                 return True

@@ -176,7 +176,7 @@ class PythonWalker:
         dispatch = self._dispatch
         checks = dispatch.events.get(Assignment, ())
         for target in targets:
-            context.bind(target, kind, value)
+            context.bind(target, kind, value, node)
             if value is None:
                 continue
             if dispatch.assignments and isinstance(target, ast.Attribute):
