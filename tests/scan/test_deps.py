@@ -730,3 +730,26 @@ def test_an_include_the_walk_knows_through_the_roots_name_is_not_repeated(
     write(root, "base.txt", "torch==2.3.0+cu121\n")
     findings = scan(root).findings
     assert [(f.location.path, f.rule_id) for f in findings] == [("base.txt", "GP101")]
+
+
+def test_a_computed_list_read_from_a_scanned_requirements_file_is_no_gap(tmp_path: Path) -> None:
+    # DeepSpeed's setup.py reads requirements/*.txt, which the scan checks on their own.
+    write(tmp_path, "requirements/requirements.txt", "xformers\n")
+    write(
+        tmp_path,
+        "setup.py",
+        "from setuptools import setup\n"
+        "def fetch_requirements(path):\n"
+        "    return open(path).read().split()\n"
+        "setup(\n"
+        "    install_requires=fetch_requirements('requirements/requirements.txt'),\n"
+        "    extras_require={'x': fetch_requirements('requirements/missing.txt')},\n"
+        ")\n",
+    )
+    result = scan(tmp_path)
+    assert not result.skipped
+    found = sorted((f.location.path, f.location.line, f.rule_id) for f in result.findings)
+    assert found == [
+        ("requirements/requirements.txt", 1, "GP106"),
+        ("setup.py", 6, "GP114"),
+    ]

@@ -60,6 +60,7 @@ from gpuport.scan.deps.pins import (
 )
 from gpuport.syntax.conda import parse_conda_env
 from gpuport.syntax.dependencies import (
+    ComputedList,
     CondaPackage,
     DependencyFile,
     FileFormat,
@@ -231,6 +232,22 @@ def unlisted_includes(dep: DependencyFile, root: Path) -> list[DependencyFile]:
     return out
 
 
+def _checked_elsewhere(computed: ComputedList, rel: str, root: Path) -> bool:
+    """Every file the computed list's code reads is a requirements file the walk scans on its
+    own (DeepSpeed's fetch_requirements('requirements/requirements.txt')): its dependencies
+    are checked there, so the list is not a gap."""
+    if not computed.reads:
+        return False
+    folder = PurePosixPath(rel).parent
+    for read in computed.reads:
+        path = folder / read
+        if ".." in path.parts or path.is_absolute():
+            return False
+        if not (root / path).is_file() or not _scanned_on_its_own(str(path), root):
+            return False
+    return True
+
+
 def _own_problems(dep: DependencyFile, root: Path) -> Iterable[Skipped]:
     """Problems of this file, and of included files that are not scanned on their own."""
     yield from dep.problems
@@ -280,8 +297,12 @@ def scan_dependencies(source: SourceText, enabled: frozenset[str]) -> Iterator[F
     dep = parse_source(source)
     seen: set[Skipped] = set()
     root = source.file.root
+    read_elsewhere = [c for c in dep.computed if _checked_elsewhere(c, source.file.rel, root)]
+    dropped = {id(c.problem) for c in read_elsewhere}
     # GP114 reports a computed dependency list as a finding; its input problem would repeat it.
     told = {id(c.problem) for c in dep.computed} if COMPUTED_REQUIREMENTS in rules else set()
+    told |= dropped
+    dep.computed = [c for c in dep.computed if id(c.problem) not in dropped]
     for problem in _own_problems(dep, root):
         if problem not in seen and id(problem) not in told:
             seen.add(problem)
