@@ -30,6 +30,9 @@ class ValueKind(enum.Enum):
     ENVIRON = "environ"  # os.environ or a copy of it
 
 
+# Top-level modules of NVIDIA-only kernel DSLs (nvidia-cutlass-dsl installs `cutlass`).
+NVIDIA_ONLY_DSL_MODULES = frozenset({"cutlass"})
+
 # The PyTorch and standard-library names each kind starts from.
 _CAPABILITY = "torch.cuda.get_device_capability"
 _PROPERTIES = "torch.cuda.get_device_properties"
@@ -77,6 +80,13 @@ class PythonContext:
         self._once: set[tuple[str, str]] = set()
         self._tracked: frozenset[str] | None = None
         self._operand_kinds: tuple[ast.Compare, list[ValueKind | None]] | None = None
+
+    def imports_nvidia_only_dsl(self) -> bool:
+        """The file is written in an NVIDIA-only kernel DSL (NVIDIA's CuTe DSL: ``import
+        cutlass``): it never runs on ROCm, and GP201 reports that import once."""
+        return any(
+            target.split(".", 1)[0] in NVIDIA_ONLY_DSL_MODULES for target in self.aliases.values()
+        )
 
     def is_first_party(self, module: str) -> bool:
         """``module`` (dotted) belongs to the project being scanned."""

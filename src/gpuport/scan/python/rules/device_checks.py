@@ -186,6 +186,8 @@ DEVICE_CAPABILITY_GATE = rule(
 
 @looks_at(DEVICE_CAPABILITY_GATE, nodes=(ast.Compare, ast.JoinedStr))
 def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr) -> None:
+    if ctx.imports_nvidia_only_dsl():
+        return  # a CuTe DSL file never runs on ROCm: GP201 reports its import, once
     if isinstance(node, ast.JoinedStr):  # f"sm_{major}{minor}"
         written = "".join(literal(part) or "" for part in node.values)
         if "sm_" not in written and "compute_" not in written:

@@ -261,17 +261,6 @@ HARDCODED_WARP_SIZE = rule(
 )
 
 
-# NVIDIA-only kernel DSLs (NVIDIA's CuTe DSL is `import cutlass`): a file written in one does
-# not run on ROCm at all, so its warp arithmetic is not a separate porting problem.
-_NVIDIA_ONLY_DSL_MODULES = ("cutlass",)
-
-
-def _nvidia_only_dsl(ctx: PythonContext) -> bool:
-    return any(
-        target.split(".", 1)[0] in _NVIDIA_ONLY_DSL_MODULES for target in ctx.aliases.values()
-    )
-
-
 @looks_at(
     HARDCODED_WARP_SIZE,
     events=(Assignment,),
@@ -285,7 +274,7 @@ def hardcoded_warp_size(
         placed = subject.node if isinstance(subject, Assignment) and subject.node else node
         if guards.rocm_guarded(ctx.parents, placed):
             return  # the ROCm branch itself (warp_size = 32 for RDNA under torch.version.hip)
-        if _nvidia_only_dsl(ctx):
+        if ctx.imports_nvidia_only_dsl():
             return  # CuTe DSL kernels never run on ROCm: GP201 reports the import, once
         ctx.report(
             HARDCODED_WARP_SIZE,
