@@ -199,10 +199,10 @@ def tests_unset(test: ast.AST, value: ast.AST) -> bool:
 
 
 def none_guard(parents: Parents, node: ast.AST) -> ast.AST | None:
-    """The test that lets ``node`` (a value that is None on ROCm, such as
-    ``torch.version.cuda``) be reached only once it is set: ``value and …``,
-    ``value is None or …``, ``if value:``, ``if value is None: return`` or ``assert value``
-    before it; None when nothing does."""
+    """What lets ``node`` (a value that is None on ROCm, such as ``torch.version.cuda``) be
+    reached only once it is set: the test of ``value and …``, ``value is None or …`` or
+    ``if value:``, or the statement ``if value is None: return`` / ``assert value`` before it;
+    None when nothing does."""
     for child, parent in ancestors(parents, node):
         if isinstance(parent, ast.BoolOp) and child in parent.values:
             check = tests_set if isinstance(parent.op, ast.And) else tests_unset
@@ -226,7 +226,7 @@ def none_guard(parents: Parents, node: ast.AST) -> ast.AST | None:
                         and statement.body
                         and isinstance(statement.body[-1], _BLOCK_ENDS)
                     ):
-                        return statement.test
+                        return statement  # the early exit, whose body says how it leaves
         if isinstance(parent, _SCOPE_NODES):
             return None
     return None
@@ -240,3 +240,20 @@ def scope_of(parents: Parents, node: ast.AST) -> ast.AST:
             return parent
         top = parent
     return top
+
+
+def stops_the_run(guard: ast.AST) -> bool:
+    """``guard`` (from :func:`none_guard`) ends the program rather than taking another path:
+    ``assert value``, or ``if value is None: raise …`` / ``sys.exit(…)``."""
+    if isinstance(guard, ast.Assert):
+        return True
+    if not isinstance(guard, ast.If) or not guard.body:
+        return False
+    last = guard.body[-1]
+    if isinstance(last, ast.Raise):
+        return True
+    return (
+        isinstance(last, ast.Expr)
+        and isinstance(last.value, ast.Call)
+        and last_name(last.value.func) in ("exit", "quit", "_exit")
+    )

@@ -86,8 +86,9 @@ def _use_of_version(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> str | 
 def _guards_a_use(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
     """The None check at ``node`` protects a parse or comparison of the same value (``if cuda
     is None: return False`` before ``cuda.split('.')``, ``cuda is None or not
-    cuda.startswith('12.9')``): it is the ROCm handling, not a problem. An ``assert`` is not:
-    it stops a ROCm run, so it is reported itself (and the parses after it are not)."""
+    cuda.startswith('12.9')``): it is the ROCm handling, not a problem. An ``assert`` or an
+    ``if cuda is None: raise …`` is not: it stops a ROCm run, so it is reported itself (and
+    the parses after it are not)."""
     scope = guards.scope_of(parents, node)
     local: dict[ast.AST, ast.AST] = {}
     for outer in ast.walk(scope):
@@ -100,7 +101,7 @@ def _guards_a_use(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
             and guards.same_value(sub, node)
             and _use_of_version(local, sub) not in ("checks for None", "branches on")
             and (guard := guards.none_guard(local, sub)) is not None
-            and not isinstance(guard, ast.Assert)
+            and not guards.stops_the_run(guard)
             and any(part is node for part in ast.walk(guard))
         ):
             return True
