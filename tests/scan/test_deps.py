@@ -38,7 +38,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "deps"
 FIXTURE_FILES = sorted(
     p for p in FIXTURES.rglob("*") if p.is_file() and classify(p.name) in DEPENDENCY_KINDS
 )
-RULE_IDS = [f"GP1{n:02d}" for n in range(1, 13)]
+RULE_IDS = [f"GP1{n:02d}" for n in range(1, 15)]
 
 
 def scan(root: Path) -> ScanResult:
@@ -375,10 +375,16 @@ def test_setup_py_computed_values_are_noted_not_run(tmp_path: Path) -> None:
     )
     result = scan(tmp_path)
     assert not marker.exists()
-    (problem,) = result.skipped
+    # The computed list is a finding (GP114), no longer an input problem as well.
+    assert not result.skipped
+    assert [(f.location.line, f.rule_id) for f in result.findings] == [
+        (5, "GP114"),
+        (6, "GP105"),
+    ]
+    assert "install_requires is computed" in result.findings[0].message
+    (problem,) = parse_setup_py((tmp_path / "setup.py").read_text(), "setup.py").problems
     assert (problem.kind, problem.line, problem.partial) == (SkipKind.UNREADABLE, 5, True)
     assert "install_requires is computed" in problem.reason
-    assert [(f.location.line, f.rule_id) for f in result.findings] == [(6, "GP105")]
 
 
 def test_setup_py_lists_grown_after_their_assignment_are_read_whole() -> None:
@@ -724,3 +730,26 @@ def test_an_include_the_walk_knows_through_the_roots_name_is_not_repeated(
     write(root, "base.txt", "torch==2.3.0+cu121\n")
     findings = scan(root).findings
     assert [(f.location.path, f.rule_id) for f in findings] == [("base.txt", "GP101")]
+
+
+def test_a_computed_list_read_from_a_scanned_requirements_file_is_no_gap(tmp_path: Path) -> None:
+    # DeepSpeed's setup.py reads requirements/*.txt, which the scan checks on their own.
+    write(tmp_path, "requirements/requirements.txt", "xformers\n")
+    write(
+        tmp_path,
+        "setup.py",
+        "from setuptools import setup\n"
+        "def fetch_requirements(path):\n"
+        "    return open(path).read().split()\n"
+        "setup(\n"
+        "    install_requires=fetch_requirements('requirements/requirements.txt'),\n"
+        "    extras_require={'x': fetch_requirements('requirements/missing.txt')},\n"
+        ")\n",
+    )
+    result = scan(tmp_path)
+    assert not result.skipped
+    found = sorted((f.location.path, f.location.line, f.rule_id) for f in result.findings)
+    assert found == [
+        ("requirements/requirements.txt", 1, "GP106"),
+        ("setup.py", 6, "GP114"),
+    ]

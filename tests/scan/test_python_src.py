@@ -433,3 +433,27 @@ def test_needle_set_matches_every_case_spelling_of_a_case_insensitive_word(
     found = NeedleSet(needles)  # the words' spellings are looked for in the lowered text
     for text in texts:
         assert found.found_in(text) == any(n in text for n in needles), text
+
+
+def test_notebook_shell_lines_continue_after_a_backslash_and_pip_installs_are_checked(
+    tmp_path: Path,
+) -> None:
+    # A Colab-style install cell: one `!pip` over three lines, then a source build of an
+    # extension; the continuation lines are shell, not Python (no syntax error for the cell).
+    cell = (
+        "!pip install torch torchvision \\\n"
+        "    --index-url https://download.pytorch.org/whl/cu121 \\\n"
+        "    --upgrade\n"
+        "!pip install flash-attn==2.7.4.post1\n"
+        "!pip install --no-build-isolation causal-conv1d\n"
+        "import torch"
+    )
+    text = write_notebook(tmp_path / "setup.ipynb", notebook([cell]))
+    result = scan(tmp_path)
+    assert not result.skipped
+    found = sorted((f.rule_id, f.location.line) for f in result.findings)
+    assert found == [
+        ("GP403", line_of(text, "!pip install torch torchvision")),
+        ("GP411", line_of(text, "flash-attn==2.7.4.post1")),
+    ]
+    assert "cu121" in result.findings[0].message or "cu121" in result.findings[1].message

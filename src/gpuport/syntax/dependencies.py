@@ -123,6 +123,21 @@ class CondaLayout:
     pip_item_column: int = 0  # column of the pip items' dashes (1-based)
 
 
+@dataclass(frozen=True, slots=True)
+class ComputedList:
+    """A dependency list a build script computes (``install_requires=read_reqs()``): never run,
+    so never checked. ``reads`` are the file names its code mentions (requirements files)."""
+
+    section: str  # "install_requires", "extras_require.dev"…
+    shown: str  # the expression as written, shortened
+    line: int
+    column: int
+    reads: tuple[str, ...] = ()
+    problem: Skipped | None = (
+        None  # the input problem that says the same, for readers without GP114
+    )
+
+
 @dataclass(slots=True)
 class DependencyFile:
     """Everything one dependency file declares, with the files it includes."""
@@ -138,6 +153,9 @@ class DependencyFile:
     problems: list[Skipped] = field(default_factory=list)
     no_index: bool = False  # pip's --no-index: only find-links pages are searched
     conda_layout: CondaLayout | None = None
+    # The name this file gives its own project ([project] name, setup(name=...)).
+    project_name: str = ""
+    computed: list[ComputedList] = field(default_factory=list)  # lists it could not read
 
     def walk(self) -> Iterator[DependencyFile]:
         """This file and every file it includes, depth first."""

@@ -157,6 +157,8 @@ def parse_pyproject(text: str, path: str) -> DependencyFile:
     locator = TomlLocator(text)
     uv_sources = _uv_sources(table(data, "tool", "uv", "sources"))
     project = table(data, "project")
+    if isinstance(name := project.get("name"), str):
+        result.project_name = name
     # Each array of PEP 508 strings (its key path names its section), and whether
     # [tool.uv.sources] applies to it, in file-reading order.
     arrays: list[tuple[tuple[str, ...], object, bool]] = [

@@ -14,6 +14,7 @@ import warnings
 
 from gpuport.findings import SkipKind, Skipped
 from gpuport.syntax.dependencies import (
+    ComputedList,
     DependencyFile,
     FileFormat,
     IndexRole,
@@ -48,6 +49,12 @@ def parse_setup_py(text: str, path: str) -> DependencyFile:
         for keyword in node.keywords:
             if keyword.arg in _SETUP_KEYWORDS:
                 _setup_value(keyword.arg, keyword.value, assignments, path, result)
+            elif (
+                keyword.arg == "name"
+                and isinstance(keyword.value, ast.Constant)
+                and isinstance(keyword.value.value, str)
+            ):
+                result.project_name = keyword.value.value
             elif keyword.arg == "dependency_links":
                 for element, line, column in _literal_strings(keyword.value, assignments) or []:
                     result.indexes.append(
@@ -165,7 +172,7 @@ def _setup_value(
                 else:
                     _note_computed("an extras_require key", item, path, result)
             return
-        _note_computed(keyword, value, path, result)
+        _note_computed(keyword, value, path, result, assignments)
         return
     _setup_list(keyword, value, assignments, path, result)
 
@@ -179,7 +186,7 @@ def _setup_list(
 ) -> None:
     items = _literal_strings(value, assignments)
     if items is None:
-        _note_computed(section, value, path, result)
+        _note_computed(section, value, path, result, assignments)
         return
     for text, line, column in items:
         requirement = string_requirement(text, result, line, column, section)
@@ -187,20 +194,48 @@ def _setup_list(
             result.requirements.append(requirement)
 
 
-def _note_computed(section: str, value: ast.expr, path: str, result: DependencyFile) -> None:
+def _note_computed(
+    section: str,
+    value: ast.expr,
+    path: str,
+    result: DependencyFile,
+    assignments: dict[str, ast.expr] | None = None,
+) -> None:
     source = ast.unparse(value)
     shown = source if len(source) <= 60 else source[:57] + "..."
-    result.problems.append(
-        Skipped(
-            path,
-            SkipKind.UNREADABLE,
-            f"{section} is computed ({shown}); setup.py is never run, so "
-            "these dependencies were not checked (list them in pyproject.toml or a "
-            "requirements file to have them checked)",
-            value.lineno,
-            True,
-        )
+    problem = Skipped(
+        path,
+        SkipKind.UNREADABLE,
+        f"{section} is computed ({shown}); setup.py is never run, so "
+        "these dependencies were not checked (list them in pyproject.toml or a "
+        "requirements file to have them checked)",
+        value.lineno,
+        True,
     )
+    result.problems.append(problem)
+    reads = _files_named(value, assignments)
+    result.computed.append(
+        ComputedList(section, shown, value.lineno, value.col_offset + 1, reads, problem)
+    )
+
+
+_FILE_NAME_RE = re.compile(r"[\w./-]*(?:requirements|requires|deps)[\w./-]*|[\w./-]+\.(?:txt|in)")
+
+
+def _files_named(value: ast.expr, assignments: dict[str, ast.expr] | None) -> tuple[str, ...]:
+    """File names written in the expression (``fetch_requirements('requirements/base.txt')``),
+    or in what a module-level name it uses was bound to."""
+    found: list[str] = []
+    expressions = [value]
+    for node in ast.walk(value):
+        if isinstance(node, ast.Name) and assignments and node.id in assignments:
+            expressions.append(assignments[node.id])
+    for node in (sub for expression in expressions for sub in ast.walk(expression)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value.strip()
+            if _FILE_NAME_RE.fullmatch(text) and text not in found:
+                found.append(text)
+    return tuple(found)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@
 shell-like words (nvcc, its options, libraries, architectures, toolkit paths), each rule's
 declaration followed by its function; ``commands`` walks shell-like commands; ``common`` holds
 what no rule owns (which rule functions run, edit helpers); ``analyze`` runs them over whole
-files and registers the scanners. :class:`BuildWords` and :data:`WORD_RULES` serve the container
+files and registers the scanners; ``gpu_targets`` says which AMD GPUs a ROCm build compiles
+for (GP512, GP513). :class:`BuildWords` and :data:`WORD_RULES` serve the container
 scanner, whose shell code and environments the build rules read too. The readers are in
 :mod:`gpuport.syntax`. Detection produces :class:`~gpuport.edits.Hit` objects carrying both the
 finding's message and the text edits that ``gpuport port`` applies, so the scan and the port
@@ -23,9 +24,11 @@ from gpuport.scan.build.analyze import (
 )
 from gpuport.scan.build.commands import WORD_RULES
 from gpuport.scan.build.common import RuleRun, delete_span, may_fire, prefiltered_findings
+from gpuport.scan.build.gpu_targets import GPU_TARGET_RULES
 
 __all__ = [
     "DEFAULT_OFFLOAD_ARCHS",
+    "GPU_TARGET_RULES",
     "WORD_RULES",
     "BuildWords",
     "RuleRun",

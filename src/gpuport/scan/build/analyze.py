@@ -14,6 +14,7 @@ from gpuport.edits import Hit, hits_to_findings
 from gpuport.files import FileKind, SourceText
 from gpuport.findings import SkipKind, Skipped
 from gpuport.scan.base import ScanOutput, scanner
+from gpuport.scan.build.branches import cuda_only_spans
 from gpuport.scan.build.cmake import CMAKE_RULES, CMAKE_STEERING, cmake_hits
 from gpuport.scan.build.commands import WORD_RULES, WORD_STEERING, command_hits
 from gpuport.scan.build.common import BuildContext, RuleRun, prefiltered_findings
@@ -57,6 +58,9 @@ def analyze_cmake_commands(
         return []
     ctx = BuildContext(run, "cmake", offload_archs, commands=commands, index=LineIndex(text))
     cmake_hits(ctx)
+    spans = cuda_only_spans(commands)
+    if spans:  # the CUDA branches beside a ROCm branch: not porting work
+        run.hits = [h for h in run.hits if not any(a <= h.start < b for a, b in spans)]
     return run.result()
 
 

@@ -26,6 +26,7 @@ from gpuport.scan.containers.common import (
 )
 from gpuport.scan.containers.env import NVIDIA_CONTAINER_ENV, EnvOption, nvidia_container_env
 from gpuport.scan.containers.images import CUDA_CONTAINER_IMAGE, ImageRef, cuda_container_image
+from gpuport.scan.containers.pip_builds import PIP_BUILD_ISOLATION, pip_build_isolation
 from gpuport.syntax.shell import Word, program_index
 
 # ---------------------------------------------------------------------------------------------
@@ -141,7 +142,7 @@ def pip_cuda_wheels(ctx: ContainerContext, args: Sequence[Word]) -> None:
         return
     text, rocm_version = ctx.text, ctx.rocm_version
     hits = ctx.run.hits
-    has_rocm_index = False
+    has_rocm_index = other_torch_index = False
     requirements: list[Word] = []
     i = 1
     while i < len(args):
@@ -162,6 +163,10 @@ def pip_cuda_wheels(ctx: ContainerContext, args: Sequence[Word]) -> None:
                 has_rocm_index |= hit.status is not ChangeStatus.UNCONVERTED
             elif "rocm" in url_word.text:
                 has_rocm_index = True
+            elif "download.pytorch.org" in url_word.text:
+                # PyTorch's CPU index, or one a CI matrix fills in (whl/${{ matrix.cuda }}):
+                # torch does not come "from PyPI" here.
+                other_torch_index = True
             continue
         if word.text.startswith("-"):
             i += 2 if (word.text in _PIP_VALUE_OPTIONS and not sep) else 1
@@ -251,7 +256,7 @@ def pip_cuda_wheels(ctx: ContainerContext, args: Sequence[Word]) -> None:
                     fix=package.instead,
                 )
             )
-    if needs_index is not None and index_url:
+    if needs_index is not None and index_url and not other_torch_index:
         install = args[0]
         hits.append(
             Hit(
@@ -568,7 +573,7 @@ def docker_gpu_flags(ctx: ContainerContext, site: DockerCommand | ApptainerArgs)
 # ---------------------------------------------------------------------------------------------
 # The walk over commands
 
-COMMAND_RULES = (PIP_CUDA_WHEELS, CUDA_SYSTEM_PACKAGES, DOCKER_GPU_FLAGS)
+COMMAND_RULES = (PIP_CUDA_WHEELS, CUDA_SYSTEM_PACKAGES, DOCKER_GPU_FLAGS, PIP_BUILD_ISOLATION)
 
 
 def command_hits(
@@ -577,6 +582,7 @@ def command_hits(
     """The container rules' hits in shell commands (``docker``: docker/apptainer commands too)."""
     run = ctx.run
     packages, pip = run.runs(CUDA_SYSTEM_PACKAGES), run.runs(PIP_CUDA_WHEELS)
+    isolation = run.runs(PIP_BUILD_ISOLATION)
     flags, images, env = (
         run.runs(DOCKER_GPU_FLAGS),
         run.runs(CUDA_CONTAINER_IMAGE),
@@ -597,9 +603,14 @@ def command_hits(
                 args = args[1:]
             if pip:
                 pip_cuda_wheels(ctx, args)
+            if isolation:
+                pip_build_isolation(ctx, args)
         elif re.fullmatch(r"python\d*(?:\.\d+)?", program):
-            if pip and len(args) >= 2 and args[0].text == "-m" and args[1].text == "pip":
-                pip_cuda_wheels(ctx, args[2:])
+            if len(args) >= 2 and args[0].text == "-m" and args[1].text == "pip":
+                if pip:
+                    pip_cuda_wheels(ctx, args[2:])
+                if isolation:
+                    pip_build_isolation(ctx, args[2:])
         elif docker and program in ("docker", "podman", "nvidia-docker"):
             command = read_docker_command(words[index], program, args)
             if images and command.pulled is not None:

@@ -127,14 +127,42 @@ def _walk(
                 _k8s_env_item(ctx, node, value)
             _walk(ctx, checks, value, (*path, name))
     elif isinstance(node, SequenceNode):
+        skipped = _cuda_steps_beside_rocm(node)
         for item in node.value:
-            _walk(ctx, checks, item, (*path, "[]"))
+            if id(item) not in skipped:
+                _walk(ctx, checks, item, (*path, "[]"))
     elif isinstance(node, ScalarNode):
         keys = [p for p in path if p != "[]"]
         if keys and keys[-1] in _SHELL_KEYS:
             _shell_scalar(ctx, node)
         if keys and keys[-1] in _ENV_KEYS and path[-1] == "[]":
             _env_list_item(ctx, node)
+
+
+# A CI step's `if:` condition that selects ROCm, or CUDA (and not ROCm).
+_ROCM_CONDITION_RE = re.compile(r"(?i)rocm|\bhip\b|\bamd\b|gfx\d")
+_CUDA_CONDITION_RE = re.compile(r"(?i)cuda|nvidia|\bcu\d{2,3}\b")
+
+
+def _step_condition(item: Node) -> str:
+    if isinstance(item, MappingNode):
+        for key, value in item.value:
+            if isinstance(key, ScalarNode) and key.value == "if" and isinstance(value, ScalarNode):
+                return str(value.value)
+    return ""
+
+
+def _cuda_steps_beside_rocm(node: SequenceNode) -> set[int]:
+    """CI steps whose `if:` selects CUDA in a list that also has a step selecting ROCm: the
+    CUDA step is the other half of a pair, not porting work (ids of the step nodes)."""
+    conditions = [(item, _step_condition(item)) for item in node.value]
+    if not any(_ROCM_CONDITION_RE.search(c) and "!" not in c for _, c in conditions):
+        return set()
+    return {
+        id(item)
+        for item, condition in conditions
+        if _CUDA_CONDITION_RE.search(condition) and not _ROCM_CONDITION_RE.search(condition)
+    }
 
 
 def _env_entry(ctx: ContainerContext, name: str, key: ScalarNode, value: Node) -> None:

@@ -1,4 +1,4 @@
-"""Dependency rules (GP101-GP112): CUDA builds, indexes and packages declared in dependency files.
+"""Dependency rules (GP101-GP114): CUDA builds, indexes and packages declared in dependency files.
 
 The readers live in ``gpuport.syntax`` (requirements, pyproject, Pipfile, conda, setup.py and
 setup.cfg); the rules here decide what each record means on ROCm, using the knowledge base for

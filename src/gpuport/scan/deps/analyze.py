@@ -16,6 +16,12 @@ from gpuport.findings import Finding, SkipKind, Skipped
 from gpuport.read_policy import ReadRefused, read_within
 from gpuport.rules import NeedleSet, Rule, prefilter
 from gpuport.scan.base import scanner
+from gpuport.scan.deps.build_inputs import (
+    COMPUTED_REQUIREMENTS,
+    TORCH_BUILD_REQUIREMENT,
+    computed_requirements,
+    torch_build_requirement,
+)
 from gpuport.scan.deps.conda import (
     CONDA_CUDA_PACKAGE,
     CONDA_NVIDIA_CHANNEL,
@@ -54,6 +60,7 @@ from gpuport.scan.deps.pins import (
 )
 from gpuport.syntax.conda import parse_conda_env
 from gpuport.syntax.dependencies import (
+    ComputedList,
     CondaPackage,
     DependencyFile,
     FileFormat,
@@ -77,6 +84,7 @@ REQUIREMENT_CHECKS: tuple[
     (PARTIAL_ROCM_SUPPORT, partial_rocm_support),
     (ROCM_PACKAGE_REPLACEMENT, rocm_package_replacement),
     (NEEDS_ROCM_BUILD, needs_rocm_build),
+    (TORCH_BUILD_REQUIREMENT, torch_build_requirement),
 )
 INDEX_CHECKS: tuple[tuple[Rule, Callable[[IndexSource, Context], Iterable[DependencyHit]]], ...] = (
     (CUDA_PIP_INDEX, cuda_pip_index),
@@ -95,19 +103,23 @@ CONDA_CHECKS: tuple[
 # Every dependency rule, by id.
 DEPENDENCY_RULES: dict[str, Rule] = {
     r.id: r for checks in (REQUIREMENT_CHECKS, INDEX_CHECKS, CONDA_CHECKS) for r, _ in checks
-} | {TORCH_WITHOUT_INDEX.id: TORCH_WITHOUT_INDEX}
+} | {TORCH_WITHOUT_INDEX.id: TORCH_WITHOUT_INDEX, COMPUTED_REQUIREMENTS.id: COMPUTED_REQUIREMENTS}
 
 
 def analyze(
     dep: DependencyFile,
     rocm_version: str = kb.DEFAULT_ROCM_VERSION,
     enabled: frozenset[str] | None = None,
+    own: frozenset[str] = frozenset(),
 ) -> list[DependencyHit]:
     """Every hit of the ``enabled`` rules (all when None) on the records written in ``dep``.
 
     Included files give context only: their own records are analysed on their own. Sorted by
-    line, column and rule.
+    line, column and rule. Requirements on the project itself (``own``: normalized names, and
+    the name ``dep`` gives its project), such as ``unsloth[huggingface]`` in unsloth's own
+    extras, are not third-party dependencies and are left alone.
     """
+    own = own | own_names((dep.project_name,))
     wanted = set(DEPENDENCY_RULES) if enabled is None else enabled & set(DEPENDENCY_RULES)
     run = set(wanted)
     if TORCH_WITHOUT_INDEX.id in wanted:
@@ -116,7 +128,7 @@ def analyze(
     hits: list[DependencyHit] = []
     requirement_checks = [c for c in REQUIREMENT_CHECKS if c[0].id in run]
     for requirement in dep.requirements:
-        if on_linux(requirement):
+        if on_linux(requirement) and own_name(requirement.key) not in own:
             for _, check in requirement_checks:
                 hits.extend(check(requirement, context))
     index_checks = [c for c in INDEX_CHECKS if c[0].id in run]
@@ -129,9 +141,22 @@ def analyze(
             hits.extend(conda_check(package, context))
     if TORCH_WITHOUT_INDEX.id in wanted:
         hits.extend(torch_without_index(context, hits, REQUIREMENT_CHECKS))
+    if COMPUTED_REQUIREMENTS.id in wanted:
+        hits.extend(computed_requirements(context))
     kept = [h for h in hits if h.rule.id in wanted]
     kept.sort(key=lambda h: (h.line, h.column, h.rule.id))
     return kept
+
+
+def own_name(name: str) -> str:
+    """A distribution or import name in one spelling: ``Flash-Attn`` and ``flash_attn`` match."""
+    return name.lower().replace("-", "_").replace(".", "_")
+
+
+def own_names(names: Iterable[str]) -> frozenset[str]:
+    """The project's own names (import names from ProjectFacts, its declared name) compared
+    with requirement names."""
+    return frozenset(own_name(name) for name in names if name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -207,6 +232,22 @@ def unlisted_includes(dep: DependencyFile, root: Path) -> list[DependencyFile]:
     return out
 
 
+def _checked_elsewhere(computed: ComputedList, rel: str, root: Path) -> bool:
+    """Every file the computed list's code reads is a requirements file the walk scans on its
+    own (DeepSpeed's fetch_requirements('requirements/requirements.txt')): its dependencies
+    are checked there, so the list is not a gap."""
+    if not computed.reads:
+        return False
+    folder = PurePosixPath(rel).parent
+    for read in computed.reads:
+        path = folder / read
+        if ".." in path.parts or path.is_absolute():
+            return False
+        if not (root / path).is_file() or not _scanned_on_its_own(str(path), root):
+            return False
+    return True
+
+
 def _own_problems(dep: DependencyFile, root: Path) -> Iterable[Skipped]:
     """Problems of this file, and of included files that are not scanned on their own."""
     yield from dep.problems
@@ -245,7 +286,7 @@ def _enabled_rules(enabled: frozenset[str]) -> tuple[tuple[Rule, ...], NeedleSet
 
 @scanner(*DEPENDENCY_KINDS, name="dependencies")
 def scan_dependencies(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding | Skipped]:
-    """Findings GP101-GP112 for one dependency file, and the input problems met reading it.
+    """Findings GP101-GP114 for one dependency file, and the input problems met reading it.
 
     Every file is read, so that what makes it unreadable is reported whichever rules are
     enabled; the rules look at a file only when one of their needles, or an include, is in it.
@@ -256,14 +297,21 @@ def scan_dependencies(source: SourceText, enabled: frozenset[str]) -> Iterator[F
     dep = parse_source(source)
     seen: set[Skipped] = set()
     root = source.file.root
+    read_elsewhere = [c for c in dep.computed if _checked_elsewhere(c, source.file.rel, root)]
+    dropped = {id(c.problem) for c in read_elsewhere}
+    # GP114 reports a computed dependency list as a finding; its input problem would repeat it.
+    told = {id(c.problem) for c in dep.computed} if COMPUTED_REQUIREMENTS in rules else set()
+    told |= dropped
+    dep.computed = [c for c in dep.computed if id(c.problem) not in dropped]
     for problem in _own_problems(dep, root):
-        if problem not in seen:
+        if problem not in seen and id(problem) not in told:
             seen.add(problem)
             yield problem
     if needles is not None and not needles.found_in(source.text):
         return  # no enabled rule can fire here
-    hits = analyze(dep, enabled=enabled)
+    own = own_names(source.facts.first_party)
+    hits = analyze(dep, enabled=enabled, own=own)
     for other in unlisted_includes(dep, root):
-        hits.extend(analyze(other, enabled=enabled))
+        hits.extend(analyze(other, enabled=enabled, own=own))
     for hit in hits:
         yield hit.finding()

@@ -45,6 +45,7 @@ class EnvAccess:
     line: int
     column: int
     write: bool
+    node: ast.AST | None = None  # where in the tree, when the access is in Python code
 
 
 @dataclass(slots=True)
@@ -53,6 +54,9 @@ class Assignment:
 
     target: ast.expr
     value: ast.expr
+    # The assignment statement (or walrus), whose place in the tree is known when the check
+    # runs; its target and value get theirs only after.
+    node: ast.AST | None = None
 
 
 @dataclass(slots=True)

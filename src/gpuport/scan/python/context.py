@@ -30,6 +30,9 @@ class ValueKind(enum.Enum):
     ENVIRON = "environ"  # os.environ or a copy of it
 
 
+# Top-level modules of NVIDIA-only kernel DSLs (nvidia-cutlass-dsl installs `cutlass`).
+NVIDIA_ONLY_DSL_MODULES = frozenset({"cutlass"})
+
 # The PyTorch and standard-library names each kind starts from.
 _CAPABILITY = "torch.cuda.get_device_capability"
 _PROPERTIES = "torch.cuda.get_device_properties"
@@ -59,8 +62,12 @@ class PythonContext:
     """The state of one file's walk; a notebook's cells share one, so that an import in one cell
     resolves names in the next."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, first_party: frozenset[str] = frozenset()) -> None:
         self.path = path
+        # The project's own top-level import names (ProjectFacts.first_party) and the package
+        # this file itself sits in: importing them is not a third-party dependency.
+        own_package = path.split("/", 1)[0] if "/" in path else ""
+        self.first_party = first_party | ({own_package} if own_package.isidentifier() else set())
         self.aliases: dict[str, str] = {}  # local name -> the dotted name it stands for
         self.module_scope = Scope(module=True)
         self.scopes: list[Scope] = [self.module_scope]
@@ -73,6 +80,17 @@ class PythonContext:
         self._once: set[tuple[str, str]] = set()
         self._tracked: frozenset[str] | None = None
         self._operand_kinds: tuple[ast.Compare, list[ValueKind | None]] | None = None
+
+    def imports_nvidia_only_dsl(self) -> bool:
+        """The file is written in an NVIDIA-only kernel DSL (NVIDIA's CuTe DSL: ``import
+        cutlass``): it never runs on ROCm, and GP201 reports that import once."""
+        return any(
+            target.split(".", 1)[0] in NVIDIA_ONLY_DSL_MODULES for target in self.aliases.values()
+        )
+
+    def is_first_party(self, module: str) -> bool:
+        """``module`` (dotted) belongs to the project being scanned."""
+        return module.split(".", 1)[0] in self.first_party
 
     # -- one parsed text at a time -----------------------------------------------------------
 
@@ -272,8 +290,16 @@ class PythonContext:
 
     # -- assignments -------------------------------------------------------------------------
 
-    def bind(self, target: ast.expr, kind: ValueKind | None, value: ast.expr | None) -> None:
-        """``target = value``, where ``value`` holds a followed value of ``kind`` (or none)."""
+    def bind(
+        self,
+        target: ast.expr,
+        kind: ValueKind | None,
+        value: ast.expr | None,
+        statement: ast.AST | None = None,
+    ) -> None:
+        """``target = value``, where ``value`` holds a followed value of ``kind`` (or none);
+        ``statement`` is the assignment, whose place in the tree is known (its target's is
+        recorded only after the assignment's checks run)."""
         scope = self.scopes[-1]
         if isinstance(target, ast.Name):
             name = target.id
@@ -287,7 +313,7 @@ class PythonContext:
                 scope.kinds[name] = None  # hides a followed name of the module
             if before is not kind:
                 self._tracked = None
-            if name in self.aliases and not self._fallback_binding(target, value):
+            if name in self.aliases and not self._fallback_binding(statement or target, value):
                 if scope.module:
                     del self.aliases[name]
                     self._tracked = None
@@ -301,12 +327,13 @@ class PythonContext:
                 inner = element.value if isinstance(element, ast.Starred) else element
                 self.bind(inner, kind if kind is ValueKind.CAPABILITY else None, None)
 
-    def _fallback_binding(self, target: ast.expr, value: ast.expr | None) -> bool:
-        """``torch = None`` or an assignment in ``except ImportError:`` — a stand-in for a
-        missing module, not a new meaning of the name."""
+    def _fallback_binding(self, where: ast.AST, value: ast.expr | None) -> bool:
+        """``torch = None`` or any assignment in an ``except`` handler (``flash_attn_func =
+        naive_attention`` when the import failed) — a stand-in for a missing module, not a new
+        meaning of the name."""
         if isinstance(value, ast.Constant) and value.value is None:
             return True
-        parent = self.parents.get(target)
+        parent = self.parents.get(where)
         while parent is not None:
             if isinstance(parent, ast.ExceptHandler):
                 return True

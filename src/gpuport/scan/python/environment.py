@@ -23,19 +23,21 @@ def in_call(ctx: PythonContext, node: ast.Call, qual: str | None) -> Iterator[En
     if qual in _ENV_FUNCTIONS:
         name = literal(argument(node, 0, "key"))
         if name:
-            yield EnvAccess(name, node.lineno, node.col_offset + 1, qual != "os.getenv")
+            yield EnvAccess(name, node.lineno, node.col_offset + 1, qual != "os.getenv", node)
     func = node.func
     if isinstance(func, ast.Attribute):
         if func.attr in _ENVIRON_METHODS and ctx.is_environ(func.value):
             name = literal(argument(node, 0, "key"))
             if name:
-                yield EnvAccess(name, node.lineno, node.col_offset + 1, func.attr != "get")
+                yield EnvAccess(name, node.lineno, node.col_offset + 1, func.attr != "get", node)
         elif func.attr == "update" and ctx.is_environ(func.value):
             for arg in node.args:
                 yield from in_mapping(arg)
             for kw in node.keywords:
                 if kw.arg:
-                    yield EnvAccess(kw.arg, kw.value.lineno, kw.value.col_offset + 1, True)
+                    yield EnvAccess(
+                        kw.arg, kw.value.lineno, kw.value.col_offset + 1, True, kw.value
+                    )
     for kw in node.keywords:
         if kw.arg == "env":
             yield from in_mapping(kw.value)
@@ -47,11 +49,11 @@ def in_mapping(node: ast.AST) -> Iterator[EnvAccess]:
         for key in node.keys:
             name = literal(key)
             if name and key is not None:
-                yield EnvAccess(name, key.lineno, key.col_offset + 1, True)
+                yield EnvAccess(name, key.lineno, key.col_offset + 1, True, key)
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
         for kw in node.keywords:
             if kw.arg:
-                yield EnvAccess(kw.arg, kw.value.lineno, kw.value.col_offset + 1, True)
+                yield EnvAccess(kw.arg, kw.value.lineno, kw.value.col_offset + 1, True, kw.value)
         for arg in node.args:
             yield from in_mapping(arg)
 
@@ -62,7 +64,7 @@ def in_subscript(ctx: PythonContext, node: ast.Subscript) -> EnvAccess | None:
         name = literal(node.slice)
         if name:
             write = not isinstance(node.ctx, ast.Load)
-            return EnvAccess(name, node.lineno, node.col_offset + 1, write)
+            return EnvAccess(name, node.lineno, node.col_offset + 1, write, node)
     return None
 
 
@@ -75,5 +77,5 @@ def in_compare(ctx: PythonContext, node: ast.Compare) -> EnvAccess | None:
     ):
         name = literal(node.left)
         if name:
-            return EnvAccess(name, node.lineno, node.col_offset + 1, False)
+            return EnvAccess(name, node.lineno, node.col_offset + 1, False, node)
     return None

@@ -155,3 +155,105 @@ def mentions_rocm(node: ast.AST) -> bool:
             elif isinstance(value, ast.AST):
                 pending.append(value)
     return False
+
+
+# -- None checks: `x is not None`, `if x:`, `assert x`, `if x is None: return` ---------------
+
+
+def same_value(a: ast.AST, b: ast.AST) -> bool:
+    """``a`` and ``b`` spell the same name or attribute chain (``torch.version.cuda``)."""
+    while isinstance(a, ast.Attribute) and isinstance(b, ast.Attribute):
+        if a.attr != b.attr:
+            return False
+        a, b = a.value, b.value
+    return isinstance(a, ast.Name) and isinstance(b, ast.Name) and a.id == b.id
+
+
+def _none_compare(test: ast.AST, value: ast.AST, op: type[ast.cmpop]) -> bool:
+    return (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], op)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+        and same_value(test.left, value)
+    )
+
+
+def tests_set(test: ast.AST, value: ast.AST) -> bool:
+    """``test`` is true only when ``value`` is set: ``value``, ``value is not None``, or an
+    ``and`` holding one of them."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(tests_set(part, value) for part in test.values)
+    return same_value(test, value) or _none_compare(test, value, ast.IsNot)
+
+
+def tests_unset(test: ast.AST, value: ast.AST) -> bool:
+    """``test`` is true whenever ``value`` is None: ``not value``, ``value is None``, or an
+    ``or`` holding one of them."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return any(tests_unset(part, value) for part in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return same_value(test.operand, value)
+    return _none_compare(test, value, ast.Is)
+
+
+def none_guard(parents: Parents, node: ast.AST) -> ast.AST | None:
+    """What lets ``node`` (a value that is None on ROCm, such as ``torch.version.cuda``) be
+    reached only once it is set: the test of ``value and …``, ``value is None or …`` or
+    ``if value:``, or the statement ``if value is None: return`` / ``assert value`` before it;
+    None when nothing does."""
+    for child, parent in ancestors(parents, node):
+        if isinstance(parent, ast.BoolOp) and child in parent.values:
+            check = tests_set if isinstance(parent.op, ast.And) else tests_unset
+            for value in parent.values[: parent.values.index(child)]:
+                if check(value, node):
+                    return value
+        elif isinstance(parent, (ast.If, ast.IfExp, ast.While)) and parent.test is not child:
+            body = parent.body
+            in_body = child in body if isinstance(body, list) else child is body
+            if (tests_set if in_body else tests_unset)(parent.test, node):
+                return parent.test
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(parent, name, None)
+            if isinstance(block, list) and child in block:
+                for statement in reversed(block[: block.index(child)]):
+                    if isinstance(statement, ast.Assert) and tests_set(statement.test, node):
+                        return statement
+                    if (
+                        isinstance(statement, ast.If)
+                        and tests_unset(statement.test, node)
+                        and statement.body
+                        and isinstance(statement.body[-1], _BLOCK_ENDS)
+                    ):
+                        return statement  # the early exit, whose body says how it leaves
+        if isinstance(parent, _SCOPE_NODES):
+            return None
+    return None
+
+
+def scope_of(parents: Parents, node: ast.AST) -> ast.AST:
+    """The function, lambda or class ``node`` sits in, or the module."""
+    top = node
+    for _, parent in ancestors(parents, node):
+        if isinstance(parent, _SCOPE_NODES):
+            return parent
+        top = parent
+    return top
+
+
+def stops_the_run(guard: ast.AST) -> bool:
+    """``guard`` (from :func:`none_guard`) ends the program rather than taking another path:
+    ``assert value``, or ``if value is None: raise …`` / ``sys.exit(…)``."""
+    if isinstance(guard, ast.Assert):
+        return True
+    if not isinstance(guard, ast.If) or not guard.body:
+        return False
+    last = guard.body[-1]
+    if isinstance(last, ast.Raise):
+        return True
+    return (
+        isinstance(last, ast.Expr)
+        and isinstance(last.value, ast.Call)
+        and last_name(last.value.func) in ("exit", "quit", "_exit")
+    )

@@ -197,8 +197,12 @@ def prepare(source: str) -> PreparedCell:
             prepared.is_python = False
             return prepared
         lines[0] = ""
+    continued: set[int] = set()  # lines that continue a shell command (after `\\`)
     for number, line in enumerate(lines, start=1):
         if number == 1 and not lines[0]:
+            continue
+        if number in continued:
+            lines[number - 1] = ""
             continue
         magic_match = _LINE_MAGIC_RE.match(line)
         if magic_match:
@@ -213,7 +217,14 @@ def prepare(source: str) -> PreparedCell:
             continue
         shell_match = _SHELL_LINE_RE.match(line)
         if shell_match and not line.lstrip().startswith("#"):
-            prepared.shell.append((number, shell_match.group(2)))
+            command = shell_match.group(2)
+            # `!pip install torch \` goes on over the next lines, as in a shell script.
+            following = number
+            while command.rstrip().endswith("\\") and following < len(lines):
+                command = command.rstrip()[:-1] + " " + lines[following].strip()
+                following += 1
+                continued.add(following)
+            prepared.shell.append((number, command))
             lines[number - 1] = f"{shell_match.group(1)}pass"
             continue
         help_match = _HELP_LINE_RE.match(line)

@@ -3,7 +3,8 @@
 Nothing is imported or executed. A file that holds none of the enabled rules' needles is not
 parsed at all: no rule could fire in it, so its syntax is not checked either. A notebook's code
 cells are parsed one by one (IPython magics blanked out, ``!`` shell lines read for NVIDIA
-tools) and findings point at the line of the ``.ipynb`` file that holds the source line.
+tools and, with the container rules, for pip installs; ``\\`` continues one onto the next
+line) and findings point at the line of the ``.ipynb`` file that holds the source line.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import replace
 
+from gpuport.edits import hits_to_findings
 from gpuport.files import FileKind, SourceText
 from gpuport.findings import Finding, Location, SkipKind, Skipped
 from gpuport.scan.base import scanner
+from gpuport.scan.containers.analyze import CONTAINER_RULES, analyze_commands
 from gpuport.scan.python.checks import dispatch_for
 from gpuport.scan.python.notebook import (
     Cell,
@@ -26,6 +29,11 @@ from gpuport.scan.python.notebook import (
     prepare,
 )
 from gpuport.scan.python.walker import PythonWalker
+from gpuport.syntax.shell import shell_commands
+
+# The container rules that read shell commands, which a notebook's `!` lines are too.
+_CONTAINER_COMMAND_IDS = frozenset(r.id for r in CONTAINER_RULES)
+_CONTAINER_COMMAND_WORDS = ("pip", "apt", "docker", "yum", "dnf")
 
 
 def _parse(text: str, filename: str) -> ast.Module:
@@ -66,7 +74,7 @@ def scan_python(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding
         reason = f"Python code could not be parsed ({type(exc).__name__}: {exc})"
         yield Skipped(source.file.rel, SkipKind.SYNTAX, reason)
         return
-    yield from PythonWalker(source.file.rel, dispatch).walk(tree, text)
+    yield from PythonWalker(source.file.rel, dispatch, source.facts.first_party).walk(tree, text)
 
 
 @scanner(FileKind.NOTEBOOK, name="notebook")
@@ -84,7 +92,10 @@ def scan_notebook(source: SourceText, enabled: frozenset[str]) -> Iterator[Findi
         yield Skipped(rel, SkipKind.MALFORMED, "notebook JSON is nested too deeply to read")
         return
     dispatch = dispatch_for(enabled)
-    if not dispatch.may_fire_in(text):
+    shell_rules_may_fire = bool(enabled & _CONTAINER_COMMAND_IDS) and any(
+        word in text for word in _CONTAINER_COMMAND_WORDS
+    )
+    if not dispatch.may_fire_in(text) and not shell_rules_may_fire:
         if not isinstance(notebook, dict) or not (
             isinstance(notebook.get("cells"), list) or isinstance(notebook.get("worksheets"), list)
         ):
@@ -100,12 +111,26 @@ def scan_notebook(source: SourceText, enabled: frozenset[str]) -> Iterator[Findi
         reason = f"notebook kernel language is {language!r}; gpuport reads Python notebooks only"
         yield Skipped(rel, SkipKind.SYNTAX, reason)
         return
-    walker = PythonWalker(rel, dispatch)
+    walker = PythonWalker(rel, dispatch, source.facts.first_party)
     for cell in cells:
-        yield from _scan_cell(rel, walker, cell)
+        yield from _scan_cell(rel, walker, cell, enabled)
 
 
-def _scan_cell(rel: str, walker: PythonWalker, cell: Cell) -> Iterator[Finding | Skipped]:
+def _shell_findings(command: str, line: int, enabled: frozenset[str]) -> list[Finding]:
+    """The container rules (GP403 CUDA wheels, GP411 build isolation…) on one `!` command, at
+    its line of the cell: a notebook's `!pip install` is an install step like a RUN line."""
+    if not enabled & _CONTAINER_COMMAND_IDS:
+        return []
+    hits = analyze_commands(command, shell_commands(command), enabled=enabled)
+    return [
+        replace(f, location=replace(f.location, line=line, end_line=line))
+        for f in hits_to_findings("", command, hits)
+    ]
+
+
+def _scan_cell(
+    rel: str, walker: PythonWalker, cell: Cell, enabled: frozenset[str]
+) -> Iterator[Finding | Skipped]:
     def raw_line(cell_line: int) -> int:
         if 0 < cell_line <= len(cell.raw_lines):
             return cell.raw_lines[cell_line - 1]
@@ -124,6 +149,7 @@ def _scan_cell(rel: str, walker: PythonWalker, cell: Cell) -> Iterator[Finding |
     findings: list[Finding] = []
     for line, command in prepared.shell:
         findings += walker.shell_command(command, line)
+        findings += _shell_findings(command, line, enabled)
     for line, name in prepared.env:
         findings += walker.environment(name, line)
     if prepared.is_python:  # every cell: an import in one resolves names in the next

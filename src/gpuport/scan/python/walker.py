@@ -34,8 +34,10 @@ _IMPORT_MODULE = "importlib.import_module"
 class PythonWalker:
     """Walks one file's parsed texts (a notebook's cells one after another) for the enabled rules."""
 
-    def __init__(self, path: str, dispatch: Dispatch) -> None:
-        self.context = PythonContext(path)
+    def __init__(
+        self, path: str, dispatch: Dispatch, first_party: frozenset[str] = frozenset()
+    ) -> None:
+        self.context = PythonContext(path, first_party)
         self._dispatch = dispatch
         self._handlers = _handlers_for(dispatch)
         self._needs_qual = bool(
@@ -174,14 +176,14 @@ class PythonWalker:
         dispatch = self._dispatch
         checks = dispatch.events.get(Assignment, ())
         for target in targets:
-            context.bind(target, kind, value)
+            context.bind(target, kind, value, node)
             if value is None:
                 continue
             if dispatch.assignments and isinstance(target, ast.Attribute):
                 for check in dispatch.assignments.get(context.qual(target) or "", ()):
-                    check(context, Assignment(target, value))
+                    check(context, Assignment(target, value, node))
             for check in checks:
-                check(context, Assignment(target, value))
+                check(context, Assignment(target, value, node))
 
     # -- calls, names, attributes ------------------------------------------------------------
 

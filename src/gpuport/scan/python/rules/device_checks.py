@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping
 
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.rules import rule
@@ -60,29 +61,68 @@ _PARSING_FUNCTIONS = frozenset(
 )
 
 
-@looks_at(CUDA_VERSION_CHECK, attributes=(CUDA_VERSION,), followed=(ValueKind.CUDA_VERSION,))
-def cuda_version_check(ctx: PythonContext, node: ast.Attribute | ast.Name) -> None:
-    parents = ctx.parents
+def _use_of_version(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> str | None:
+    """How ``node`` (torch.version.cuda or a name holding it) is used: "parses", "compares",
+    "checks for None" (``is None`` / ``is not None``), "branches on", or None (passed on)."""
     parent = parents.get(node)
     if isinstance(parent, ast.keyword):
         parent = parents.get(parent)
-        if not (isinstance(parent, ast.Call) and called_name(parent) in _PARSING_FUNCTIONS):
-            return  # passed on as a value: default=torch.version.cuda
-        reason = "parses"
-    elif isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is node:
-        reason = "parses"
-    elif isinstance(parent, ast.Compare):
-        reason = "compares"
-    elif isinstance(parent, ast.Call) and node in parent.args:
-        if called_name(parent) not in _PARSING_FUNCTIONS:
-            return
-        reason = "parses"
-    elif guards.in_condition(parents, node):
-        reason = "branches on"
-    else:
+        if isinstance(parent, ast.Call) and called_name(parent) in _PARSING_FUNCTIONS:
+            return "parses"
+        return None  # passed on as a value: default=torch.version.cuda
+    if isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is node:
+        return "parses"
+    if isinstance(parent, ast.Compare):
+        if guards.tests_set(parent, node) or guards.tests_unset(parent, node):
+            return "checks for None"
+        return "compares"
+    if isinstance(parent, ast.Call) and node in parent.args:
+        return "parses" if called_name(parent) in _PARSING_FUNCTIONS else None
+    if guards.in_condition(parents, node):
+        return "branches on"
+    return None
+
+
+def _guards_a_use(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
+    """The None check at ``node`` protects a parse or comparison of the same value (``if cuda
+    is None: return False`` before ``cuda.split('.')``, ``cuda is None or not
+    cuda.startswith('12.9')``): it is the ROCm handling, not a problem. An ``assert`` or an
+    ``if cuda is None: raise …`` is not: it stops a ROCm run, so it is reported itself (and
+    the parses after it are not)."""
+    scope = guards.scope_of(parents, node)
+    local: dict[ast.AST, ast.AST] = {}
+    for outer in ast.walk(scope):
+        for inner in ast.iter_child_nodes(outer):
+            local[inner] = outer
+    for sub in local:
+        if (
+            sub is not node
+            and isinstance(sub, (ast.Name, ast.Attribute))
+            and guards.same_value(sub, node)
+            and _use_of_version(local, sub) not in ("checks for None", "branches on")
+            and (guard := guards.none_guard(local, sub)) is not None
+            and not guards.stops_the_run(guard)
+            and any(part is node for part in ast.walk(guard))
+        ):
+            return True
+    return False
+
+
+@looks_at(CUDA_VERSION_CHECK, attributes=(CUDA_VERSION,), followed=(ValueKind.CUDA_VERSION,))
+def cuda_version_check(ctx: PythonContext, node: ast.Attribute | ast.Name) -> None:
+    parents = ctx.parents
+    reason = _use_of_version(parents, node)
+    if reason is None:
         return
     if guards.rocm_guarded(parents, node):
         return
+    if reason in ("parses", "compares"):
+        if guards.none_guard(parents, node) is not None:
+            return  # reached only once the value is known to be set: fine on ROCm
+    elif _guards_a_use(parents, node):
+        return
+    if reason == "checks for None":
+        reason = "compares"
     what = f"{node.id} (torch.version.cuda)" if isinstance(node, ast.Name) else CUDA_VERSION
     consequence = (
         "so on ROCm this raises or picks the non-CUDA path"
@@ -147,6 +187,8 @@ DEVICE_CAPABILITY_GATE = rule(
 
 @looks_at(DEVICE_CAPABILITY_GATE, nodes=(ast.Compare, ast.JoinedStr))
 def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr) -> None:
+    if ctx.imports_nvidia_only_dsl():
+        return  # a CuTe DSL file never runs on ROCm: GP201 reports its import, once
     if isinstance(node, ast.JoinedStr):  # f"sm_{major}{minor}"
         written = "".join(literal(part) or "" for part in node.values)
         if "sm_" not in written and "compute_" not in written:

@@ -80,6 +80,8 @@ CUDA_ONLY_IMPORT = rule(
 
 @looks_at(CUDA_ONLY_IMPORT, events=(ModuleImport,))
 def cuda_only_import(ctx: PythonContext, imported: ModuleImport) -> None:
+    if ctx.is_first_party(imported.module):
+        return  # the project importing itself (deepspeed in DeepSpeed): not a dependency
     package = kb.package_for_import(imported.module)
     if package is None or not _reported(package):
         return

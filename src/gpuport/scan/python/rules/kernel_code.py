@@ -11,6 +11,7 @@ import re
 
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.rules import rule
+from gpuport.scan.python import guards
 from gpuport.scan.python.checks import Assignment, looks_at
 from gpuport.scan.python.context import PythonContext
 from gpuport.scan.python.nodes import (
@@ -270,6 +271,11 @@ def hardcoded_warp_size(
     ctx: PythonContext, subject: Assignment | ast.BinOp | ast.Dict | ast.Call
 ) -> None:
     def report(node: ast.AST, shown: str) -> None:
+        placed = subject.node if isinstance(subject, Assignment) and subject.node else node
+        if guards.rocm_guarded(ctx.parents, placed):
+            return  # the ROCm branch itself (warp_size = 32 for RDNA under torch.version.hip)
+        if ctx.imports_nvidia_only_dsl():
+            return  # CuTe DSL kernels never run on ROCm: GP201 reports the import, once
         ctx.report(
             HARDCODED_WARP_SIZE,
             node,

@@ -13,6 +13,7 @@ from gpuport import kb
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.kb import python_code
 from gpuport.rules import rule
+from gpuport.scan.python import guards
 from gpuport.scan.python.checks import EnvAccess, ShellCommand, looks_at
 from gpuport.scan.python.context import PythonContext
 
@@ -182,6 +183,8 @@ def nvidia_tool_call(ctx: PythonContext, subject: ast.Call | ShellCommand) -> No
     if command is None:
         command = next((kw.value for kw in subject.keywords if kw.arg in _COMMAND_KEYWORDS), None)
     looks_up = qual == "shutil.which"
+    if _probes_amd_too(ctx, subject):
+        return
     if isinstance(command, (ast.List, ast.Tuple)):
         # exec form: the program is the first word (after sudo, timeout…), unless it is a
         # shell given a script with -c
@@ -251,6 +254,41 @@ CUDA_ENV_VAR = rule(
 )
 
 
+# AMD's tools: a function that also runs or looks for one of them handles both vendors.
+_AMD_TOOL_RE = re.compile(r"\b(?:amd-smi|amdsmi|rocm-smi|rocminfo|hipcc|hipconfig|rocprof\w*)\b")
+
+
+def _probes_amd_too(ctx: PythonContext, call: ast.Call) -> bool:
+    """The call sits under a ROCm guard, or in a function that also asks for AMD's tools or
+    tests for ROCm (multi-vendor GPU detection, which tries nvidia-smi then amd-smi)."""
+    if guards.rocm_guarded(ctx.parents, call):
+        return True
+    scope = guards.scope_of(ctx.parents, call)
+    if isinstance(scope, ast.Module):
+        return False
+    return any(
+        isinstance(sub, ast.Constant)
+        and isinstance(sub.value, str)
+        and _AMD_TOOL_RE.search(sub.value)
+        for sub in ast.walk(scope)
+    )
+
+
+def _handles_rocm_too(ctx: PythonContext, node: ast.AST, entry: kb.EnvVar | None) -> bool:
+    """The access sits in ROCm-aware code: under a ROCm guard, or in a function that also
+    names the variable's ROCm counterpart (``HIP_VISIBLE_DEVICES`` read beside
+    ``CUDA_VISIBLE_DEVICES``). A module is too wide a scope to say so."""
+    if guards.rocm_guarded(ctx.parents, node):
+        return True
+    rocm_names = set(entry.rocm_names) if entry is not None else set()
+    if not rocm_names:
+        return False
+    scope = guards.scope_of(ctx.parents, node)
+    if isinstance(scope, ast.Module):
+        return False
+    return any(isinstance(sub, ast.Constant) and sub.value in rocm_names for sub in ast.walk(scope))
+
+
 @looks_at(CUDA_ENV_VAR, events=(EnvAccess,))
 def cuda_env_var(ctx: PythonContext, access: EnvAccess) -> None:
     name = access.name
@@ -261,6 +299,8 @@ def cuda_env_var(ctx: PythonContext, access: EnvAccess) -> None:
         return  # the CUDA name still works on ROCm
     severities = python_code.env_severities().get(name)
     if entry is None and severities is None:
+        return
+    if access.node is not None and _handles_rocm_too(ctx, access.node, entry):
         return
     read_severity = Severity.parse(severities.read) if severities else Severity.LOW
     write_severity = Severity.parse(severities.write) if severities else Severity.LOW
