@@ -294,3 +294,41 @@ def test_a_rocm_branch_with_computed_sources_is_a_note(tmp_path: Path) -> None:
         "setup.py branches on ROCm but names no source folder in either branch (they are "
         "computed); its components are not classified",
     )
+
+
+def test_cmake_sources_only_the_cuda_branch_compiles_are_nvidia_only(tmp_path: Path) -> None:
+    cmake = (
+        "set(GPU_FILES csrc/ops.cu csrc/kernels.cu)\n"
+        "if(BUILD_CUDA)\n"
+        "  list(APPEND SRC_FILES ${GPU_FILES} csrc/gemm_simt.cu)\n"
+        "  if(HAS_SM80)\n"
+        "    list(APPEND SRC_FILES csrc/gemm_sm80.cu)\n"
+        "  endif()\n"
+        "  list(APPEND SRC_FILES tc/mma_a.cu tc/mma_b.cu)\n"
+        "elseif(BUILD_HIP)\n"
+        "  enable_language(HIP)\n"
+        "  list(APPEND SRC_FILES ${GPU_FILES} csrc/gemm_simt.cu)\n"
+        "endif()\n"
+        "if(NOT BUILD_HIP)\n"
+        "  list(APPEND SRC_FILES csrc/not_said.cu)\n"
+        "endif()\n"
+    )
+    files = {"CMakeLists.txt": cmake}
+    files |= {
+        f: ""
+        for f in (
+            "csrc/ops.cu",
+            "csrc/gemm_simt.cu",
+            "csrc/gemm_sm80.cu",
+            "csrc/not_said.cu",
+            "tc/mma_a.cu",
+            "tc/mma_b.cu",
+        )
+    }
+    model = build_model(write(tmp_path, files))
+    found = {c.path: (c.evidence[0].line, c.rocm_alternative) for c in model.components}
+    # csrc/ holds sources the ROCm build compiles too: the file alone; tc/ is CUDA's alone
+    assert found == {
+        "csrc/gemm_sm80.cu": (5, "csrc/gemm_simt.cu"),
+        "tc": (7, "csrc/gemm_simt.cu"),
+    }

@@ -56,6 +56,12 @@ def build_model(root: Path) -> ProjectModel:
             root, texts, found, found.backend_dirs[:4]
         )
         notes.extend(component_notes)
+        helper_dirs = sorted({rel.split("/", 1)[0] for rel in found.build_helpers})
+        for folder in helper_dirs:
+            notes.append(
+                f"{folder}/ works out what each extension compiles in code (build helpers); "
+                "the components it builds are not classified"
+            )
     facts = ProjectFacts(
         rocm_macros=macros, rocm_aliases=aliases, first_party=frozenset(first_party)
     )

@@ -16,6 +16,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from gpuport.project.cmake_components import cmake_nvidia_only
 from gpuport.project.model import Component, ComponentStatus, Evidence
 from gpuport.project.rocm import SETUP_ROCM_RE
 from gpuport.project.survey import Survey
@@ -79,6 +80,9 @@ def nvidia_only_components(
                     alternative,
                 )
             )
+    for rel in found.cmake_files:
+        if rel.lower().endswith("cmakelists.txt"):
+            components.extend(cmake_nvidia_only(root, texts, rel, ", ".join(backends)))
     for rel in found.pyprojects:
         if "/" not in rel:
             continue

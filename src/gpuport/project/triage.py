@@ -29,8 +29,8 @@ NVIDIA_ONLY_COMPONENT = rule(
     what="Folds every finding inside a component that the project's own build compiles only "
     "for CUDA (a Hopper-only package, a CUTLASS backend, a sub-package that depends on NVIDIA-only "
     "packages) into one finding that names the component, how many findings it folds, and the "
-    "ROCm alternative the project builds instead. The folded findings are kept in the JSON "
-    "output's set-aside list.",
+    "ROCm alternative the project builds instead. The folded findings are kept with the scan's "
+    "result, set aside rather than listed one by one.",
     why="Porting code the ROCm build never compiles is not porting work: the project already "
     "runs on AMD GPUs through its alternative. Listing each finding in it one by one hides the "
     "findings that matter.",

