@@ -332,3 +332,11 @@ def test_cmake_sources_only_the_cuda_branch_compiles_are_nvidia_only(tmp_path: P
         "csrc/gemm_sm80.cu": (5, "csrc/gemm_simt.cu"),
         "tc": (7, "csrc/gemm_simt.cu"),
     }
+
+
+def test_a_pyproject_nested_too_deeply_is_a_note_not_a_crash(tmp_path: Path) -> None:
+    deep = "x = " + "[" * 10_000 + "]" * 10_000 + "\n"
+    files = {"pyproject.toml": deep, "sub/pyproject.toml": deep, "setup.py": "import torch\n"}
+    files["setup.py"] += "if torch.version.hip:\n    x = " + "(" * 200 + "1" + ")" * 200 + "\n"
+    model = build_model(write(tmp_path, files))
+    assert "pyproject.toml is nested too deeply to read; its name is not known" in model.notes

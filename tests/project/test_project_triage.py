@@ -7,7 +7,7 @@ from pathlib import Path
 from expect import check_findings
 from gpuport.findings import Category, Confidence, Finding, Location, Severity, Tier
 from gpuport.project.model import Component, ComponentStatus, Evidence, ProjectModel
-from gpuport.project.triage import NVIDIA_ONLY_COMPONENT, triage
+from gpuport.project.triage import NVIDIA_ONLY_COMPONENT, fold_by_folder, triage
 from gpuport.scan.engine import ScanOptions, scan_path
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "project"
@@ -55,6 +55,15 @@ def test_a_component_becomes_one_finding_and_its_findings_are_set_aside() -> Non
     assert outside in kept
 
 
+def test_a_component_with_no_finding_in_it_is_still_one_line() -> None:
+    kept, aside = triage([], MODEL, ALL)
+    assert [(f.rule_id, f.location.path, f.location.line) for f in kept] == [
+        ("GP601", "setup.py", 12)
+    ]
+    assert "0 finding(s) in it set aside" in kept[0].message
+    assert aside == []
+
+
 def test_without_gp601_enabled_nothing_is_folded_into_a_component() -> None:
     inside = [finding("GP302", "csrc/attn/a.cu")]
     kept, aside = triage(inside, MODEL, frozenset({"GP302"}))
@@ -74,7 +83,9 @@ def test_renames_fold_per_folder_and_tier_when_two_files_or_more() -> None:
     in_tests = [finding("GP300", "tests/a.cu"), finding("GP300", "tests/b.cu")]
     high = finding("GP312", "csrc/k/a.cu", severity=Severity.HIGH)
     low = finding("GP312", "csrc/k/b.cu", severity=Severity.MEDIUM)
-    kept, aside = triage([*many, lone, *in_tests, high, low], ProjectModel(), ALL)
+    tiered, none_aside = triage([*many, lone, *in_tests, high, low], ProjectModel(), ALL)
+    assert none_aside == [] and len(tiered) == 8  # the scan itself does not fold by folder
+    kept, aside = fold_by_folder(tiered)
     assert keys(aside) == keys([*many, *in_tests, high, low])
     by_path = {(f.rule_id, f.location.path): f for f in kept}
     assert set(by_path) == {

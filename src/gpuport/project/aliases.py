@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import operator
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from gpuport.project.survey import Survey
 from gpuport.project.texts import HEADER_BUDGET, HEADER_BYTES, ProjectTexts
@@ -25,8 +25,11 @@ CUDA_NAME_RE = re.compile(
     r"^(?:__\w+_sync|__activemask|__syncwarp|cuda[A-Z_]\w*|cu(?:blas|sparse|rand|fft|solver)\w*"
     r"|CUDART_\w+|CUBLAS_\w+|warpSize)$"
 )
-# Cheap substring tests before a header is decoded: it must #define one of these.
-_NEEDLES = (b"_sync", b"__activemask", b"__syncwarp", b"cuda", b"cu", b"CUDART", b"warpSize")
+# One search of the bytes before a header is decoded: it must #define one of these names.
+_DEFINES_CUDA_NAME_RE = re.compile(
+    rb"#[ \t]*define[ \t]+(?:__\w+_sync\b|__activemask\b|__syncwarp\b|cuda[A-Z_]"
+    rb"|cu(?:blas|sparse|rand|fft|solver)|CUDART_|CUBLAS_|warpSize\b)"
+)
 _DIRECTIVE_RE = re.compile(r"^\s*#\s*(\w+)\s*(.*)$")
 _DEFINE_RE = re.compile(r"([A-Za-z_]\w*)(\([^)]*\))?\s*(.*)$")
 _ROCM_NAME_RE = re.compile(r"HIP|ROCM|ROCm|AMDGPU|__HIPCC__")
@@ -36,22 +39,28 @@ _INT_RE = re.compile(r"\b(\d+)[uUlL]*\b")
 
 
 def rocm_aliases(
-    texts: ProjectTexts, found: Survey, rocm_macros: frozenset[str]
+    texts: ProjectTexts,
+    found: Survey,
+    rocm_macros: frozenset[str],
+    own: Callable[[str], bool] = lambda rel: True,
 ) -> tuple[frozenset[str], list[str]]:
-    """CUDA names the project's headers #define in a ROCm branch, and the headers that do."""
+    """CUDA names the project's headers #define in a ROCm branch, and the headers that do.
+
+    Only headers ``own`` accepts are read (the project's own code, not vendored copies).
+    """
     names: set[str] = set()
     where: list[str] = []
     spent = 0
     for rel in found.headers:
         if spent >= HEADER_BUDGET:
             break
+        if not own(rel):
+            continue
         data = texts.data(rel, HEADER_BYTES)
         if data is None:
             continue
         spent += len(data)
-        if b"#define" not in data and b"# define" not in data:
-            continue
-        if not any(needle in data for needle in _NEEDLES):
+        if not _DEFINES_CUDA_NAME_RE.search(data):
             continue
         found_here = header_aliases(data.decode("utf-8", "replace"), rocm_macros)
         if found_here:

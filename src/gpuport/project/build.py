@@ -49,7 +49,10 @@ def build_model(root: Path) -> ProjectModel:
     evidence = rocm_evidence(texts, found)
     supports = bool(evidence)
     macros = rocm_macros(texts, found, supports)
-    aliases, _headers = rocm_aliases(texts, found, macros)
+    # Compat headers are the project's own: vendored copies (CUTLASS, CK) are not read.
+    aliases, _headers = rocm_aliases(
+        texts, found, macros, lambda rel: model_tier(tiers, rel) is Tier.PRODUCT
+    )
     components: list[Component] = []
     if supports:
         components, component_notes = nvidia_only_components(
@@ -88,7 +91,11 @@ def _own_names(texts: ProjectTexts, found: Survey, notes: list[str]) -> tuple[st
     if "pyproject.toml" in found.pyprojects:
         text = texts.text("pyproject.toml")
         if text is not None:
-            _file, data = toml_dependency_file(text, "pyproject.toml")
+            try:
+                _file, data = toml_dependency_file(text, "pyproject.toml")
+            except RecursionError:  # nested too deeply for tomllib; its scanner reports it
+                data = None
+                notes.append("pyproject.toml is nested too deeply to read; its name is not known")
             project_name = table(data, "project").get("name") if data else None
             if isinstance(project_name, str) and project_name:
                 name = project_name
@@ -121,7 +128,7 @@ def _setup_names(text: str, own: set[str]) -> str | None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     constants = {
         target.id: node.value.value

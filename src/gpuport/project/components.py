@@ -55,7 +55,10 @@ def nvidia_only_components(
         if text is None:
             continue
         base = rel.rsplit("/", 1)[0] if "/" in rel else ""
-        branches = _setup_branches(text, base)
+        try:
+            branches = _setup_branches(text, base)
+        except RecursionError:  # an expression nested too deeply to walk
+            branches = None
         if branches is None:
             notes.append(f"{rel} does not parse; its components are not classified")
             continue
@@ -97,7 +100,7 @@ def _setup_branches(text: str, base: str) -> _Branches | None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     out = _Branches()
     switches = _derived_switches(tree)
@@ -228,7 +231,10 @@ def _nvidia_only_package(texts: ProjectTexts, rel: str, backends: list[str]) -> 
     text = texts.text(rel)
     if text is None or SETUP_ROCM_RE.search(text) or re.search(r"rocm|\bhip\b", text, re.I):
         return None
-    deps = parse_pyproject(text, rel)
+    try:
+        deps = parse_pyproject(text, rel)
+    except RecursionError:  # nested too deeply for tomllib; its scanner reports it
+        return None
     for requirement in deps.requirements:
         if requirement.section == "project.dependencies" and _NVIDIA_ONLY_PACKAGE_RE.match(
             requirement.key

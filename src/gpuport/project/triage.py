@@ -1,11 +1,10 @@
 """After the scan: each finding's tier, and findings folded where one decision settles them.
 
-Two folds, each keeping the originals in ``ScanResult.set_aside`` (nothing is lost):
-
-- every finding inside an NVIDIA-only component (one the project's ROCm build leaves out, with
-  a ROCm alternative the project already has) becomes **one** GP601 finding for the component;
-- the rules of :data:`FOLD_BY_FOLDER`, whose findings in the files of one folder share one fix,
-  become one finding per folder (and tier) that counts the files.
+The scan folds every finding inside an NVIDIA-only component (one the project's ROCm build
+leaves out, with a ROCm alternative the project already has) into **one** GP601 finding for the
+component, keeping the originals in ``ScanResult.set_aside`` (nothing is lost).
+:func:`fold_by_folder` folds the rules of :data:`FOLD_BY_FOLDER`, whose findings in the files of
+one folder share one fix, into one finding per folder and tier, for reports that summarise.
 """
 
 from __future__ import annotations
@@ -82,11 +81,14 @@ def triage(
             by_component[component].append(finding)
         else:
             kept.append(finding)
-    for component, inside in by_component.items():
-        kept.append(_component_finding(component, inside, model))
-        set_aside.extend(inside)
-    kept, folded = _fold_by_folder(kept)
-    set_aside.extend(folded)
+    if nvidia_only:
+        # One line per NVIDIA-only component, also when no finding fell in it: the reader
+        # learns that the folder is not porting work, and what ROCm runs instead.
+        for component in model.components:
+            if component.status is ComponentStatus.NVIDIA_ONLY:
+                inside = by_component.get(component, [])
+                kept.append(_component_finding(component, inside, model))
+                set_aside.extend(inside)
     return kept, set_aside
 
 
@@ -119,7 +121,12 @@ def _component_finding(component: Component, inside: list[Finding], model: Proje
     return replace(finding, tier=model.tier_of(component.path))
 
 
-def _fold_by_folder(findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
+def fold_by_folder(findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
+    """(findings with each :data:`FOLD_BY_FOLDER` rule's per-folder groups folded, originals).
+
+    Not applied by the scan: a finding per file is what ``port``, baselines, suppressions and
+    the fixtures' line markers work with. Reports that summarise (``assess``) may apply it.
+    """
     wanted = {fold.rule_id: fold for fold in FOLD_BY_FOLDER}
     groups: dict[tuple[str, str, Tier], list[Finding]] = defaultdict(list)
     kept: list[Finding] = []
