@@ -59,7 +59,9 @@ def build_model(root: Path) -> ProjectModel:
             root, texts, found, found.backend_dirs[:4]
         )
         notes.extend(component_notes)
-        helper_dirs = sorted({rel.split("/", 1)[0] for rel in found.build_helpers})
+        helper_dirs = sorted(
+            {rel.split("/", 1)[0] for rel in found.build_helpers if rel.endswith(".py")}
+        )
         for folder in helper_dirs:
             notes.append(
                 f"{folder}/ works out what each extension compiles in code (build helpers); "

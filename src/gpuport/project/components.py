@@ -66,8 +66,8 @@ def nvidia_only_components(
             continue
         if not branches.cuda and not branches.rocm:
             notes.append(
-                f"{rel} branches on ROCm but names no source folder in either branch (they are "
-                "computed); its components are not classified"
+                f"{rel} branches on ROCm but names no source folder inside either branch (both "
+                "builds share their sources, or compute them); no component is classified"
             )
             continue
         rocm_dirs = sorted(d for d in branches.rocm if _is_dir(root, d))

@@ -85,7 +85,8 @@ def rocm_macros(texts: ProjectTexts, found: Survey, supports_rocm: bool) -> froz
     names: set[str] = set()
     for rel in [*found.setup_pys, *found.build_helpers]:
         text = texts.text(rel) or ""
-        if supports_rocm and "torch.utils.cpp_extension" in text:
+        # `from torch.utils.cpp_extension import …` or `from torch.utils import cpp_extension`
+        if supports_rocm and "cpp_extension" in text:
             names |= TORCH_HIP_MACROS
         for line in _code_lines(text, "#"):
             for match in _MACRO_FLAG_RE.finditer(line):
