@@ -49,6 +49,7 @@ class Category(enum.StrEnum):
     KERNELS = "kernels"  # GP3xx: CUDA / C++ sources
     CONTAINERS = "containers"  # GP4xx: Docker, compose, Kubernetes, shell
     BUILD = "build"  # GP5xx: CMake, Makefiles, build scripts
+    PROJECT = "project"  # GP6xx: the project as a whole (components its ROCm build leaves out)
 
 
 class Tier(enum.StrEnum):

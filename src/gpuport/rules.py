@@ -15,7 +15,7 @@ from typing import ParamSpec
 
 from gpuport.findings import Category, Confidence, Excerpt, Finding, Fix, Location, Severity
 
-_ID_RE = re.compile(r"^GP[1-5]\d\d$")
+_ID_RE = re.compile(r"^GP[1-6]\d\d$")
 _SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _PREFIX = {
     Category.DEPENDENCIES: "1",
@@ -23,6 +23,7 @@ _PREFIX = {
     Category.KERNELS: "3",
     Category.CONTAINERS: "4",
     Category.BUILD: "5",
+    Category.PROJECT: "6",
 }
 
 

@@ -17,7 +17,7 @@ import pytest
 import gpuport
 from gpuport import rules as rules_module
 from gpuport.files import FileKind, SourceText
-from gpuport.findings import Category, Confidence, Finding, Severity, SkipKind, Skipped
+from gpuport.findings import Category, Confidence, Finding, Severity, SkipKind, Skipped, Tier
 from gpuport.rules import Rule
 from gpuport.scan import base
 from gpuport.scan.engine import ScanOptions, scan_path
@@ -350,3 +350,93 @@ def test_ctrl_c_exits_130_and_leaves_no_worker(tmp_path: Path) -> None:
     assert stdout == b""
     assert b"interrupted" in stderr and b"Traceback" not in stderr, stderr.decode()
     _assert_all_gone(workers)
+
+
+# ---------------------------------------------------------------------------------------------
+# The project model: facts for every scanner, tiers on every finding, folds kept aside
+
+
+def _facts_scanner(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding | Skipped]:
+    """One GP599 per file whose message lists what the scanner was told about the project."""
+    facts = source.facts
+    told = ",".join(sorted(facts.first_party | facts.rocm_macros | facts.rocm_aliases))
+    yield TEST_RULE.finding(source.file.rel, 1, 1, message=f"knows {told}")
+
+
+@pytest.fixture
+def facts_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(
+        base,
+        "_SCANNERS",
+        [base.FileScanner("facts", frozenset({FileKind.SHELL}), _facts_scanner)],
+    )
+    monkeypatch.setitem(rules_module._REGISTRY, TEST_RULE.id, TEST_RULE)
+
+
+ROCM_PROJECT = {
+    "setup.py": (
+        "import torch\n"
+        "from torch.utils.cpp_extension import CUDAExtension\n"
+        "if torch.version.hip:\n"
+        "    flags = ['-DUSE_ROCM']\n"
+        "ext = CUDAExtension('myext_cuda', ['csrc/a.cu'])\n"
+        "setup(name='my-pkg')\n"
+    ),
+    "csrc/compat.cuh": "#ifdef USE_ROCM\n#define __shfl_xor_sync(m, v, l) __shfl_xor(v, l)\n#endif\n",
+}
+KNOWS = "knows USE_ROCM,__HIP_PLATFORM_AMD__,__shfl_xor_sync,my_pkg,myext_cuda"
+
+
+@pytest.mark.usefixtures("facts_rule")
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_project_facts_reach_every_scanner_serial_and_parallel(tmp_path: Path, jobs: int) -> None:
+    for rel, text in ROCM_PROJECT.items():
+        write(tmp_path, rel, text)
+    for i in range(210):  # past the threshold where a pool is started
+        write(tmp_path, f"tools/s{i}.sh" if i % 2 else f"pkg/s{i}.sh", "echo\n")
+    result = scan_path(tmp_path, ScanOptions(jobs=jobs))
+    assert result.project is not None and result.project.name == "my-pkg"
+    assert len(result.findings) == 210
+    assert {f.message for f in result.findings} == {KNOWS}
+    assert {f.tier for f in result.findings if f.location.path.startswith("tools/")} == {Tier.DEV}
+    assert {f.tier for f in result.findings if f.location.path.startswith("pkg/")} == {Tier.PRODUCT}
+
+
+@pytest.mark.usefixtures("facts_rule")
+def test_without_the_project_model_scanners_know_nothing_and_all_is_product(
+    tmp_path: Path,
+) -> None:
+    for rel, text in ROCM_PROJECT.items():
+        write(tmp_path, rel, text)
+    write(tmp_path, "tests/t.sh", "echo\n")
+    result = scan_path(tmp_path, ScanOptions(jobs=1, project_model=False))
+    assert result.project is None
+    ((message, tier),) = {(f.message, f.tier) for f in result.findings}
+    assert (message, tier) == ("knows ", Tier.PRODUCT)
+
+
+def test_an_nvidia_only_component_is_folded_and_its_findings_kept_aside(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "setup.py",
+        "import torch\n"
+        "if torch.version.hip:\n"
+        "    sources = ['csrc/ck/api.cpp']\n"
+        "else:\n"
+        "    sources = ['csrc/cutlass_fwd/api.cu']\n",
+    )
+    write(tmp_path, "csrc/ck/api.cpp", "void f() {}\n")
+    kernel = "__global__ void k(float* x) {\n  int lane = threadIdx.x & 31;\n  x[lane] = 0;\n}\n"
+    write(tmp_path, "csrc/cutlass_fwd/api.cu", kernel)
+    write(tmp_path, "csrc/cutlass_fwd/more.cu", kernel)
+    write(tmp_path, "pkg/k.cu", kernel)
+    result = scan_path(tmp_path, ScanOptions(jobs=1))
+    aside = {f.location.path for f in result.set_aside}
+    assert aside == {"csrc/cutlass_fwd/api.cu", "csrc/cutlass_fwd/more.cu"}
+    listed = {(f.rule_id, f.location.path) for f in result.findings}
+    assert ("GP601", "setup.py") in listed
+    assert any(path == "pkg/k.cu" for _, path in listed)
+    assert not any(path.startswith("csrc/cutlass_fwd/") for _, path in listed)
+    without = scan_path(tmp_path, ScanOptions(jobs=1, ignore=frozenset({"GP601"})))
+    assert without.set_aside == []
+    assert {f.location.path for f in without.findings} >= aside

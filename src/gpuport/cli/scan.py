@@ -75,14 +75,18 @@ def write_baseline(result: ScanResult, path: Path) -> None:
 _NOT_INPUT_PROBLEMS = frozenset({SkipKind.PORT_ARTIFACT})
 
 
-def scan_exit_code(result: ScanResult, settings: Settings) -> ExitCode:
-    """2 when input could not be analysed or a rule crashed; 1 at or above --fail-on; else 0."""
+def scan_exit_code(result: ScanResult, settings: Settings, *, all_tiers: bool = False) -> ExitCode:
+    """2 when input could not be analysed or a rule crashed; 1 at or above --fail-on; else 0.
+
+    Only product code counts for --fail-on unless ``all_tiers`` (tests, benchmarks, examples,
+    docs, CI, dev scripts, deprecated and vendored code are reported, not failed on).
+    """
     problems = [s for s in result.skipped if s.kind not in _NOT_INPUT_PROBLEMS]
     if result.crashed or (not result.stats.files_seen and problems):
         return ExitCode.ERROR
     if any(not s.partial for s in problems):
         return ExitCode.ERROR
-    if settings.fail_on is not None and result.at_or_above(settings.fail_on):
+    if settings.fail_on is not None and result.at_or_above(settings.fail_on, all_tiers=all_tiers):
         return ExitCode.FINDINGS
     return ExitCode.CLEAN
 
@@ -90,6 +94,12 @@ def scan_exit_code(result: ScanResult, settings: Settings) -> ExitCode:
 @click.command("scan")
 @scan_options
 @format_options(ScanResult)
+@click.option(
+    "--all-tiers",
+    is_flag=True,
+    help="Let findings in every tier (tests, benchmarks, examples, docs, CI, dev, deprecated, "
+    "vendored) count for --fail-on; by default only product code does.",
+)
 @handle_errors
 def scan(path: Path, fmt: str, output: Path | None, **flags: Any) -> None:
     """Findings with rule ids, locations and fixes, in a format for people or for CI."""
@@ -103,4 +113,4 @@ def scan(path: Path, fmt: str, output: Path | None, **flags: Any) -> None:
         write_baseline(result, flags["write_baseline"])
     if chosen is not Format.TERMINAL or output is not None:
         say(scan_summary_line(result))
-    sys.exit(scan_exit_code(result, settings))
+    sys.exit(scan_exit_code(result, settings, all_tiers=flags["all_tiers"]))

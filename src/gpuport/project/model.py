@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from gpuport.files import NO_PROJECT_FACTS, ProjectFacts
 from gpuport.findings import Tier
+from gpuport.project.tiers import tier_by_name
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -72,10 +73,11 @@ class ProjectModel:
         return bool(self.rocm_support)
 
     def tier_of(self, rel: str) -> Tier:
+        """The tier of ``rel``: the model's own prefixes first, then the name table's."""
         for prefix, tier in self.tiers:
             if rel == prefix.rstrip("/") or rel.startswith(prefix.rstrip("/") + "/"):
                 return tier
-        return Tier.PRODUCT
+        return tier_by_name(rel) or Tier.PRODUCT
 
     def component_of(self, rel: str) -> Component | None:
         """The most specific component ``rel`` belongs to, or None."""

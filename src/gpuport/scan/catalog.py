@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+import gpuport.project.triage  # registers GP601, the rule the triage reports
 import gpuport.scan  # noqa: F401  (importing the scanners registers every rule)
 from gpuport.findings import Category
 from gpuport.rules import Rule, registered

@@ -1,0 +1,195 @@
+"""Building the project model: read a handful of build files (never run them) and conclude.
+
+:func:`build_model` is called once per scan, before any rule runs. It reads inside the root
+only, through :mod:`gpuport.read_policy`, a bounded number of bytes; what it cannot work out it
+says in ``notes``.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import re
+import warnings
+from pathlib import Path
+
+from gpuport.files import ProjectFacts
+from gpuport.findings import Tier
+from gpuport.project.aliases import rocm_aliases
+from gpuport.project.components import nvidia_only_components
+from gpuport.project.model import Component, ProjectModel
+from gpuport.project.rocm import rocm_archs, rocm_evidence, rocm_macros
+from gpuport.project.survey import Survey, survey
+from gpuport.project.texts import ProjectTexts
+from gpuport.syntax.pyproject import table, toml_dependency_file
+
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# Calls that build a compiled module: torch's CUDAExtension / CppExtension, setuptools'
+# Extension, pybind11's Pybind11Extension, and projects' own subclasses (CMakeExtension).
+_EXTENSION_CALL_RE = re.compile(r"Extension\Z")
+_SUBMODULE_PATH_RE = re.compile(r"^\s*path\s*=\s*(\S+)\s*$", re.MULTILINE)
+
+
+def build_model(root: Path) -> ProjectModel:
+    """What the project at ``root`` is: name, own packages, ROCm path, components and tiers."""
+    if not root.is_dir():
+        return ProjectModel()
+    found = survey(root)
+    texts = ProjectTexts(root)
+    notes: list[str] = []
+    if found.truncated:
+        notes.append("the project has too many files to survey whole; the model saw a part")
+    name, first_party = _own_names(texts, found, notes)
+    tiers = _submodule_tiers(texts, found)
+    # A ROCm backend folder that is a git submodule (flash-attention's csrc/composable_kernel)
+    # is a dependency of the project's backend, not the backend itself.
+    found.backend_dirs = [
+        d for d in found.backend_dirs if model_tier(tiers, d + "/x") is Tier.PRODUCT
+    ]
+    evidence = rocm_evidence(texts, found)
+    supports = bool(evidence)
+    macros = rocm_macros(texts, found, supports)
+    # Compat headers are the project's own: vendored copies (CUTLASS, CK) are not read.
+    aliases, _headers = rocm_aliases(
+        texts, found, macros, lambda rel: model_tier(tiers, rel) is Tier.PRODUCT
+    )
+    components: list[Component] = []
+    if supports:
+        components, component_notes = nvidia_only_components(
+            root, texts, found, found.backend_dirs[:4]
+        )
+        notes.extend(component_notes)
+        helper_dirs = sorted(
+            {rel.split("/", 1)[0] for rel in found.build_helpers if rel.endswith(".py")}
+        )
+        for folder in helper_dirs:
+            notes.append(
+                f"{folder}/ works out what each extension compiles in code (build helpers); "
+                "the components it builds are not classified"
+            )
+    facts = ProjectFacts(
+        rocm_macros=macros, rocm_aliases=aliases, first_party=frozenset(first_party)
+    )
+    return ProjectModel(
+        name=name,
+        facts=facts,
+        rocm_support=tuple(evidence),
+        rocm_archs=rocm_archs(texts, found),
+        components=tuple(components),
+        tiers=tuple(tiers),
+        notes=tuple(notes),
+    )
+
+
+def model_tier(tiers: list[tuple[str, Tier]], rel: str) -> Tier:
+    return ProjectModel(tiers=tuple(tiers)).tier_of(rel)
+
+
+def _own_names(texts: ProjectTexts, found: Survey, notes: list[str]) -> tuple[str, set[str]]:
+    """The distribution name and the top-level import names the project itself provides."""
+    name = ""
+    own: set[str] = set(found.packages)
+    own.update(m for m in found.modules if _IDENTIFIER_RE.match(m))
+    if "pyproject.toml" in found.pyprojects:
+        text = texts.text("pyproject.toml")
+        if text is not None:
+            try:
+                _file, data = toml_dependency_file(text, "pyproject.toml")
+            except RecursionError:  # nested too deeply for tomllib; its scanner reports it
+                data = None
+                notes.append("pyproject.toml is nested too deeply to read; its name is not known")
+            project_name = table(data, "project").get("name") if data else None
+            if isinstance(project_name, str) and project_name:
+                name = project_name
+                own.add(_import_name(project_name))
+    if "setup.py" in found.setup_pys:
+        text = texts.text("setup.py")
+        if text is not None:
+            setup_name = _setup_names(text, own)
+            if setup_name is None:
+                notes.append("setup.py does not parse; its package names are not known")
+            elif setup_name and not name:
+                name = setup_name
+    if "setup.cfg" not in found.setup_pys:
+        text = texts.text("setup.cfg")
+        if text:
+            cfg_name = _setup_cfg_name(text)
+            if cfg_name:
+                name = name or cfg_name
+                own.add(_import_name(cfg_name))
+    return name, {n for n in own if _IDENTIFIER_RE.match(n)}
+
+
+def _import_name(distribution: str) -> str:
+    return distribution.strip().replace("-", "_").replace(".", "_").lower()
+
+
+def _setup_names(text: str, own: set[str]) -> str | None:
+    """setup(name=, packages=, py_modules=) and extension module names, literal or constant."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    constants = {
+        target.id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+
+    def string(node: ast.expr | None) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Name):
+            return constants.get(node.id)
+        return None
+
+    name = ""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        called = node.func.id if isinstance(node.func, ast.Name) else ""
+        if isinstance(node.func, ast.Attribute):
+            called = node.func.attr
+        keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        if called == "setup":
+            setup_name = string(keywords.get("name"))
+            if setup_name:
+                name = name or setup_name
+                own.add(_import_name(setup_name))
+            for key in ("packages", "py_modules"):
+                listed = keywords.get(key)
+                if isinstance(listed, ast.List | ast.Tuple):
+                    for element in listed.elts:
+                        text_value = string(element)
+                        if text_value:
+                            own.add(text_value.split(".", 1)[0])
+        elif _EXTENSION_CALL_RE.search(called):
+            first = node.args[0] if node.args else keywords.get("name")
+            module = string(first)
+            if module:
+                own.add(module.split(".", 1)[0])
+    return name
+
+
+def _setup_cfg_name(text: str) -> str:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return ""
+    return parser.get("metadata", "name", fallback="").strip()
+
+
+def _submodule_tiers(texts: ProjectTexts, found: Survey) -> list[tuple[str, Tier]]:
+    """Git submodules are vendored code (flash-attention's csrc/cutlass, csrc/composable_kernel)."""
+    if not found.gitmodules:
+        return []
+    text = texts.text(".gitmodules") or ""
+    paths = sorted({m.group(1).strip("\"'/") for m in _SUBMODULE_PATH_RE.finditer(text)})
+    return [(p, Tier.VENDORED) for p in sorted(paths, key=len, reverse=True) if p]

@@ -1,0 +1,260 @@
+"""NVIDIA-only components: what a project's CUDA build compiles and its ROCm build leaves out.
+
+Read from ``setup.py`` files with :mod:`ast` (never run): each ``if`` on a ROCm switch
+(``IS_ROCM``, ``torch.version.hip``, ``BUILD_TARGET == "rocm"``…) splits the file into a CUDA
+branch and a ROCm branch; a folder whose sources only the CUDA branch names is NVIDIA-only, and
+the ROCm branch's folders are its alternative. A sub-package whose own pyproject depends on
+NVIDIA-only packages (``nvidia-cutlass-dsl``) is NVIDIA-only too. Conservative: a folder either
+branch's paths overlap, the root, or a folder that does not exist is never a component.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from gpuport.project.cmake_components import cmake_nvidia_only
+from gpuport.project.model import Component, ComponentStatus, Evidence
+from gpuport.project.rocm import SETUP_ROCM_RE
+from gpuport.project.survey import Survey
+from gpuport.project.texts import ProjectTexts
+from gpuport.syntax.pyproject import parse_pyproject
+
+_SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".c", ".cxx", ".h", ".hpp", ".hip")
+# Strings compared with a build target: "rocm"/"hip" select the ROCm build, "cuda" the other.
+_ROCM_WORDS = frozenset({"rocm", "hip", "amd"})
+_CUDA_WORDS = frozenset({"cuda", "nvidia"})
+# Packages with no ROCm build at all: a sub-package depending on one is CUDA-only.
+_NVIDIA_ONLY_PACKAGE_RE = re.compile(r"^(?:nvidia-|cuda-python$|cupy-cuda|tensorrt)")
+# A name or call an ``if`` tests that is a ROCm switch: any name with "rocm" in it
+# (USE_TRITON_ROCM, ROCM_HOME, is_rocm_pytorch()), torch.version.hip, IS_HIP_EXTENSION, HIP_BUILD.
+_ROCM_SWITCH_RE = re.compile(r"rocm|version\.hip\b|\bIS_HIP\w*|\bHIP_BUILD\b|\bBUILD_HIP\b", re.I)
+
+
+@dataclass(slots=True)
+class _Branches:
+    """The folders one setup.py's CUDA and ROCm branches name, with the first line naming each."""
+
+    cuda: dict[str, int] = field(default_factory=dict)
+    rocm: dict[str, int] = field(default_factory=dict)
+    has_rocm_switch: bool = False
+
+
+def nvidia_only_components(
+    root: Path, texts: ProjectTexts, found: Survey, backends: list[str]
+) -> tuple[list[Component], list[str]]:
+    """The NVIDIA-only components of a project that has a ROCm path, and notes on what was not
+    classified. ``backends`` are the project's ROCm backend folders (an alternative to name)."""
+    components: list[Component] = []
+    notes: list[str] = []
+    for rel in found.setup_pys:
+        text = texts.text(rel)
+        if text is None:
+            continue
+        base = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        try:
+            branches = _setup_branches(text, base)
+        except RecursionError:  # an expression nested too deeply to walk
+            branches = None
+        if branches is None:
+            notes.append(f"{rel} does not parse; its components are not classified")
+            continue
+        if not branches.has_rocm_switch:
+            continue
+        if not branches.cuda and not branches.rocm:
+            notes.append(
+                f"{rel} branches on ROCm but names no source folder inside either branch (both "
+                "builds share their sources, or compute them); no component is classified"
+            )
+            continue
+        rocm_dirs = sorted(d for d in branches.rocm if _is_dir(root, d))
+        alternative = ", ".join(rocm_dirs or backends) or "the project's ROCm build"
+        for folder in _cuda_only(root, branches):
+            line = branches.cuda[folder]
+            why = f"{_name(rel)} compiles {folder}/ only in its CUDA branch"
+            components.append(
+                Component(
+                    folder,
+                    ComponentStatus.NVIDIA_ONLY,
+                    (Evidence(rel, line, why),),
+                    alternative,
+                )
+            )
+    for rel in found.cmake_files:
+        if rel.lower().endswith("cmakelists.txt"):
+            components.extend(cmake_nvidia_only(root, texts, rel, ", ".join(backends)))
+    for rel in found.pyprojects:
+        if "/" not in rel:
+            continue
+        component = _nvidia_only_package(texts, rel, backends)
+        if component is not None:
+            components.append(component)
+    return _outermost(components), notes
+
+
+def _setup_branches(text: str, base: str) -> _Branches | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    out = _Branches()
+    switches = _derived_switches(tree)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.If | ast.IfExp):
+            continue
+        polarity = _rocm_polarity(node.test, switches)
+        if polarity is None:
+            continue
+        out.has_rocm_switch = True
+        body = node.body if isinstance(node.body, list) else [node.body]
+        orelse = node.orelse if isinstance(node.orelse, list) else [node.orelse]
+        rocm, cuda = (body, orelse) if polarity else (orelse, body)
+        _collect(rocm, base, out.rocm)
+        _collect(cuda, base, out.cuda)
+    return out
+
+
+def _derived_switches(tree: ast.Module) -> dict[str, bool]:
+    """Names a ROCm branch sets to a constant: hopper/setup.py's ``if USE_TRITON_ROCM:
+    SKIP_CUDA_BUILD = True`` makes ``SKIP_CUDA_BUILD`` true in the ROCm build."""
+    switches: dict[str, bool] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.If) or _rocm_polarity(node.test, {}) is not True:
+            continue
+        for statement in node.body:
+            if (
+                isinstance(statement, ast.Assign)
+                and isinstance(statement.value, ast.Constant)
+                and isinstance(statement.value.value, bool)
+            ):
+                for target in statement.targets:
+                    if isinstance(target, ast.Name):
+                        switches[target.id] = statement.value.value
+    return switches
+
+
+def _rocm_polarity(test: ast.expr, switches: dict[str, bool]) -> bool | None:
+    """True: the test holds in the ROCm build; False: in the CUDA build; None: neither says."""
+    if isinstance(test, ast.Name) and test.id in switches:
+        return switches[test.id]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _rocm_polarity(test.operand, switches)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        said = {p for value in test.values if (p := _rocm_polarity(value, switches)) is not None}
+        return said.pop() if len(said) == 1 else None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        op, other = test.ops[0], test.comparators[0]
+        if isinstance(other, ast.Constant) and isinstance(other.value, str):
+            word = other.value.lower()
+            equal = isinstance(op, ast.Eq)
+            if word in _ROCM_WORDS and isinstance(op, ast.Eq | ast.NotEq):
+                return equal
+            if word in _CUDA_WORDS and isinstance(op, ast.Eq | ast.NotEq):
+                return not equal
+            return None
+        left = _rocm_polarity(test.left, switches)
+        if left is not None and isinstance(other, ast.Constant) and other.value is None:
+            return isinstance(op, ast.IsNot) if isinstance(op, ast.Is | ast.IsNot) else None
+        return None
+    if isinstance(test, ast.Name | ast.Attribute | ast.Call):
+        return True if _ROCM_SWITCH_RE.search(ast.unparse(test)) else None
+    return None
+
+
+def _collect(statements: list[ast.stmt] | list[ast.expr], base: str, into: dict[str, int]) -> None:
+    """Record the folder of every source path a branch names (literal or f-string prefix)."""
+    for statement in statements:
+        for node in ast.walk(statement):
+            text = _literal_prefix(node)
+            if text is None:
+                continue
+            folder = _source_folder(text)
+            if folder is None:
+                continue
+            joined = f"{base}/{folder}".strip("/") if folder else base
+            if joined and joined not in into:
+                into[joined] = getattr(node, "lineno", 0)
+
+
+def _literal_prefix(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr) and node.values:
+        first = node.values[0]
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            return first.value + "*"  # the rest is computed: a pattern, like a glob
+    return None
+
+
+def _source_folder(text: str) -> str | None:
+    """The folder of a source path or glob ("csrc/x/a.cu" -> "csrc/x"); None: not a path."""
+    text = text.strip().removeprefix("./")
+    if not text or "\n" in text or " " in text or text.startswith(("/", "-", "$")):
+        return None
+    if "*" in text:
+        head = text.split("*", 1)[0]
+        return head.rsplit("/", 1)[0] if "/" in head else ""
+    if not text.lower().endswith(_SOURCE_SUFFIXES):
+        return None
+    return text.rsplit("/", 1)[0] if "/" in text else ""
+
+
+def _is_dir(root: Path, rel: str) -> bool:
+    parts = PurePosixPath(rel).parts
+    if not parts or ".." in parts:
+        return False
+    path = root.joinpath(*parts)
+    return path.is_dir() and not path.is_symlink()
+
+
+def _overlaps(a: str, b: str) -> bool:
+    return a == b or a.startswith(b + "/") or b.startswith(a + "/")
+
+
+def _cuda_only(root: Path, branches: _Branches) -> list[str]:
+    """The outermost CUDA-branch folders no ROCm-branch folder overlaps."""
+    candidates = [
+        d
+        for d in branches.cuda
+        if _is_dir(root, d) and not any(_overlaps(d, r) for r in branches.rocm)
+    ]
+    return [d for d in candidates if not any(d.startswith(o + "/") for o in candidates)]
+
+
+def _nvidia_only_package(texts: ProjectTexts, rel: str, backends: list[str]) -> Component | None:
+    text = texts.text(rel)
+    if text is None or SETUP_ROCM_RE.search(text) or re.search(r"rocm|\bhip\b", text, re.I):
+        return None
+    try:
+        deps = parse_pyproject(text, rel)
+    except RecursionError:  # nested too deeply for tomllib; its scanner reports it
+        return None
+    for requirement in deps.requirements:
+        if requirement.section == "project.dependencies" and _NVIDIA_ONLY_PACKAGE_RE.match(
+            requirement.key
+        ):
+            folder = rel.rsplit("/", 1)[0]
+            why = f"its own package depends on {requirement.key}, which has no ROCm build"
+            alternative = ", ".join(backends) or "the project's ROCm build"
+            evidence = (Evidence(rel, requirement.line, why),)
+            return Component(folder, ComponentStatus.NVIDIA_ONLY, evidence, alternative)
+    return None
+
+
+def _outermost(components: list[Component]) -> list[Component]:
+    """One component per folder, the outermost kept when one lies inside another."""
+    by_path: dict[str, Component] = {}
+    for component in components:
+        by_path.setdefault(component.path, component)
+    paths = list(by_path)
+    return [by_path[p] for p in sorted(paths) if not any(p.startswith(o + "/") for o in paths)]
+
+
+def _name(rel: str) -> str:
+    return rel.rsplit("/", 1)[-1]

@@ -1,0 +1,37 @@
+"""Reading a project's build files for the model: inside the root, size-capped, never executed."""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from gpuport.read_policy import ReadRefused, read_within
+
+BUILD_FILE_BYTES = 1 << 20  # a setup.py, CMakeLists.txt or workflow larger than this is skipped
+HEADER_BYTES = 256 << 10  # a compat header larger than this is not read for aliases
+HEADER_BUDGET = 16 << 20  # the most header bytes one model reads in all
+
+
+class ProjectTexts:
+    """The project's files as text, each read at most once, with the bytes read counted."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.bytes_read = 0
+        self.unreadable: list[str] = []
+        self._cache: dict[str, str | None] = {}
+
+    def data(self, rel: str, limit: int) -> bytes | None:
+        """The bytes of ``rel`` (None: missing, outside the root, not regular, or too large)."""
+        try:
+            data = read_within(self.root, self.root.joinpath(*PurePosixPath(rel).parts), limit)
+        except (OSError, ReadRefused):
+            self.unreadable.append(rel)
+            return None
+        self.bytes_read += len(data)
+        return data
+
+    def text(self, rel: str, limit: int = BUILD_FILE_BYTES) -> str | None:
+        if rel not in self._cache:
+            data = self.data(rel, limit)
+            self._cache[rel] = None if data is None else data.decode("utf-8", "replace")
+        return self._cache[rel]

@@ -1,0 +1,105 @@
+"""Which tier a path belongs to (tests, benchmarks, examples…), from its folder and file names.
+
+The heuristics are data: :data:`TIER_RULES` is the one table, each row with the reason it holds.
+The project model puts the prefixes it finds in the project's own files (``.gitmodules``, build
+files) ahead of this table; the table is the fallback for every other path.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+
+from gpuport.findings import Tier
+
+
+@dataclass(frozen=True, slots=True)
+class TierRule:
+    """Paths a folder or file name puts in ``tier``.
+
+    ``folders``: folder names; ``top_only`` limits them to the first path part (a ``scripts/``
+    inside a package is often shipped code). ``files``: glob patterns on the file name.
+    """
+
+    tier: Tier
+    folders: frozenset[str] = frozenset()
+    files: tuple[str, ...] = ()
+    top_only: bool = False
+
+
+TIER_RULES: tuple[TierRule, ...] = (
+    # Copied-in third-party code: the project does not port it, its upstream does
+    # (flash-attention's csrc/cutlass, TransformerEngine's 3rdparty/, torchao's third_party/).
+    TierRule(
+        Tier.VENDORED,
+        frozenset({"third_party", "third-party", "3rdparty", "vendor", "vendored", "external"}),
+    ),
+    # Old code kept for old users; porting it is rarely what a team wants first.
+    TierRule(Tier.DEPRECATED, frozenset({"deprecated", "legacy"})),
+    # pytest's and unittest's layouts: tests/ folders anywhere (DeepSpeed's tests/unit,
+    # flash-attention's tests/cute), test_*.py and *_test.py modules, conftest.py fixtures.
+    TierRule(
+        Tier.TESTS,
+        frozenset({"tests", "test", "testing", "unittests"}),
+        ("test_*.py", "*_test.py", "conftest.py", "*_test.cc", "*_test.cpp", "*_test.cu"),
+    ),
+    # Quality-assurance scripts at the top (TransformerEngine's qa/ runs its test suites).
+    TierRule(Tier.TESTS, frozenset({"qa"}), top_only=True),
+    # Measuring code: not what users run (benchmarks/, bitsandbytes' benchmarking/).
+    TierRule(
+        Tier.BENCHMARKS,
+        frozenset({"benchmarks", "benchmark", "bench", "benchmarking"}),
+        ("benchmark_*.py", "bench_*.py"),
+    ),
+    # Code that shows how to use the project; users copy it, the project does not ship it.
+    TierRule(
+        Tier.EXAMPLES,
+        frozenset(
+            {
+                "examples",
+                "example",
+                "tutorials",
+                "tutorial",
+                "notebooks",
+                "recipes",
+                "demo",
+                "demos",
+            }
+        ),
+        ("*.ipynb",),
+    ),
+    # Training and evaluation scripts at the top (flash-attention's training/, mamba's evals/).
+    TierRule(Tier.EXAMPLES, frozenset({"training", "eval", "evals"}), top_only=True),
+    # Documentation sources, and DeepSpeed's blog posts.
+    TierRule(Tier.DOCS, frozenset({"docs", "doc", "blogs"})),
+    # CI configuration: GitHub, GitLab, CircleCI, Buildkite, Azure, and release tooling.
+    TierRule(
+        Tier.CI,
+        frozenset({".github", ".gitlab", ".circleci", ".buildkite", ".azure-pipelines"}),
+        (".gitlab-ci.yml", "azure-pipelines.yml", "Jenkinsfile"),
+    ),
+    TierRule(Tier.CI, frozenset({"ci", "release", ".ci"}), top_only=True),
+    # Developer scripts at the top of the tree; inside a package these names are often shipped.
+    TierRule(
+        Tier.DEV, frozenset({"scripts", "tools", "dev", "devtools", "utils_dev"}), top_only=True
+    ),
+)
+
+
+def tier_by_name(rel: str) -> Tier | None:
+    """The tier :data:`TIER_RULES` gives ``rel`` (a path relative to the root), or None.
+
+    The outermost folder that a rule names decides (``tests/benchmarks/x.py`` is a test);
+    a file-name rule applies only when no folder rule does.
+    """
+    parts = rel.split("/")
+    folders, name = parts[:-1], parts[-1]
+    for depth, folder in enumerate(folders):
+        lowered = folder.lower()
+        for rule in TIER_RULES:
+            if lowered in rule.folders and (depth == 0 or not rule.top_only):
+                return rule.tier
+    for rule in TIER_RULES:
+        if any(fnmatch.fnmatchcase(name, pattern) for pattern in rule.files):
+            return rule.tier
+    return None

@@ -1,0 +1,167 @@
+"""After the scan: each finding's tier, and findings folded where one decision settles them.
+
+The scan folds every finding inside an NVIDIA-only component (one the project's ROCm build
+leaves out, with a ROCm alternative the project already has) into **one** GP601 finding for the
+component, keeping the originals in ``ScanResult.set_aside`` (nothing is lost).
+:func:`fold_by_folder` folds the rules of :data:`FOLD_BY_FOLDER`, whose findings in the files of
+one folder share one fix, into one finding per folder and tier, for reports that summarise.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from gpuport.findings import Category, Confidence, Finding, Fix, Location, Severity, Tier
+from gpuport.project.model import Component, ComponentStatus, ProjectModel
+from gpuport.rules import rule
+
+NVIDIA_ONLY_COMPONENT = rule(
+    id="GP601",
+    slug="nvidia-only-component",
+    category=Category.PROJECT,
+    severity=Severity.INFO,
+    confidence=Confidence.MEDIUM,
+    summary="A component the project's ROCm build leaves out, with a ROCm alternative already in "
+    "the project",
+    what="Folds every finding inside a component that the project's own build compiles only "
+    "for CUDA (a Hopper-only package, a CUTLASS backend, a sub-package that depends on NVIDIA-only "
+    "packages) into one finding that names the component, how many findings it folds, and the "
+    "ROCm alternative the project builds instead. The folded findings are kept with the scan's "
+    "result, set aside rather than listed one by one.",
+    why="Porting code the ROCm build never compiles is not porting work: the project already "
+    "runs on AMD GPUs through its alternative. Listing each finding in it one by one hides the "
+    "findings that matter.",
+    example="# setup.py\nif IS_ROCM:\n    sources = glob('csrc/attn_ck/*.cpp')\nelse:\n"
+    "    sources = glob('csrc/attn_cutlass/*.cu')",
+    instead="Build the project's ROCm path (here csrc/attn_ck) on ROCm; leave csrc/attn_cutlass "
+    "as it is.",
+    fix="Nothing to port: build the project's ROCm alternative on ROCm. Port the component only "
+    "if ROCm must run it too.",
+    mechanical=False,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FolderFold:
+    """A rule whose findings in one folder share one fix, and how the folded finding reads."""
+
+    rule_id: str
+    what: str  # "use CUDA API names that `gpuport port` renames to HIP"
+
+
+FOLD_BY_FOLDER: tuple[FolderFold, ...] = (
+    # GP300 counts the CUDA names `gpuport port` renames, once per file: in a PyTorch extension
+    # torch's hipify renames them at build time, and either way one run of `port` over the
+    # folder fixes every file (DeepSpeed: 18 files of csrc/includes, one decision).
+    FolderFold("GP300", "use CUDA API names that `gpuport port` (or torch's hipify) renames"),
+    # GP312 reports CUTLASS/CuTe use once per file; the decision (replace or drop the CUTLASS
+    # backend) is made once per folder, not per instantiation file (flash-attention's
+    # hopper/instantiations holds hundreds of one-line instantiations).
+    FolderFold("GP312", "use CUTLASS/CuTe, which has no AMD backend"),
+)
+_MIN_FILES_TO_FOLD = 2  # one file's finding stays as it is
+
+
+def triage(
+    findings: Iterable[Finding], model: ProjectModel, enabled: frozenset[str]
+) -> tuple[list[Finding], list[Finding]]:
+    """(findings to list, findings set aside): tiers set, components and folders folded."""
+    tiered = [_with_tier(f, model) for f in findings]
+    kept: list[Finding] = []
+    set_aside: list[Finding] = []
+    by_component: dict[Component, list[Finding]] = defaultdict(list)
+    nvidia_only = NVIDIA_ONLY_COMPONENT.id in enabled and any(
+        c.status is ComponentStatus.NVIDIA_ONLY for c in model.components
+    )
+    for finding in tiered:
+        component = model.component_of(finding.location.path) if nvidia_only else None
+        if component is not None and component.status is ComponentStatus.NVIDIA_ONLY:
+            by_component[component].append(finding)
+        else:
+            kept.append(finding)
+    if nvidia_only:
+        # One line per NVIDIA-only component, also when no finding fell in it: the reader
+        # learns that the folder is not porting work, and what ROCm runs instead.
+        for component in model.components:
+            if component.status is ComponentStatus.NVIDIA_ONLY:
+                inside = by_component.get(component, [])
+                kept.append(_component_finding(component, inside, model))
+                set_aside.extend(inside)
+    return kept, set_aside
+
+
+def _with_tier(finding: Finding, model: ProjectModel) -> Finding:
+    tier = model.tier_of(finding.location.path)
+    return finding if tier is finding.tier else replace(finding, tier=tier)
+
+
+def _rule_counts(findings: list[Finding]) -> str:
+    counts = Counter(f.rule_id for f in findings)
+    return ", ".join(f"{rule_id} x{n}" for rule_id, n in sorted(counts.items()))
+
+
+def _component_finding(component: Component, inside: list[Finding], model: ProjectModel) -> Finding:
+    evidence = "; ".join(str(e) for e in component.evidence) or "the project's build files"
+    alternative = component.rocm_alternative or "the project's ROCm build"
+    message = (
+        f"{component.path}/ is NVIDIA-only: the ROCm build leaves it out ({evidence}). "
+        f"{len(inside)} finding(s) in it set aside ({_rule_counts(inside)}); "
+        f"on ROCm the project uses {alternative}."
+    )
+    fix = Fix(
+        f"Nothing to port in {component.path}/: build the project's ROCm path ({alternative}) "
+        "on ROCm; port this component only if ROCm must run it too."
+    )
+    # Placed where the build says so (the CUDA branch's line), so that a reader lands on it.
+    first = component.evidence[0] if component.evidence else None
+    path, line = (first.path, first.line) if first else (component.path, 0)
+    finding = NVIDIA_ONLY_COMPONENT.finding(path, line, message=message, fix=fix)
+    return replace(finding, tier=model.tier_of(component.path))
+
+
+def fold_by_folder(findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:
+    """(findings with each :data:`FOLD_BY_FOLDER` rule's per-folder groups folded, originals).
+
+    Not applied by the scan: a finding per file is what ``port``, baselines, suppressions and
+    the fixtures' line markers work with. Reports that summarise (``assess``) may apply it.
+    """
+    wanted = {fold.rule_id: fold for fold in FOLD_BY_FOLDER}
+    groups: dict[tuple[str, str, Tier], list[Finding]] = defaultdict(list)
+    kept: list[Finding] = []
+    for finding in findings:
+        if finding.rule_id in wanted and finding.location.line > 0:
+            folder = finding.location.path.rpartition("/")[0]
+            groups[(finding.rule_id, folder, finding.tier)].append(finding)
+        else:
+            kept.append(finding)
+    folded: list[Finding] = []
+    for (rule_id, folder, _tier), group in groups.items():
+        files = sorted({f.location.path for f in group})
+        if len(files) < _MIN_FILES_TO_FOLD:
+            kept.extend(group)
+            continue
+        kept.append(_folder_finding(wanted[rule_id], folder, files, group))
+        folded.extend(group)
+    return kept, folded
+
+
+def _folder_finding(
+    fold: FolderFold, folder: str, files: list[str], group: list[Finding]
+) -> Finding:
+    """One finding for a folder, placed at its first finding, with the highest severity."""
+    first = min(group, key=lambda f: f.sort_key)
+    where = f"{folder}/" if folder else "the project root"
+    message = (
+        f"{len(files)} files in {where} {fold.what} ({len(group)} finding(s); first: "
+        f"{first.location}): {first.message}"
+    )
+    loc = first.location
+    return replace(
+        first,
+        message=message,
+        location=Location(loc.path, loc.line, loc.column, loc.end_line, loc.end_column),
+        severity=max(f.severity for f in group),
+        confidence=min(f.confidence for f in group),
+    )
