@@ -343,3 +343,203 @@ def test_main_scores_saved_scans_and_writes_the_report(tmp_path: Path) -> None:
     assert "Labelled findings present: 1 (TRUE 0, FALSE 0, NOISE 1)" in text
     assert "Current findings without a label: 0." in text
     assert sample.read_text(encoding="utf-8").splitlines() == [",".join(score.LABEL_COLUMNS)]
+
+
+# --- tiers, GP601 lines and set-aside findings (wave 2) ---------------------------------------
+
+
+def _tiered(rule: str, path: str, line: int, text: str, tier: str, **extra: Any) -> dict[str, Any]:
+    found = _finding(rule, path, line, [text], line)
+    found["tier"] = tier
+    found.update(extra)
+    return found
+
+
+def _component_line(component: str, where: str, line: int) -> dict[str, Any]:
+    return {
+        "rule_id": "GP601",
+        "location": {"path": where, "line": line, "column": 1},
+        "message": f"{component}/ is NVIDIA-only: the ROCm build leaves it out (...). 3 finding(s)",
+        "excerpt": None,
+        "tier": "product",
+        "severity": "info",
+    }
+
+
+def _report_with_project(findings: list[dict[str, Any]], components: list[str]) -> dict[str, Any]:
+    return {
+        "summary": {"set_aside": 7},
+        "project": {
+            "components": [{"path": c, "status": "NVIDIA-only"} for c in components]
+            + [{"path": "csrc/ck", "status": "built for ROCm"}]
+        },
+        "findings": findings,
+        "timing": {"seconds": 0.1},
+    }
+
+
+def test_findings_keep_their_tier_and_severity() -> None:
+    report = {
+        "findings": [
+            _tiered("GP511", ".github/workflows/a.yml", 3, "run: nvcc", "ci", severity="low"),
+            _finding("GP300", "a.cu", 1, ["x"], 1),  # an old scan without tiers
+        ]
+    }
+    ci, old = score.findings_from_json("p", report)
+    assert (ci.tier, ci.severity) == ("ci", "low")
+    assert old.tier == score.PRODUCT_TIER and old.severity == ""
+
+
+def test_a_gp601_line_is_matched_on_the_component_it_folds() -> None:
+    (line,) = score.findings_from_json("p", {"findings": [_component_line("hopper", "s.py", 9)]})
+    assert line.text == "hopper"
+    label = _label(rule_id="GP601", path="s.py", line=12, text="hopper", label="TRUE")
+    other = _label(rule_id="GP601", path="s.py", line=9, text="csrc/cutlass", label="TRUE")
+    result = score.match([label, other], [line])
+    assert [lab.text for lab, _ in result.pairs] == ["hopper"] and result.gone == [other]
+    assert score.component_text("no such marker here") == ""
+
+
+def test_nvidia_only_components_come_from_the_project_model() -> None:
+    report = _report_with_project([], ["hopper/", "csrc/gemm_sm80.cu"])
+    assert score.nvidia_only_components(report) == ["hopper", "csrc/gemm_sm80.cu"]
+    assert score.nvidia_only_components({"project": None}) == []
+
+
+def test_gone_labels_inside_an_nvidia_only_component_are_set_aside_not_lost() -> None:
+    components = {"p": ["hopper", "csrc/gemm_sm80.cu"]}
+    in_folder = _label(path="hopper/kernel.cu", label="TRUE")
+    the_file = _label(path="csrc/gemm_sm80.cu", label="NOISE")
+    sibling = _label(path="csrc/gemm_sm80.cuh", label="TRUE")  # a prefix, not inside
+    look_alike = _label(path="hopper2/k.cu", label="NOISE")
+    other_project = _label(project="q", path="hopper/kernel.cu", label="TRUE")
+    folded, gone = score.split_set_aside(
+        [in_folder, the_file, sibling, look_alike, other_project], components
+    )
+    assert folded == [in_folder, the_file]
+    assert gone == [sibling, look_alike, other_project]
+
+
+def _run_of(report: dict[str, Any], project: str = "p") -> Any:
+    return score.ScanRun(
+        project=project,
+        findings=score.findings_from_json(project, report),
+        seconds=0.1,
+        wall_seconds=None,
+        lines=10,
+        bytes_scanned=1,
+        set_aside=int(report["summary"]["set_aside"]),
+        nvidia_only=score.nvidia_only_components(report),
+    )
+
+
+def test_the_report_gives_product_precision_tiers_and_set_aside_per_project() -> None:
+    report = _report_with_project(
+        [
+            _tiered("GP300", "src/a.cu", 1, "one", "product", severity="low"),
+            _tiered("GP300", "src/a.cu", 2, "two", "product", severity="info"),
+            _tiered("GP511", "ci/b.yml", 3, "three", "ci", severity="low"),
+            _component_line("hopper", "setup.py", 40),
+        ],
+        ["hopper"],
+    )
+    labels = [
+        _label(path="src/a.cu", line=1, text="one", label="TRUE"),
+        _label(path="src/a.cu", line=2, text="two", label="NOISE"),
+        _label(rule_id="GP511", path="ci/b.yml", line=3, text="three", label="NOISE"),
+        _label(rule_id="GP601", path="setup.py", line=40, text="hopper", label="TRUE"),
+        _label(path="hopper/k.cu", line=5, text="k", label="TRUE", reason="hidden work"),
+        _label(path="hopper/k.cu", line=6, text="j", label="NOISE"),
+        _label(path="src/gone.cu", line=7, text="g", label="TRUE", reason="really lost"),
+    ]
+    text = score.report_markdown([_run_of(report)], labels, {}, {}, None)
+    # all listed tiers: 2 TRUE of 4; product tier: 2 TRUE of 3; product at low or above (the
+    # info GP300 and the info GP601 line left out): 1 TRUE of 1
+    assert "Labelled findings present: 4 (TRUE 2, FALSE 0, NOISE 2); precision **50.0%**" in text
+    assert "labelled present 3 (TRUE 2, FALSE 0, NOISE 1); precision **66.7%**" in text
+    assert "labelled present 1 (TRUE 1, FALSE 0, NOISE 0); precision **100.0%**" in text
+    assert "| product | 3 | 3 | 2 | 0 | 1 | 67% |" in text
+    assert "| ci | 1 | 1 | 0 | 0 | 1 | 0% |" in text
+    assert "| GP601 | 1 | 1 | 1 | 0 | 0 | 100% | 1 | 100% |" in text
+    # project row: 4 now, 4 labelled, 50%, 3 product, 3 labelled, 67%, 7 set aside, 2 labels
+    assert "| p | 4 | 4 | 2 | 0 | 2 | 50% | 3 | 3 | 67% | 7 | 2 |" in text
+    assert "recall loss): 1" in text and "src/gone.cu:7 — really lost" in text
+    assert "hopper/k.cu:5" not in text.split("set aside (folded")[0]
+    assert "(folded into a GP601 line): 2 (TRUE 1, FALSE 0, NOISE 1)" in text
+    assert "- TRUE set aside: p GP300 hopper/k.cu:5 — hidden work" in text
+
+
+def test_weighted_precision_of_one_tier_uses_only_that_tiers_strata() -> None:
+    findings = score.findings_from_json(
+        "p",
+        {
+            "findings": [_tiered("GP300", "a.cu", n, f"l{n}", "product") for n in (1, 2, 3)]
+            + [_tiered("GP511", "c.yml", 1, "k", "ci")]
+        },
+    )
+    labels = [
+        _label(line=1, text="l1", label="TRUE"),
+        _label(rule_id="GP511", path="c.yml", text="k", label="NOISE"),
+    ]
+    result = score.match(labels, findings)
+    assert score.weighted_precision(result, findings, "product") == pytest.approx(1.0)
+    assert score.weighted_precision(result, findings) == pytest.approx(0.75)
+    assert score.weighted_precision(result, findings, "docs") is None
+
+
+def test_the_proportional_sample_is_seeded_uniform_and_leaves_labelled_findings_out() -> None:
+    findings = _many("GP300", "p", 90) + _many("GP105", "p", 10)
+    first = score.proportional_sample(findings, 20, seed=4)
+    assert first == score.proportional_sample(list(reversed(findings)), 20, seed=4)
+    assert len(first) == 20 and len(set(first)) == 20
+    assert len(score.proportional_sample(findings, 500)) == 100
+    labelled = [_label(path="GP300.py", line=n, text=f"t{n}") for n in range(1, 91)]
+    rows = score.sample_rows(findings, labelled, 50, {}, proportional=True)
+    assert len(rows) == 10 and {row["rule_id"] for row in rows} == {"GP105"}
+
+
+def test_main_draws_from_one_tier_when_asked(tmp_path: Path) -> None:
+    scans = tmp_path / "scans"
+    scans.mkdir()
+    name = next(iter(_corpus()))
+    saved = {
+        "findings": [
+            _tiered("GP300", "a.cu", 3, "cudaStream_t s;", "product"),
+            _tiered("GP511", "ci.yml", 4, "nvcc", "ci"),
+        ],
+        "timing": {},
+    }
+    (scans / f"{name}.json").write_text(json.dumps(saved), encoding="utf-8")
+    sample = tmp_path / "sample.csv"
+    argv = ["--corpus", str(tmp_path / "absent"), "--scans", str(scans), "--project", name]
+    argv += ["--labels", str(tmp_path / "none.csv"), "--no-assess", "--no-checklist"]
+    argv += ["--sample", "5", "--out", str(sample), "--sample-tier", "product"]
+    assert score.main(argv) == 0
+    with sample.open(newline="", encoding="utf-8") as handle:
+        assert [row["path"] for row in csv.DictReader(handle)] == ["a.cu"]
+
+
+def test_the_checklist_runs_without_touching_its_owners_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tmp_path / "checklist.py"
+    fake.write_text(
+        "import sys\n"
+        "out = sys.argv[sys.argv.index('--output') + 1]\n"
+        "open(out, 'w').write('x')\n"
+        "print('ARGS', ' '.join(sys.argv[1:]))\n",
+        encoding="utf-8",
+    )
+    toml = tmp_path / "checklist.toml"
+    toml.write_text("", encoding="utf-8")
+    monkeypatch.setattr(score, "CHECKLIST_PY", fake)
+    monkeypatch.setattr(score, "CHECKLIST_TOML", toml)
+    output = score.run_checklist()
+    assert output is not None and output.startswith("ARGS --output ")
+    assert str(PRECISION / "results") not in output and "--corpus" not in output
+
+
+def test_gp601_labels_name_a_component_path() -> None:
+    for row in _label_rows():
+        if row["rule_id"] == "GP601":
+            assert row["text"] and " " not in row["text"], row

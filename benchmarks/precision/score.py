@@ -29,6 +29,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 from collections import Counter, defaultdict
@@ -45,6 +46,16 @@ CHECKLIST_PY = HERE / "checklist.py"
 
 LABEL_COLUMNS = ("project", "commit", "rule_id", "path", "line", "text", "label", "reason")
 LABEL_VALUES = frozenset({"TRUE", "FALSE", "NOISE"})
+# The tier whose findings drive assess's verdict and effort (gpuport.findings.Tier.PRODUCT);
+# findings of the other tiers (tests, ci, ...) are listed too but reported separately.
+PRODUCT_TIER = "product"
+# GP601 folds an NVIDIA-only component into one line with no source excerpt: its "text" is the
+# component's path, taken from the message ("hopper/ is NVIDIA-only: ...").
+COMPONENT_RULE = "GP601"
+COMPONENT_MARK = " is NVIDIA-only"
+NVIDIA_ONLY_STATUS = "NVIDIA-only"
+# Severities that cost nothing in assess's effort (gpuport.findings.Severity.INFO's label).
+INFO_SEVERITIES = frozenset({"info"})
 VERDICT_VALUES = frozenset(
     {"already supports ROCm", "ready", "ready with work", "blocked", "nothing to assess"}
 )
@@ -75,6 +86,8 @@ class Current:
     line: int
     text: str
     message: str = ""
+    tier: str = PRODUCT_TIER
+    severity: str = ""
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -113,6 +126,9 @@ def findings_from_json(project: str, report: dict[str, object]) -> list[Current]
         index = line - int(excerpt.get("start_line", line))
         if 0 <= index < len(lines):
             text = lines[index]
+        message = str(item.get("message", ""))
+        if item["rule_id"] == COMPONENT_RULE and not text.strip():
+            text = component_text(message)
         found.append(
             Current(
                 project=project,
@@ -120,10 +136,50 @@ def findings_from_json(project: str, report: dict[str, object]) -> list[Current]
                 path=str(loc["path"]),
                 line=line,
                 text=strip_text(text),
-                message=str(item.get("message", "")),
+                message=message,
+                tier=str(item.get("tier") or PRODUCT_TIER),
+                severity=str(item.get("severity") or ""),
             )
         )
     return found
+
+
+def component_text(message: str) -> str:
+    """A GP601 line's matching text: the component it folds, as its message names it first."""
+    head, mark, _rest = message.partition(COMPONENT_MARK)
+    # the message writes a folder (and, today, a file too) with a trailing slash
+    return head.strip().rstrip("/") if mark else ""
+
+
+def nvidia_only_components(report: dict[str, object]) -> list[str]:
+    """Paths of the components the scan's project model calls NVIDIA-only (it folds their
+    findings into one GP601 line each and keeps them as set aside)."""
+    model = report.get("project")
+    if not isinstance(model, dict):
+        return []
+    paths: list[str] = []
+    for component in model.get("components") or []:
+        if isinstance(component, dict) and component.get("status") == NVIDIA_ONLY_STATUS:
+            paths.append(str(component["path"]).rstrip("/"))
+    return paths
+
+
+def inside(path: str, component: str) -> bool:
+    """Whether `path` is the component (a file) or lies under it (a folder)."""
+    return path == component or path.startswith(component + "/")
+
+
+def split_set_aside(
+    gone: Iterable[Label], components: dict[str, list[str]]
+) -> tuple[list[Label], list[Label]]:
+    """(labels whose finding the scan folded into a GP601 line, labels really gone): a label
+    inside an NVIDIA-only component of its project is set aside, not lost or fixed."""
+    folded: list[Label] = []
+    rest: list[Label] = []
+    for label in gone:
+        paths = components.get(label.project, [])
+        (folded if any(inside(label.path, c) for c in paths) else rest).append(label)
+    return folded, rest
 
 
 def read_labels(path: Path = LABELS) -> list[Label]:
@@ -230,13 +286,36 @@ def tallies(
     return overall, dict(per_rule), dict(per_project)
 
 
-def weighted_precision(matching: Matching, findings: Sequence[Current]) -> float | None:
-    """Precision over all current findings, each labelled stratum (rule x project) weighted by
-    its size: the sample over-draws small rules, so the plain ratio is not the population's."""
-    size = Counter((f.rule_id, f.project) for f in findings)
+def tier_tallies(pairs: Iterable[tuple[Label, Current]]) -> dict[str, Tally]:
+    """Tallies of the matched labels by the current finding's tier."""
+    per_tier: dict[str, Tally] = defaultdict(Tally)
+    for label, found in pairs:
+        per_tier[found.tier].add(label.label)
+    return dict(per_tier)
+
+
+def product_pairs(pairs: Iterable[tuple[Label, Current]]) -> list[tuple[Label, Current]]:
+    """The matched labels whose finding is product code (what drives verdict and effort)."""
+    return [(label, found) for label, found in pairs if found.tier == PRODUCT_TIER]
+
+
+def actionable(found: Current) -> bool:
+    """A product finding at severity low or above: what assess counts as work (info findings
+    are listed for the reader but cost nothing)."""
+    return found.tier == PRODUCT_TIER and found.severity not in INFO_SEVERITIES
+
+
+def weighted_precision(
+    matching: Matching, findings: Sequence[Current], tier: str | None = None
+) -> float | None:
+    """Precision over all current findings (of `tier`, when given), each labelled stratum
+    (rule x project) weighted by its size: the sample over-draws small rules, so the plain
+    ratio is not the population's."""
+    size = Counter((f.rule_id, f.project) for f in findings if tier is None or f.tier == tier)
     labelled: dict[tuple[str, str], Tally] = defaultdict(Tally)
     for label, found in matching.pairs:
-        labelled[(found.rule_id, found.project)].add(label.label)
+        if tier is None or found.tier == tier:
+            labelled[(found.rule_id, found.project)].add(label.label)
     weight = sum(size[s] for s in labelled)
     if not weight:
         return None
@@ -333,6 +412,8 @@ class ScanRun:
     wall_seconds: float | None  # the whole `gpuport scan` process; None for a saved JSON
     lines: int
     bytes_scanned: int
+    set_aside: int = 0  # findings the scan folded into GP601 lines (kept, not listed)
+    nvidia_only: list[str] = field(default_factory=list)  # the folded components' paths
 
 
 def saved_scan(folder: Path, name: str) -> Path | None:
@@ -392,6 +473,8 @@ def scan_project(
         wall_seconds=wall,
         lines=count_lines(root) if root.is_dir() else 0,
         bytes_scanned=int(stats.get("bytes_scanned", 0)),
+        set_aside=int((report.get("summary") or {}).get("set_aside", 0)),
+        nvidia_only=nvidia_only_components(report),
     )
 
 
@@ -459,6 +542,10 @@ def fmt(value: float | None, digits: int = 0) -> str:
     return "-" if value is None else f"{100 * value:.{digits}f}%"
 
 
+def _tally_row(name: str, now: int, t: Tally) -> str:
+    return f"| {name} | {now} | {t.total} | {t.true} | {t.false} | {t.noise} | {fmt(t.precision)} |"
+
+
 def report_markdown(
     runs: Sequence[ScanRun],
     labels: Sequence[Label],
@@ -470,6 +557,9 @@ def report_markdown(
     scanned = {run.project for run in runs}
     matching = match([lab for lab in labels if lab.project in scanned], findings)
     overall, per_rule, per_project = tallies(matching.pairs)
+    product, product_rule, product_project = tallies(product_pairs(matching.pairs))
+    per_tier = tier_tallies(matching.pairs)
+    product_now = [f for f in findings if f.tier == PRODUCT_TIER]
     out: list[str] = []
     out.append("## Precision on the labelled sample\n")
     out.append(
@@ -478,27 +568,61 @@ def report_markdown(
         f" {fmt(weighted_precision(matching, findings), 1)} weighted by stratum size"
         f" (rule x project) over all {len(findings)} current findings.\n"
     )
+    out.append(
+        f"Product tier (the findings that drive the verdict and the effort): labelled present"
+        f" {product.total} (TRUE {product.true}, FALSE {product.false}, NOISE {product.noise});"
+        f" precision **{fmt(product.precision, 1)}** on the sample,"
+        f" {fmt(weighted_precision(matching, findings, PRODUCT_TIER), 1)} weighted by stratum"
+        f" size over all {len(product_now)} current product findings.\n"
+    )
+    work = tallies([(lab, f) for lab, f in matching.pairs if actionable(f)])[0]
+    work_now = sum(1 for f in findings if actionable(f))
+    out.append(
+        f"Product tier at severity low or above (what assess counts as work): labelled present"
+        f" {work.total} (TRUE {work.true}, FALSE {work.false}, NOISE {work.noise}); precision"
+        f" **{fmt(work.precision, 1)}** on the sample, of {work_now} current findings.\n"
+    )
     out.append(f"Current findings without a label: {len(matching.unlabelled)}.\n")
-    out.append("| rule | findings now | labelled present | TRUE | FALSE | NOISE | precision |")
+    out.append("| tier | findings now | labelled present | TRUE | FALSE | NOISE | precision |")
     out.append("|---|---:|---:|---:|---:|---:|---:|")
+    now_by_tier = Counter(f.tier for f in findings)
+    for tier in sorted(set(now_by_tier) | set(per_tier), key=lambda t: (t != PRODUCT_TIER, t)):
+        out.append(_tally_row(tier, now_by_tier.get(tier, 0), per_tier.get(tier, Tally())))
+    out.append(
+        "\n| rule | findings now | labelled present | TRUE | FALSE | NOISE | precision |"
+        " product labelled | product precision |"
+    )
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     now_by_rule = Counter(f.rule_id for f in findings)
     for rule in sorted(set(now_by_rule) | set(per_rule)):
         t = per_rule.get(rule, Tally())
+        pt = product_rule.get(rule, Tally())
         out.append(
-            f"| {rule} | {now_by_rule.get(rule, 0)} | {t.total} | {t.true} | {t.false} |"
-            f" {t.noise} | {fmt(t.precision)} |"
+            _tally_row(rule, now_by_rule.get(rule, 0), t) + f" {pt.total} | {fmt(pt.precision)} |"
         )
-    out.append("\n| project | findings now | labelled present | TRUE | FALSE | NOISE | precision |")
-    out.append("|---|---:|---:|---:|---:|---:|---:|")
+    components = {run.project: run.nvidia_only for run in runs}
+    folded, gone = split_set_aside(matching.gone, components)
+    folded_by_project: dict[str, Tally] = defaultdict(Tally)
+    for lab in folded:
+        folded_by_project[lab.project].add(lab.label)
+    out.append(
+        "\n| project | findings now | labelled present | TRUE | FALSE | NOISE | precision |"
+        " product now | product labelled | product precision | set aside | labels set aside |"
+    )
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     now_by_project = Counter(f.project for f in findings)
-    for name in sorted(scanned):
+    product_by_project = Counter(f.project for f in product_now)
+    for run in sorted(runs, key=lambda r: r.project):
+        name = run.project
         t = per_project.get(name, Tally())
+        pt = product_project.get(name, Tally())
         out.append(
-            f"| {name} | {now_by_project.get(name, 0)} | {t.total} | {t.true} | {t.false} |"
-            f" {t.noise} | {fmt(t.precision)} |"
+            _tally_row(name, now_by_project.get(name, 0), t)
+            + f" {product_by_project.get(name, 0)} | {pt.total} | {fmt(pt.precision)} |"
+            f" {run.set_aside} | {folded_by_project.get(name, Tally()).total} |"
         )
-    lost = [lab for lab in matching.gone if lab.label == "TRUE"]
-    fixed = [lab for lab in matching.gone if lab.label != "TRUE"]
+    lost = [lab for lab in gone if lab.label == "TRUE"]
+    fixed = [lab for lab in gone if lab.label != "TRUE"]
     out.append(f"\n## Labelled TRUE findings gone (recall loss): {len(lost)}\n")
     out.extend(
         f"- {lab.project} {lab.rule_id} {lab.path}:{lab.line} — {lab.reason}" for lab in lost
@@ -506,6 +630,23 @@ def report_markdown(
     out.append(f"\n## FALSE/NOISE findings gone (fixed): {len(fixed)}\n")
     by_rule_fixed = Counter(lab.rule_id for lab in fixed)
     out.append(", ".join(f"{r}: {n}" for r, n in sorted(by_rule_fixed.items())) or "none")
+    folded_total = Tally()
+    for lab in folded:
+        folded_total.add(lab.label)
+    out.append(
+        f"\n## Labelled findings set aside (folded into a GP601 line): {folded_total.total}"
+        f" (TRUE {folded_total.true}, FALSE {folded_total.false}, NOISE {folded_total.noise})\n"
+    )
+    out.append(
+        "Not counted in precision: the scan keeps them but lists one GP601 line per component."
+        " A TRUE one set aside is work the fold hides: judge whether the component really is"
+        " NVIDIA-only.\n"
+    )
+    out.extend(
+        f"- TRUE set aside: {lab.project} {lab.rule_id} {lab.path}:{lab.line} — {lab.reason}"
+        for lab in folded
+        if lab.label == "TRUE"
+    )
     if verdicts:
         out.append("\n## assess verdicts against verdicts.toml\n")
         out.append("| project | expected | assess says | right |")
@@ -547,24 +688,41 @@ def report_markdown(
     return "\n".join(out) + "\n"
 
 
-def run_checklist(corpus: Path, gpuport: str | None) -> str | None:
-    """The checklist task's checker, when its files exist (its flags: --corpus, --gpuport)."""
+def run_checklist() -> str | None:
+    """The checklist task's checker, when its files exist. It scores this checkout's src; its
+    Markdown goes to a temporary file so that results/checklist.md (its owner's) stays as is."""
     if not (CHECKLIST_TOML.exists() and CHECKLIST_PY.exists()):
         return None
-    argv = [sys.executable, str(CHECKLIST_PY), "--corpus", str(corpus)]
-    if gpuport:
-        argv += ["--gpuport", gpuport]
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    with tempfile.TemporaryDirectory() as folder:
+        argv = [sys.executable, str(CHECKLIST_PY), "--output", str(Path(folder) / "checklist.md")]
+        done = subprocess.run(argv, capture_output=True, text=True, check=False)
     return done.stdout + (
         f"\n(exit {done.returncode}) {done.stderr[-1000:]}" if done.returncode else ""
     )
 
 
+def proportional_sample(
+    findings: Sequence[Current], count: int, seed: int = SAMPLE_SEED
+) -> list[Current]:
+    """A seeded uniform sample: each rule x project stratum gets draws in proportion to its
+    size, so the big strata that dominate the weighted precision get labels too."""
+    ordered = sorted(findings, key=lambda f: (f.rule_id, f.project, f.path, f.line, f.text))
+    drawn = random.Random(seed).sample(ordered, min(count, len(ordered)))
+    return sorted(drawn, key=lambda f: (f.rule_id, f.project, f.path, f.line))
+
+
 def sample_rows(
-    findings: Sequence[Current], labels: Sequence[Label], count: int, commits: dict[str, str]
+    findings: Sequence[Current],
+    labels: Sequence[Label],
+    count: int,
+    commits: dict[str, str],
+    proportional: bool = False,
 ) -> list[dict[str, object]]:
-    """A stratified sample of `count` unlabelled findings as label rows with the label empty."""
+    """A sample of `count` unlabelled findings as label rows with the label empty: stratified
+    (every rule gets some) by default, proportional to stratum size when asked."""
     unlabelled = match(labels, findings).unlabelled
+    if proportional:
+        return [_row(f, commits) for f in proportional_sample(unlabelled, count)]
     scale = SAMPLE_SCALE
     drawn = stratified_sample(unlabelled, SAMPLE_SEED, scale)
     # Grow or shrink the per-rule scale until the draw is about the size asked for.
@@ -577,19 +735,20 @@ def sample_rows(
         # a seeded uniform subset of a stratified draw keeps every rule's share about the same
         drawn = random.Random(SAMPLE_SEED).sample(drawn, count)
         drawn.sort(key=lambda f: (f.rule_id, f.project, f.path, f.line))
-    return [
-        {
-            "project": f.project,
-            "commit": commits.get(f.project, ""),
-            "rule_id": f.rule_id,
-            "path": f.path,
-            "line": f.line,
-            "text": f.text,
-            "label": "",
-            "reason": "",
-        }
-        for f in drawn
-    ]
+    return [_row(f, commits) for f in drawn]
+
+
+def _row(found: Current, commits: dict[str, str]) -> dict[str, object]:
+    return {
+        "project": found.project,
+        "commit": commits.get(found.project, ""),
+        "rule_id": found.rule_id,
+        "path": found.path,
+        "line": found.line,
+        "text": found.text,
+        "label": "",
+        "reason": "",
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -606,9 +765,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--labels", type=Path, default=LABELS)
     parser.add_argument("--project", action="append", help="only this project (repeatable)")
     parser.add_argument("--no-assess", action="store_true", help="skip the verdict check")
+    parser.add_argument(
+        "--no-checklist", action="store_true", help="skip the recall checklist (checklist.py)"
+    )
     parser.add_argument("--report", type=Path, help="also write the Markdown report here")
     parser.add_argument("--sample", type=int, help="draw N unlabelled findings for labelling")
     parser.add_argument("--out", type=Path, help="where --sample writes its CSV")
+    parser.add_argument(
+        "--proportional",
+        action="store_true",
+        help="draw --sample uniformly (strata in proportion to size), not stratified by rule",
+    )
+    parser.add_argument(
+        "--sample-tier", help="draw --sample only from findings of this tier (e.g. product)"
+    )
     args = parser.parse_args(argv)
     if args.sample is not None and args.out is None:
         parser.error("--sample needs --out")
@@ -627,7 +797,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         runs.append(scan_project(command, name, root, saved, args.save_scans, args.repeat))
         print(f"scanned {name}: {len(runs[-1].findings)} findings", file=sys.stderr)
     if args.sample is not None:
-        rows = sample_rows([f for r in runs for f in r.findings], labels, args.sample, commits)
+        pool = [
+            f
+            for r in runs
+            for f in r.findings
+            if args.sample_tier is None or f.tier == args.sample_tier
+        ]
+        rows = sample_rows(pool, labels, args.sample, commits, args.proportional)
         write_rows(args.out, rows)
         print(f"wrote {len(rows)} unlabelled findings to {args.out}", file=sys.stderr)
     verdicts: dict[str, str] = {}
@@ -635,9 +811,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for run in runs:
             verdicts[run.project] = assess_project(command, args.corpus / run.project)
     expected = load_verdicts() if VERDICTS_TOML.exists() else {}
-    text = report_markdown(
-        runs, labels, verdicts, expected, run_checklist(args.corpus, args.gpuport)
-    )
+    checklist = None if args.no_checklist else run_checklist()
+    text = report_markdown(runs, labels, verdicts, expected, checklist)
     print(text)
     if args.report:
         args.report.write_text(text, encoding="utf-8")
