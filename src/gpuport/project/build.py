@@ -15,8 +15,8 @@ from pathlib import Path
 
 from gpuport.files import ProjectFacts
 from gpuport.findings import Tier
-from gpuport.project.aliases import rocm_aliases
 from gpuport.project.components import nvidia_only_components
+from gpuport.project.headers import header_facts
 from gpuport.project.model import Component, ProjectModel
 from gpuport.project.rocm import rocm_archs, rocm_evidence, rocm_macros
 from gpuport.project.survey import Survey, survey
@@ -50,9 +50,7 @@ def build_model(root: Path) -> ProjectModel:
     supports = bool(evidence)
     macros = rocm_macros(texts, found, supports)
     # Compat headers are the project's own: vendored copies (CUTLASS, CK) are not read.
-    aliases, _headers = rocm_aliases(
-        texts, found, macros, lambda rel: model_tier(tiers, rel) is Tier.PRODUCT
-    )
+    headers = header_facts(texts, found, macros, lambda rel: model_tier(tiers, rel) is Tier.PRODUCT)
     components: list[Component] = []
     if supports:
         components, component_notes = nvidia_only_components(
@@ -67,9 +65,7 @@ def build_model(root: Path) -> ProjectModel:
                 f"{folder}/ works out what each extension compiles in code (build helpers); "
                 "the components it builds are not classified"
             )
-    facts = ProjectFacts(
-        rocm_macros=macros, rocm_aliases=aliases, first_party=frozenset(first_party)
-    )
+    facts = ProjectFacts(rocm_macros=macros, first_party=frozenset(first_party), headers=headers)
     return ProjectModel(
         name=name,
         facts=facts,
