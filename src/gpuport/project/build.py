@@ -60,7 +60,8 @@ def build_model(root: Path) -> ProjectModel:
         helper_dirs = sorted(
             {rel.split("/", 1)[0] for rel in found.build_helpers if rel.endswith(".py")}
         )
-        for folder in helper_dirs:
+        read = {e.path.split("/", 1)[0] for c in components for e in c.evidence}
+        for folder in (f for f in helper_dirs if f not in read):
             notes.append(
                 f"{folder}/ works out what each extension compiles in code (build helpers); "
                 "the components it builds are not classified"

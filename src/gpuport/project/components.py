@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from gpuport.project.cmake_components import cmake_nvidia_only
 from gpuport.project.model import Component, ComponentStatus, Evidence
+from gpuport.project.op_builders import op_builder_components
 from gpuport.project.rocm import SETUP_ROCM_RE
 from gpuport.project.survey import Survey
 from gpuport.project.texts import ProjectTexts
@@ -83,6 +84,7 @@ def nvidia_only_components(
                     alternative,
                 )
             )
+    components.extend(op_builder_components(root, texts, found.build_helpers, found.packages))
     for rel in found.cmake_files:
         if rel.lower().endswith("cmakelists.txt"):
             components.extend(cmake_nvidia_only(root, texts, rel, ", ".join(backends)))
