@@ -341,3 +341,22 @@ def test_a_pyproject_nested_too_deeply_is_a_note_not_a_crash(tmp_path: Path) -> 
     files["setup.py"] += "if torch.version.hip:\n    x = " + "(" * 200 + "1" + ")" * 200 + "\n"
     model = build_model(write(tmp_path, files))
     assert "pyproject.toml is nested too deeply to read; its name is not known" in model.notes
+
+
+def test_setup_keywords_unpacked_from_a_dict_literal(tmp_path: Path) -> None:
+    # AutoGPTQ's pattern: setup(**common_setup_kwargs) with the dict assigned at module level
+    setup = (
+        "from setuptools import setup\n"
+        "common_setup_kwargs = {'version': '0.1', 'name': 'quant_kit'}\n"
+        "more = dict(packages=['quant_kit', 'quant_kit.nn'])\n"
+        "setup(**common_setup_kwargs, **more)\n"
+    )
+    model = build_model(write(tmp_path / "a", {"setup.py": setup}))
+    assert model.name == "quant_kit"
+    assert "quant_kit" in model.facts.first_party
+    # an explicit keyword wins over one unpacked from a dict
+    explicit = setup.replace("setup(**", "setup(name='other_kit', **")
+    assert build_model(write(tmp_path / "b", {"setup.py": explicit})).name == "other_kit"
+    # a dict built in code, not a literal, says nothing
+    computed = "from setuptools import setup\nkw = make()\nsetup(**kw)\n"
+    assert build_model(write(tmp_path / "c", {"setup.py": computed})).name == ""

@@ -139,6 +139,14 @@ def _setup_names(text: str, own: set[str]) -> str | None:
         if isinstance(target, ast.Name)
     }
 
+    dicts = {
+        target.id: _dict_items(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name) and _dict_items(node.value)
+    }
+
     def string(node: ast.expr | None) -> str | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return node.value
@@ -154,6 +162,11 @@ def _setup_names(text: str, own: set[str]) -> str | None:
         if isinstance(node.func, ast.Attribute):
             called = node.func.attr
         keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        for unpacked in (k.value for k in node.keywords if k.arg is None):
+            # setup(**common_setup_kwargs) with a dict literal assigned to that name (AutoGPTQ)
+            if isinstance(unpacked, ast.Name):
+                for key, value in dicts.get(unpacked.id, {}).items():
+                    keywords.setdefault(key, value)
         if called == "setup":
             setup_name = string(keywords.get("name"))
             if setup_name:
@@ -172,6 +185,19 @@ def _setup_names(text: str, own: set[str]) -> str | None:
             if module:
                 own.add(module.split(".", 1)[0])
     return name
+
+
+def _dict_items(node: ast.expr) -> dict[str, ast.expr]:
+    """The string-keyed items of a ``{...}`` literal or a ``dict(...)`` call, else empty."""
+    if isinstance(node, ast.Dict):
+        return {
+            key.value: value
+            for key, value in zip(node.keys, node.values, strict=True)
+            if isinstance(key, ast.Constant) and isinstance(key.value, str)
+        }
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+        return {k.arg: k.value for k in node.keywords if k.arg}
+    return {}
 
 
 def _setup_cfg_name(text: str) -> str:
