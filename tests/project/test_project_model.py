@@ -360,3 +360,52 @@ def test_setup_keywords_unpacked_from_a_dict_literal(tmp_path: Path) -> None:
     # a dict built in code, not a literal, says nothing
     computed = "from setuptools import setup\nkw = make()\nsetup(**kw)\n"
     assert build_model(write(tmp_path / "c", {"setup.py": computed})).name == ""
+
+
+# torchao's pattern: sources computed with os.path.join/glob, CUDA files added only under a
+# name set from torch.version.cuda, and a ROCm switch that only picks the extension class.
+COMPUTED_SOURCES = {
+    "setup.py": (
+        "import glob, os\n"
+        "import torch\n"
+        "from torch.utils.cpp_extension import CUDAExtension, CppExtension, ROCM_HOME\n"
+        "def get_extensions():\n"
+        "    use_cuda = torch.version.cuda and CUDA_HOME is not None\n"
+        "    use_rocm = torch.version.hip and ROCM_HOME is not None\n"
+        "    extension = CUDAExtension if (use_cuda or use_rocm) else CppExtension\n"
+        "    curdir = os.path.dirname(os.path.curdir)\n"
+        "    extensions_dir = os.path.join(curdir, 'quantlib', 'csrc')\n"
+        "    sources = list(glob.glob(os.path.join(extensions_dir, '**/*.cpp'), recursive=True))\n"
+        "    extensions_cuda_dir = os.path.join(extensions_dir, 'cuda')\n"
+        "    cuda_sources = list(glob.glob(os.path.join(extensions_cuda_dir, '**/*.cu')))\n"
+        "    if use_cuda:\n"
+        "        sources += cuda_sources\n"
+        "    return [extension('quantlib._C', sources)]\n"
+        "setup(name='quantlib', ext_modules=get_extensions())\n"
+    ),
+    "quantlib/__init__.py": "",
+    "quantlib/csrc/cpu/ops.cpp": "// cpu\n",
+    "quantlib/csrc/cuda/gemm/gemm.cu": "// cuda\n",
+}
+
+
+def test_computed_source_paths_under_a_cuda_switch(tmp_path: Path) -> None:
+    model = build_model(write(tmp_path, COMPUTED_SOURCES))
+    assert model.supports_rocm
+    ((path, status, evidence),) = [(c.path, c.status, c.evidence) for c in model.components]
+    assert (path, status) == ("quantlib/csrc/cuda", ComponentStatus.NVIDIA_ONLY)
+    assert (evidence[0].path, evidence[0].line) == ("setup.py", 14)
+    assert not model.notes
+
+
+def test_a_test_of_torch_version_cuda_is_the_cuda_branch(tmp_path: Path) -> None:
+    files = dict(COMPUTED_SOURCES)
+    setup = files["setup.py"].replace(
+        "    if use_cuda:\n", "    if torch.version.cuda is not None:\n"
+    )
+    files["setup.py"] = setup
+    model = build_model(write(tmp_path / "a", files))
+    assert [c.path for c in model.components] == ["quantlib/csrc/cuda"]
+    # `is None` is the ROCm side: the CUDA files are then what ROCm compiles, not a component
+    files["setup.py"] = setup.replace("is not None:", "is None:")
+    assert build_model(write(tmp_path / "b", files)).components == ()
