@@ -409,3 +409,22 @@ def test_a_test_of_torch_version_cuda_is_the_cuda_branch(tmp_path: Path) -> None
     # `is None` is the ROCm side: the CUDA files are then what ROCm compiles, not a component
     files["setup.py"] = setup.replace("is not None:", "is None:")
     assert build_model(write(tmp_path / "b", files)).components == ()
+
+
+def test_an_extra_pinning_rocm_wheels_is_rocm_evidence(tmp_path: Path) -> None:
+    # unsloth's pattern: extras that pin torch/triton wheels from AMD's ROCm index
+    pyproject = (
+        "[project]\nname = 'tuner'\n\n[project.optional-dependencies]\n"
+        "amd = [\n    'bitsandbytes>=0.50',\n]\n"
+        "# a comment naming https://repo.radeon.com is not an extra\n"
+        "rocm72-torch291 = [\n    'tuner[amd]',\n"
+        '    "torch @ https://repo.radeon.com/rocm/manylinux/rocm-rel-7.2/'
+        "torch-2.9.1%2Brocm7.2.0-cp312-cp312-linux_x86_64.whl ; python_version == '3.12'\",\n]\n"
+        "\n[tool.other]\nx = ['https://repo.radeon.com/not-an-extra']\n"
+    )
+    model = build_model(write(tmp_path / "a", {"pyproject.toml": pyproject}))
+    assert [(e.path, e.line) for e in model.rocm_support] == [("pyproject.toml", 9)]
+    assert "`rocm72-torch291` extra" in model.rocm_support[0].what
+    # an extra only named for AMD, pinning nothing from a ROCm index, is not evidence
+    plain = pyproject.split("# a comment")[0]
+    assert not build_model(write(tmp_path / "b", {"pyproject.toml": plain})).supports_rocm
