@@ -194,12 +194,18 @@ class ProjectFacts:
 
     def included(self, rel: str, includes: Iterable[str]) -> HeaderFacts:
         """What the file at ``rel``, with these ``#include`` names (as written), sees: the
-        project-wide names and those of every project header among ``includes``."""
+        project-wide names, those of every project header among ``includes``, and, when ``rel``
+        is one of ``headers``, what the files including it have in effect."""
         aliases, macros = set(self.rocm_aliases), set(self.cuda_only_macros)
         if self.headers:
             by_name: dict[str, dict[str, HeaderFacts]] = {}
             for header in self.headers:
                 by_name.setdefault(posixpath.basename(header.path), {})[header.path] = header
+            # the file itself when it is a header: what its includers have in effect
+            own = by_name.get(posixpath.basename(rel), {}).get(rel)
+            if own is not None:
+                aliases |= own.rocm_aliases
+                macros |= own.cuda_only_macros
             for include in includes:
                 same_name = by_name.get(posixpath.basename(include.strip()))
                 found = resolve_include(rel, include, same_name) if same_name else None

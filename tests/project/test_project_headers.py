@@ -208,3 +208,47 @@ def test_a_cuda_only_macro_kills_its_branch_only_where_its_header_is_included(
     )
     result = scan_path(tmp_path, ScanOptions(jobs=1, select=frozenset({"GP301"})))
     assert {f.location.path for f in result.findings} == {"csrc/without.cu"}
+
+
+SHUFFLE_HEADER = (
+    "#pragma once\n__device__ float s(float v) {\n  return __shfl_xor_sync(0xffffffff, v, 1);\n}\n"
+)
+
+
+def test_a_header_gets_what_every_file_including_it_has_in_effect(tmp_path: Path) -> None:
+    # exllamav2's cache.cu: compat.cuh first, then a header that relies on it
+    write(
+        tmp_path,
+        {
+            "cuda/compat.cuh": EXLLAMA_STYLE,
+            "cuda/cache_q.cuh": SHUFFLE_HEADER,
+            "cuda/cache.cu": '#include "compat.cuh"\n#include "cache_q.cuh"\n',
+            "cuda/shared.cuh": SHUFFLE_HEADER,
+            "cuda/a.cu": '#include "compat.cuh"\n#include "shared.cuh"\n',
+            "cuda/b.cu": '#include "shared.cuh"\n',  # no compat header: shared.cuh gets nothing
+        },
+    )
+    facts = build_model(tmp_path).facts
+    assert facts.included("cuda/cache_q.cuh", []).rocm_aliases == {
+        "__shfl_xor_sync",
+        "cudaStream_t",
+    }
+    assert facts.included("cuda/shared.cuh", []).rocm_aliases == set()
+    result = scan_path(tmp_path, ScanOptions(jobs=1, select=frozenset({"GP303"})))
+    assert {f.location.path for f in result.findings} == {"cuda/shared.cuh"}
+
+
+def test_context_travels_through_headers_and_stops_at_the_source_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {
+        "ops/ds_utils.h": PTX_HEADER,
+        "ops/middle.h": '#pragma once\n#include "leaf.h"\n',
+        "ops/leaf.h": "#pragma once\n#ifdef PTX_AVAILABLE\nint fast();\n#endif\n",
+        "ops/k.cu": '#include "ds_utils.h"\n#include "middle.h"\n',
+    }
+    facts = facts_of(tmp_path / "all", files)
+    assert facts.included("ops/leaf.h", []).cuda_only_macros == {"PTX_AVAILABLE"}
+    monkeypatch.setattr(headers_module, "SOURCE_BUDGET", 0)
+    unread = facts_of(tmp_path / "none", files)
+    assert unread.included("ops/leaf.h", []).cuda_only_macros == set()

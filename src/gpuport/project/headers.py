@@ -13,7 +13,11 @@ One bounded pass reads the project's headers (not vendored copies: CUTLASS, CK),
 
 Both sets are then carried **transitively** through the include map of the headers read: a
 header including ``compat.cuh`` (directly or through other project headers) brings its aliases
-too. Only headers whose set is not empty, and those sharing a file name with one (so that an
+too. And the other way: a header that every file including it (of the headers and C++/CUDA
+sources read, include lines only) includes *after* such a header gets its names as well, since
+the compiler sees them first (exllamav2's ``cache.cu`` includes ``compat.cuh``, then
+``cache_q.cuh``, whose shuffles rely on it; include order inside a file is not followed). Only
+headers whose set is not empty, and those sharing a file name with one (so that an
 include of the other is told apart), go into :attr:`ProjectFacts.headers`; a source file gets
 a header's facts only when it includes it (the kernel scanner resolves its ``#include`` lines
 against them). Headers past the byte budget are not read: their includes are not followed.
@@ -28,7 +32,13 @@ from collections.abc import Callable
 
 from gpuport.files import HeaderFacts, resolve_include
 from gpuport.project.survey import Survey
-from gpuport.project.texts import HEADER_BUDGET, HEADER_BYTES, ProjectTexts
+from gpuport.project.texts import (
+    HEADER_BUDGET,
+    HEADER_BYTES,
+    SOURCE_BUDGET,
+    SOURCE_BYTES,
+    ProjectTexts,
+)
 from gpuport.syntax.cxx import code_only
 from gpuport.syntax.preprocessor import can_matter, conditions, is_nvidia_only
 
@@ -80,24 +90,108 @@ def header_facts(
         by_name[posixpath.basename(rel)].append(rel)
     included_by: dict[str, set[str]] = defaultdict(set)
     for rel, names in includes.items():
-        for name in names:
-            same_name = by_name.get(posixpath.basename(name.strip()), [])
-            target = resolve_include(rel, name, same_name) if same_name else None
-            if target is not None and target != rel:
-                included_by[target].add(rel)
+        for target in _resolved(rel, names, by_name):
+            included_by[target].add(rel)
     brought_aliases = _spread(aliases, included_by)
     brought_macros = _spread(cuda_only, included_by)
-    kept = set(brought_aliases) | set(brought_macros)
+    # What a file including a header had in effect before: exllamav2's cache.cu includes
+    # compat.cuh, then cache_q.cuh, which uses the shuffles without including compat.cuh.
+    context = _context(
+        _source_includes(texts, found, own, by_name), includes, brought_aliases, brought_macros
+    )
+    kept = set(brought_aliases) | set(brought_macros) | set(context)
     kept_names = {posixpath.basename(rel) for rel in kept}
     kept |= {rel for rel in includes if posixpath.basename(rel) in kept_names}
+    empty: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
     return tuple(
         HeaderFacts(
             rel,
-            brought_aliases.get(rel, frozenset()),
-            brought_macros.get(rel, frozenset()),
+            brought_aliases.get(rel, frozenset()) | context.get(rel, empty)[0],
+            brought_macros.get(rel, frozenset()) | context.get(rel, empty)[1],
         )
         for rel in sorted(kept)
     )
+
+
+def _source_includes(
+    texts: ProjectTexts,
+    found: Survey,
+    own: Callable[[str], bool],
+    by_name: dict[str, list[str]],
+) -> dict[str, list[str]]:
+    """The project headers each C++/CUDA source includes (sources read within their budget)."""
+    out: dict[str, list[str]] = {}
+    spent = 0
+    for rel in [*found.sources, *found.hip_sources]:
+        if spent >= SOURCE_BUDGET:
+            break
+        if not own(rel):
+            continue
+        data = texts.data(rel, SOURCE_BYTES)
+        if data is None:
+            continue
+        spent += len(data)
+        names = [m.decode("utf-8", "replace") for m in _INCLUDE_RE.findall(data)]
+        out[rel] = _resolved(rel, names, by_name)
+    return out
+
+
+def _resolved(rel: str, names: list[str], by_name: dict[str, list[str]]) -> list[str]:
+    """The project headers (of ``by_name``, by file name) that these include names resolve to."""
+    targets: list[str] = []
+    for name in names:
+        same_name = by_name.get(posixpath.basename(name.strip()), [])
+        target = resolve_include(rel, name, same_name) if same_name else None
+        if target is not None and target != rel:
+            targets.append(target)
+    return targets
+
+
+_Names = tuple[frozenset[str], frozenset[str]]  # (aliases, CUDA-only macros)
+_CONTEXT_PASSES = 8  # include chains deeper than this carry a header's context no further
+
+
+def _context(
+    sources: dict[str, list[str]],
+    header_includes: dict[str, list[str]],
+    aliases: dict[str, frozenset[str]],
+    macros: dict[str, frozenset[str]],
+) -> dict[str, _Names]:
+    """Per header, the names in effect in **every** file that includes it (of those read),
+    before it is included: what each includer's own includes bring, and its own context."""
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for rel in header_includes:
+        by_name[posixpath.basename(rel)].append(rel)
+    edges = dict(sources)
+    for rel, names in header_includes.items():
+        edges[rel] = _resolved(rel, names, by_name)
+    none = frozenset[str]()
+    brought: dict[str, _Names] = {}
+    for rel, targets in edges.items():
+        found_aliases = set(aliases.get(rel, none))
+        found_macros = set(macros.get(rel, none))
+        for target in targets:
+            found_aliases |= aliases.get(target, none)
+            found_macros |= macros.get(target, none)
+        if found_aliases or found_macros:
+            brought[rel] = (frozenset(found_aliases), frozenset(found_macros))
+    context: dict[str, _Names] = {}
+    for _ in range(_CONTEXT_PASSES):
+        seen: dict[str, _Names] = {}
+        for rel, targets in edges.items():
+            mine = brought.get(rel, (none, none))
+            around = context.get(rel, (none, none))
+            effect = (mine[0] | around[0], mine[1] | around[1])
+            for target in targets:
+                before = seen.get(target)
+                seen[target] = (
+                    effect if before is None else (before[0] & effect[0], before[1] & effect[1])
+                )
+        updated = {rel: names for rel, names in seen.items() if names[0] or names[1]}
+        if updated == context:
+            break
+        context = updated
+    return context
 
 
 def _spread(
