@@ -12,9 +12,10 @@ from __future__ import annotations
 import enum
 import fnmatch
 import os
+import posixpath
 import re
 import stat
-from collections.abc import Container, Iterator
+from collections.abc import Collection, Container, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -157,6 +158,17 @@ class ProjectFile:
 
 
 @dataclass(frozen=True, slots=True)
+class HeaderFacts:
+    """What including one of the project's own headers brings into a file: the CUDA names it
+    maps for ROCm and the macros it leaves defined only where ROCm never looks, its own and
+    those of the project headers it includes (transitively)."""
+
+    path: str  # relative to the project root, forward slashes
+    rocm_aliases: frozenset[str] = frozenset()
+    cuda_only_macros: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
 class ProjectFacts:
     """What every scanner may know about the whole project, worked out before any file is scanned.
 
@@ -166,15 +178,76 @@ class ProjectFacts:
     # Macros the project's ROCm build defines (from its build files: -DUSE_ROCM, BUILD_HIP…),
     # beyond the HIP compiler's own (__HIP_PLATFORM_AMD__, __HIPCC__, __HIP__).
     rocm_macros: frozenset[str] = frozenset()
-    # CUDA names the project itself redefines for HIP in a compat header (for example
-    # `#define __shfl_xor_sync(mask, var, lane) __shfl_xor(var, lane)` under USE_ROCM).
+    # CUDA names mapped for HIP in every file (a compat header force-included by the build).
+    # A compat header's own names (`#define __shfl_xor_sync(mask, var, lane) __shfl_xor(var,
+    # lane)` under USE_ROCM) apply only where it is included: see ``headers``.
     rocm_aliases: frozenset[str] = frozenset()
-    # Macros the project's headers define only in branches ROCm never compiles (DeepSpeed's
-    # `#if __CUDA_ARCH__ >= 530` `#define PTX_AVAILABLE`): `#ifdef PTX_AVAILABLE` is dead on ROCm.
-    # Gathered with gpuport.syntax.preprocessor.conditions(...).cuda_only_macros.
+    # Macros left undefined on ROCm in every file. A header that defines one only in a branch
+    # ROCm never compiles (DeepSpeed's `#if __CUDA_ARCH__ >= 530` `#define PTX_AVAILABLE`)
+    # makes `#ifdef PTX_AVAILABLE` dead only where it is included: see ``headers``.
     cuda_only_macros: frozenset[str] = frozenset()
     # The project's own top-level import names: importing them is not a third-party dependency.
     first_party: frozenset[str] = frozenset()
+    # The project's headers that bring aliases or CUDA-only macros into the files including
+    # them, and the headers sharing a file name with one (so an include is told apart).
+    headers: tuple[HeaderFacts, ...] = ()
+
+    def included(self, rel: str, includes: Iterable[str]) -> HeaderFacts:
+        """What the file at ``rel``, with these ``#include`` names (as written), sees: the
+        project-wide names, those of every project header among ``includes``, and, when ``rel``
+        is one of ``headers``, what the files including it have in effect."""
+        aliases, macros = set(self.rocm_aliases), set(self.cuda_only_macros)
+        if self.headers:
+            by_name: dict[str, dict[str, HeaderFacts]] = {}
+            for header in self.headers:
+                by_name.setdefault(posixpath.basename(header.path), {})[header.path] = header
+            # the file itself when it is a header: what its includers have in effect
+            own = by_name.get(posixpath.basename(rel), {}).get(rel)
+            if own is not None:
+                aliases |= own.rocm_aliases
+                macros |= own.cuda_only_macros
+            for include in includes:
+                same_name = by_name.get(posixpath.basename(include.strip()))
+                found = resolve_include(rel, include, same_name) if same_name else None
+                if same_name and found is not None:
+                    aliases |= same_name[found].rocm_aliases
+                    macros |= same_name[found].cuda_only_macros
+        return HeaderFacts(rel, frozenset(aliases), frozenset(macros))
+
+
+def resolve_include(including: str, include: str, paths: Collection[str]) -> str | None:
+    """Which of ``paths`` (project headers, relative to the root) ``#include include`` in the
+    file ``including`` names, or None.
+
+    The path next to the including file first (as a compiler does for a quoted name), then a
+    header whose path ends with the include's relative path (``"exllamav2/compat.cuh"``, an
+    include directory), then one with the same file name; among several, the one nearest to
+    the including file."""
+    name = include.strip().replace("\\", "/")
+    if not name:
+        return None
+    folder = posixpath.dirname(including)
+    beside = posixpath.normpath(posixpath.join(folder, name))
+    if beside in paths:
+        return beside
+    tail = posixpath.normpath(name)
+    while tail.startswith(("../", "./")):
+        tail = tail.split("/", 1)[1]
+    base = posixpath.basename(tail)
+    same_name = [p for p in paths if p == base or p.endswith("/" + base)]
+    if not same_name:
+        return None
+    by_tail = [p for p in same_name if p == tail or p.endswith("/" + tail)]
+    return max(by_tail or same_name, key=lambda p: (_shared_depth(p, folder), -len(p), p))
+
+
+def _shared_depth(path: str, folder: str) -> int:
+    shared = 0
+    for a, b in zip(path.split("/")[:-1], folder.split("/"), strict=False):
+        if a != b:
+            break
+        shared += 1
+    return shared
 
 
 NO_PROJECT_FACTS = ProjectFacts()

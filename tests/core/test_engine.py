@@ -359,7 +359,8 @@ def test_ctrl_c_exits_130_and_leaves_no_worker(tmp_path: Path) -> None:
 def _facts_scanner(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding | Skipped]:
     """One GP599 per file whose message lists what the scanner was told about the project."""
     facts = source.facts
-    told = ",".join(sorted(facts.first_party | facts.rocm_macros | facts.rocm_aliases))
+    aliases = {name for header in facts.headers for name in header.rocm_aliases}
+    told = ",".join(sorted(facts.first_party | facts.rocm_macros | aliases))
     yield TEST_RULE.finding(source.file.rel, 1, 1, message=f"knows {told}")
 
 

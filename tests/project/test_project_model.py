@@ -341,3 +341,90 @@ def test_a_pyproject_nested_too_deeply_is_a_note_not_a_crash(tmp_path: Path) -> 
     files["setup.py"] += "if torch.version.hip:\n    x = " + "(" * 200 + "1" + ")" * 200 + "\n"
     model = build_model(write(tmp_path, files))
     assert "pyproject.toml is nested too deeply to read; its name is not known" in model.notes
+
+
+def test_setup_keywords_unpacked_from_a_dict_literal(tmp_path: Path) -> None:
+    # AutoGPTQ's pattern: setup(**common_setup_kwargs) with the dict assigned at module level
+    setup = (
+        "from setuptools import setup\n"
+        "common_setup_kwargs = {'version': '0.1', 'name': 'quant_kit'}\n"
+        "more = dict(packages=['quant_kit', 'quant_kit.nn'])\n"
+        "setup(**common_setup_kwargs, **more)\n"
+    )
+    model = build_model(write(tmp_path / "a", {"setup.py": setup}))
+    assert model.name == "quant_kit"
+    assert "quant_kit" in model.facts.first_party
+    # an explicit keyword wins over one unpacked from a dict
+    explicit = setup.replace("setup(**", "setup(name='other_kit', **")
+    assert build_model(write(tmp_path / "b", {"setup.py": explicit})).name == "other_kit"
+    # a dict built in code, not a literal, says nothing
+    computed = "from setuptools import setup\nkw = make()\nsetup(**kw)\n"
+    assert build_model(write(tmp_path / "c", {"setup.py": computed})).name == ""
+
+
+# torchao's pattern: sources computed with os.path.join/glob, CUDA files added only under a
+# name set from torch.version.cuda, and a ROCm switch that only picks the extension class.
+COMPUTED_SOURCES = {
+    "setup.py": (
+        "import glob, os\n"
+        "import torch\n"
+        "from torch.utils.cpp_extension import CUDAExtension, CppExtension, ROCM_HOME\n"
+        "def get_extensions():\n"
+        "    use_cuda = torch.version.cuda and CUDA_HOME is not None\n"
+        "    use_rocm = torch.version.hip and ROCM_HOME is not None\n"
+        "    extension = CUDAExtension if (use_cuda or use_rocm) else CppExtension\n"
+        "    curdir = os.path.dirname(os.path.curdir)\n"
+        "    extensions_dir = os.path.join(curdir, 'quantlib', 'csrc')\n"
+        "    sources = list(glob.glob(os.path.join(extensions_dir, '**/*.cpp'), recursive=True))\n"
+        "    extensions_cuda_dir = os.path.join(extensions_dir, 'cuda')\n"
+        "    cuda_sources = list(glob.glob(os.path.join(extensions_cuda_dir, '**/*.cu')))\n"
+        "    if use_cuda:\n"
+        "        sources += cuda_sources\n"
+        "    return [extension('quantlib._C', sources)]\n"
+        "setup(name='quantlib', ext_modules=get_extensions())\n"
+    ),
+    "quantlib/__init__.py": "",
+    "quantlib/csrc/cpu/ops.cpp": "// cpu\n",
+    "quantlib/csrc/cuda/gemm/gemm.cu": "// cuda\n",
+}
+
+
+def test_computed_source_paths_under_a_cuda_switch(tmp_path: Path) -> None:
+    model = build_model(write(tmp_path, COMPUTED_SOURCES))
+    assert model.supports_rocm
+    ((path, status, evidence),) = [(c.path, c.status, c.evidence) for c in model.components]
+    assert (path, status) == ("quantlib/csrc/cuda", ComponentStatus.NVIDIA_ONLY)
+    assert (evidence[0].path, evidence[0].line) == ("setup.py", 14)
+    assert not model.notes
+
+
+def test_a_test_of_torch_version_cuda_is_the_cuda_branch(tmp_path: Path) -> None:
+    files = dict(COMPUTED_SOURCES)
+    setup = files["setup.py"].replace(
+        "    if use_cuda:\n", "    if torch.version.cuda is not None:\n"
+    )
+    files["setup.py"] = setup
+    model = build_model(write(tmp_path / "a", files))
+    assert [c.path for c in model.components] == ["quantlib/csrc/cuda"]
+    # `is None` is the ROCm side: the CUDA files are then what ROCm compiles, not a component
+    files["setup.py"] = setup.replace("is not None:", "is None:")
+    assert build_model(write(tmp_path / "b", files)).components == ()
+
+
+def test_an_extra_pinning_rocm_wheels_is_rocm_evidence(tmp_path: Path) -> None:
+    # unsloth's pattern: extras that pin torch/triton wheels from AMD's ROCm index
+    pyproject = (
+        "[project]\nname = 'tuner'\n\n[project.optional-dependencies]\n"
+        "amd = [\n    'bitsandbytes>=0.50',\n]\n"
+        "# a comment naming https://repo.radeon.com is not an extra\n"
+        "rocm72-torch291 = [\n    'tuner[amd]',\n"
+        '    "torch @ https://repo.radeon.com/rocm/manylinux/rocm-rel-7.2/'
+        "torch-2.9.1%2Brocm7.2.0-cp312-cp312-linux_x86_64.whl ; python_version == '3.12'\",\n]\n"
+        "\n[tool.other]\nx = ['https://repo.radeon.com/not-an-extra']\n"
+    )
+    model = build_model(write(tmp_path / "a", {"pyproject.toml": pyproject}))
+    assert [(e.path, e.line) for e in model.rocm_support] == [("pyproject.toml", 9)]
+    assert "`rocm72-torch291` extra" in model.rocm_support[0].what
+    # an extra only named for AMD, pinning nothing from a ROCm index, is not evidence
+    plain = pyproject.split("# a comment")[0]
+    assert not build_model(write(tmp_path / "b", {"pyproject.toml": plain})).supports_rocm

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from gpuport.files import ProjectFacts
 from gpuport.findings import Tier
-from gpuport.project.aliases import rocm_aliases
 from gpuport.project.components import nvidia_only_components
+from gpuport.project.headers import header_facts
 from gpuport.project.model import Component, ProjectModel
 from gpuport.project.rocm import rocm_archs, rocm_evidence, rocm_macros
 from gpuport.project.survey import Survey, survey
@@ -50,9 +50,7 @@ def build_model(root: Path) -> ProjectModel:
     supports = bool(evidence)
     macros = rocm_macros(texts, found, supports)
     # Compat headers are the project's own: vendored copies (CUTLASS, CK) are not read.
-    aliases, _headers = rocm_aliases(
-        texts, found, macros, lambda rel: model_tier(tiers, rel) is Tier.PRODUCT
-    )
+    headers = header_facts(texts, found, macros, lambda rel: model_tier(tiers, rel) is Tier.PRODUCT)
     components: list[Component] = []
     if supports:
         components, component_notes = nvidia_only_components(
@@ -62,14 +60,13 @@ def build_model(root: Path) -> ProjectModel:
         helper_dirs = sorted(
             {rel.split("/", 1)[0] for rel in found.build_helpers if rel.endswith(".py")}
         )
-        for folder in helper_dirs:
+        read = {e.path.split("/", 1)[0] for c in components for e in c.evidence}
+        for folder in (f for f in helper_dirs if f not in read):
             notes.append(
                 f"{folder}/ works out what each extension compiles in code (build helpers); "
                 "the components it builds are not classified"
             )
-    facts = ProjectFacts(
-        rocm_macros=macros, rocm_aliases=aliases, first_party=frozenset(first_party)
-    )
+    facts = ProjectFacts(rocm_macros=macros, first_party=frozenset(first_party), headers=headers)
     return ProjectModel(
         name=name,
         facts=facts,
@@ -142,6 +139,14 @@ def _setup_names(text: str, own: set[str]) -> str | None:
         if isinstance(target, ast.Name)
     }
 
+    dicts = {
+        target.id: _dict_items(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name) and _dict_items(node.value)
+    }
+
     def string(node: ast.expr | None) -> str | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return node.value
@@ -157,6 +162,11 @@ def _setup_names(text: str, own: set[str]) -> str | None:
         if isinstance(node.func, ast.Attribute):
             called = node.func.attr
         keywords = {k.arg: k.value for k in node.keywords if k.arg}
+        for unpacked in (k.value for k in node.keywords if k.arg is None):
+            # setup(**common_setup_kwargs) with a dict literal assigned to that name (AutoGPTQ)
+            if isinstance(unpacked, ast.Name):
+                for key, value in dicts.get(unpacked.id, {}).items():
+                    keywords.setdefault(key, value)
         if called == "setup":
             setup_name = string(keywords.get("name"))
             if setup_name:
@@ -175,6 +185,19 @@ def _setup_names(text: str, own: set[str]) -> str | None:
             if module:
                 own.add(module.split(".", 1)[0])
     return name
+
+
+def _dict_items(node: ast.expr) -> dict[str, ast.expr]:
+    """The string-keyed items of a ``{...}`` literal or a ``dict(...)`` call, else empty."""
+    if isinstance(node, ast.Dict):
+        return {
+            key.value: value
+            for key, value in zip(node.keys, node.values, strict=True)
+            if isinstance(key, ast.Constant) and isinstance(key.value, str)
+        }
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+        return {k.arg: k.value for k in node.keywords if k.arg}
+    return {}
 
 
 def _setup_cfg_name(text: str) -> str:

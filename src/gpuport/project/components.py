@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 
 from gpuport.project.cmake_components import cmake_nvidia_only
 from gpuport.project.model import Component, ComponentStatus, Evidence
+from gpuport.project.op_builders import op_builder_components
 from gpuport.project.rocm import SETUP_ROCM_RE
 from gpuport.project.survey import Survey
 from gpuport.project.texts import ProjectTexts
@@ -32,6 +33,7 @@ _NVIDIA_ONLY_PACKAGE_RE = re.compile(r"^(?:nvidia-|cuda-python$|cupy-cuda|tensor
 # A name or call an ``if`` tests that is a ROCm switch: any name with "rocm" in it
 # (USE_TRITON_ROCM, ROCM_HOME, is_rocm_pytorch()), torch.version.hip, IS_HIP_EXTENSION, HIP_BUILD.
 _ROCM_SWITCH_RE = re.compile(r"rocm|version\.hip\b|\bIS_HIP\w*|\bHIP_BUILD\b|\bBUILD_HIP\b", re.I)
+_CUDA_SWITCH_RE = re.compile(r"(?:torch\.)?version\.cuda")
 
 
 @dataclass(slots=True)
@@ -83,6 +85,7 @@ def nvidia_only_components(
                     alternative,
                 )
             )
+    components.extend(op_builder_components(root, texts, found.build_helpers, found.packages))
     for rel in found.cmake_files:
         if rel.lower().endswith("cmakelists.txt"):
             components.extend(cmake_nvidia_only(root, texts, rel, ", ".join(backends)))
@@ -104,6 +107,7 @@ def _setup_branches(text: str, base: str) -> _Branches | None:
         return None
     out = _Branches()
     switches = _derived_switches(tree)
+    paths = _path_values(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.If | ast.IfExp):
             continue
@@ -114,15 +118,26 @@ def _setup_branches(text: str, base: str) -> _Branches | None:
         body = node.body if isinstance(node.body, list) else [node.body]
         orelse = node.orelse if isinstance(node.orelse, list) else [node.orelse]
         rocm, cuda = (body, orelse) if polarity else (orelse, body)
-        _collect(rocm, base, out.rocm)
-        _collect(cuda, base, out.cuda)
+        _collect(rocm, base, out.rocm, paths)
+        _collect(cuda, base, out.cuda, paths)
     return out
 
 
 def _derived_switches(tree: ast.Module) -> dict[str, bool]:
     """Names a ROCm branch sets to a constant: hopper/setup.py's ``if USE_TRITON_ROCM:
-    SKIP_CUDA_BUILD = True`` makes ``SKIP_CUDA_BUILD`` true in the ROCm build."""
+    SKIP_CUDA_BUILD = True`` makes ``SKIP_CUDA_BUILD`` true in the ROCm build; and names set
+    from a test of the build (ao's ``use_cuda = torch.version.cuda and CUDA_HOME is not None``
+    holds in the CUDA build only)."""
     switches: dict[str, bool] = {}
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and not _ROCM_SWITCH_RE.search(node.targets[0].id)
+            and (polarity := _rocm_polarity(node.value, {})) is not None
+        ):
+            switches.setdefault(node.targets[0].id, polarity)
     for node in ast.walk(tree):
         if not isinstance(node, ast.If) or _rocm_polarity(node.test, {}) is not True:
             continue
@@ -159,19 +174,82 @@ def _rocm_polarity(test: ast.expr, switches: dict[str, bool]) -> bool | None:
                 return not equal
             return None
         left = _rocm_polarity(test.left, switches)
-        if left is not None and isinstance(other, ast.Constant) and other.value is None:
-            return isinstance(op, ast.IsNot) if isinstance(op, ast.Is | ast.IsNot) else None
+        if (
+            left is not None
+            and isinstance(other, ast.Constant)
+            and other.value is None
+            and isinstance(op, ast.Is | ast.IsNot)
+        ):
+            return left if isinstance(op, ast.IsNot) else not left
         return None
     if isinstance(test, ast.Name | ast.Attribute | ast.Call):
-        return True if _ROCM_SWITCH_RE.search(ast.unparse(test)) else None
+        text = ast.unparse(test)
+        if _ROCM_SWITCH_RE.search(text):
+            return True
+        # torch.version.cuda is None on a ROCm torch: a test of it holds in the CUDA build
+        return False if _CUDA_SWITCH_RE.fullmatch(text) else None
     return None
 
 
-def _collect(statements: list[ast.stmt] | list[ast.expr], base: str, into: dict[str, int]) -> None:
-    """Record the folder of every source path a branch names (literal or f-string prefix)."""
+def _path_values(tree: ast.Module) -> dict[str, str]:
+    """Names assigned a path the file builds from literals (ao's ``extensions_dir =
+    os.path.join(curdir, "torchao", "csrc")``, ``cuda_sources = glob.glob(os.path.join(
+    extensions_cuda_dir, "**/*.cu"))``), the first assignment of each name, in file order."""
+    values: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id not in values
+        ):
+            value = _path_value(node.value, values)
+            if value:
+                values[node.targets[0].id] = value
+    return values
+
+
+def _path_value(node: ast.AST, values: dict[str, str], depth: int = 0) -> str | None:
+    """The path an expression builds: a literal, a known name, ``os.path.join`` of them (an
+    unknown first part, like ``os.getcwd()`` or ``this_dir``, is the project root), and what
+    ``glob``/``list``/``sorted`` are given."""
+    if depth > 8:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        return values.get(node.id)
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    called = ast.unparse(node.func)
+    if called in ("list", "sorted", "glob", "glob.glob", "iglob", "glob.iglob"):
+        return _path_value(node.args[0], values, depth + 1)
+    if called not in ("os.path.join", "join", "path.join"):
+        return None
+    parts = [_path_value(a, values, depth + 1) for a in node.args]
+    if parts[0] is None:
+        parts[0] = ""  # the folder setup.py sits in
+    if any(p is None for p in parts[1:]):
+        return None
+    return "/".join(p for p in parts if p) or None
+
+
+def _collect(
+    statements: list[ast.stmt] | list[ast.expr],
+    base: str,
+    into: dict[str, int],
+    paths: dict[str, str] | None = None,
+) -> None:
+    """Record the folder of every source path a branch names (literal or f-string prefix,
+    or a path built from literals: a name in ``paths``, an ``os.path.join``)."""
     for statement in statements:
         for node in ast.walk(statement):
             text = _literal_prefix(node)
+            if text is None and paths is not None:
+                # a name read (not the one assigned: `sources += cuda_sources`) or a join
+                read = isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+                if read or isinstance(node, ast.Call):
+                    text = _path_value(node, paths)
             if text is None:
                 continue
             folder = _source_folder(text)

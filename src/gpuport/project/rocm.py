@@ -38,6 +38,8 @@ _ROCM_CI_RE = re.compile(
     r"rocm/(?:pytorch|dev-|rocm-terminal|vllm)|whl/rocm|repo\.radeon\.com|ROCM_VERSION|rocm\d",
     re.IGNORECASE,
 )
+_EXTRA_START_RE = re.compile(r"[\"']?([A-Za-z0-9][\w.-]*)[\"']?\s*=\s*\[")
+_ROCM_WHEEL_RE = re.compile(r"repo\.radeon\.com|whl/rocm|%2Brocm\d|\+rocm\d", re.IGNORECASE)
 _ROCM_HEADING_RE = re.compile(r"\b(?:ROCm|AMD|HIP)\b")
 _ROCM_INSTALL_RE = re.compile(r"(?:pip|uv pip)\s+install.*rocm|whl/rocm", re.IGNORECASE)
 _MACRO_FLAG_RE = re.compile(r"-D\s*([A-Za-z_][A-Za-z0-9_]*)(?:=(\S*))?")
@@ -68,6 +70,12 @@ def rocm_evidence(texts: ProjectTexts, found: Survey) -> list[Evidence]:
         out.extend(_named_or_content(texts, rel, "CI workflow", comment="#"))
     for rel in found.dockerfiles:
         out.extend(_named_or_content(texts, rel, "Dockerfile", comment="#"))
+    for rel in found.pyprojects:
+        extra = _rocm_extra(texts.text(rel))
+        if extra:
+            line, name = extra
+            what = f"the `{name}` extra installs ROCm builds (from a ROCm wheel index)"
+            out.append(Evidence(rel, line, what))
     for rel in found.readmes:
         section = _install_section(texts.text(rel))
         if section:
@@ -78,6 +86,29 @@ def rocm_evidence(texts: ProjectTexts, found: Survey) -> list[Evidence]:
     for rel in found.backend_dirs:
         out.append(Evidence(rel, 0, "a ROCm backend folder (Composable Kernel, Triton AMD, HIP)"))
     return out
+
+
+def _rocm_extra(text: str | None) -> tuple[int, str] | None:
+    """(line, name) of the first optional-dependencies extra that pins a wheel from a ROCm
+    index (unsloth's ``rocm72-torch291 = ["torch @ https://repo.radeon.com/rocm/...+rocm7.2..."]``)."""
+    if not text or "optional-dependencies" not in text:
+        return None
+    in_extras = False
+    extra: tuple[int, str] | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_extras = stripped == "[project.optional-dependencies]"
+            extra = None
+            continue
+        if not in_extras or stripped.startswith("#"):
+            continue
+        start = _EXTRA_START_RE.match(stripped)
+        if start:
+            extra = (number, start.group(1))
+        if extra and _ROCM_WHEEL_RE.search(stripped):
+            return extra
+    return None
 
 
 def rocm_macros(texts: ProjectTexts, found: Survey, supports_rocm: bool) -> frozenset[str]:

@@ -19,6 +19,7 @@ from gpuport.project.tiers import tier_by_name
 MAX_ENTRIES = 200_000  # a tree larger than this is surveyed in part (the model says so)
 _BUILD_DEPTH = 3  # setup.py / pyproject.toml / CMakeLists.txt this deep or less (root: 1)
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".cuh", ".hxx", ".inl")
+_SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx")
 # Folders whose names say they hold a ROCm backend: Composable Kernel sources (flash-attention's
 # csrc/flash_attn_ck), a Triton AMD path (flash_attn/flash_attn_triton_amd), a ROCm patch set
 # (mamba's rocm_patch), a hip/ or rocm/ backend folder.
@@ -44,6 +45,7 @@ class Survey:
     readmes: list[str] = field(default_factory=list)
     headers: list[str] = field(default_factory=list)
     hip_sources: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # C++/CUDA sources (.cu, .cpp, .cc, .cxx)
     backend_dirs: list[str] = field(default_factory=list)
     packages: list[str] = field(default_factory=list)  # folders with __init__.py, root or src/
     modules: list[str] = field(default_factory=list)  # top-level .py modules
@@ -101,6 +103,8 @@ def _sort_files(found: Survey, rel_dir: str, depth: int, files: list[str]) -> No
             found.headers.append(rel)
         elif lower.endswith(".hip"):
             found.hip_sources.append(rel)
+        elif lower.endswith(_SOURCE_SUFFIXES):
+            found.sources.append(rel)
         elif rel_dir.startswith(".github/workflows") and lower.endswith((".yml", ".yaml")):
             found.workflows.append(rel)
         elif (

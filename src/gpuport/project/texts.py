@@ -9,6 +9,8 @@ from gpuport.read_policy import ReadRefused, read_within
 BUILD_FILE_BYTES = 1 << 20  # a setup.py, CMakeLists.txt or workflow larger than this is skipped
 HEADER_BYTES = 256 << 10  # a compat header larger than this is not read for aliases
 HEADER_BUDGET = 16 << 20  # the most header bytes one model reads in all
+SOURCE_BYTES = 1 << 20  # a C++/CUDA source larger than this is not read for its includes
+SOURCE_BUDGET = 16 << 20  # the most source bytes one model reads for includes in all
 
 
 class ProjectTexts:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
-from gpuport.files import NO_PROJECT_FACTS, ProjectFacts
+from gpuport.files import NO_PROJECT_FACTS, HeaderFacts, ProjectFacts
 from gpuport.findings import Confidence, Finding, Fix, Severity
 from gpuport.rules import Rule, needles_of
 from gpuport.scan.kernels.constants import Constants
@@ -56,6 +56,7 @@ class KernelSource:
         "_constants",
         "_dead_lines",
         "_include_spans",
+        "_included",
         "_includes",
         "_lines",
         "_mentioned",
@@ -89,6 +90,7 @@ class KernelSource:
         self._dead_lines: tuple[list[int], list[int]] | None = None
         self._lines: LineIndex | None = None
         self._includes: list[tuple[str, int]] | None = None
+        self._included: HeaderFacts | None = None
         self._include_spans: list[tuple[int, int]] = []
         self._quoted: set[int] = set()
         self._body: str | None = None
@@ -118,10 +120,11 @@ class KernelSource:
     def conditions(self) -> Conditions | None:
         """The file's ``#if`` stacks read as a ROCm build reads them; None when it has none."""
         if self._conditions is False:
-            facts = self.facts
+            macros = self.facts.rocm_macros
+            cuda_only = self.included.cuda_only_macros
             self._conditions = (
-                conditions(self.code, facts.rocm_macros, facts.cuda_only_macros)
-                if can_matter(self.code, facts.rocm_macros | facts.cuda_only_macros)
+                conditions(self.code, macros, cuda_only)
+                if can_matter(self.code, macros | cuda_only)
                 else None
             )
         assert self._conditions is not True
@@ -150,7 +153,19 @@ class KernelSource:
         """CUDA names the project maps to HIP forms for ROCm, here or in a compat header."""
         found = self.conditions
         local = found.rocm_aliases() if found is not None else frozenset()
-        return local | self.facts.rocm_aliases
+        return local | self.included.rocm_aliases
+
+    @property
+    def included(self) -> HeaderFacts:
+        """What the project's headers this file includes bring in (ProjectFacts.included)."""
+        if self._included is None:
+            facts = self.facts
+            self._included = (
+                facts.included(self.rel, (name for name, _ in self.includes))
+                if facts.headers
+                else HeaderFacts(self.rel, facts.rocm_aliases, facts.cuda_only_macros)
+            )
+        return self._included
 
     def line_of(self, offset: int) -> int:
         return self.position(offset)[0]
