@@ -210,3 +210,20 @@ def test_a_mask_constant_from_an_included_project_header_reaches_gp303(tmp_path:
         == []
     )
 
+
+def test_gp324_reports_a_repeated_condition_once_with_its_other_lines() -> None:
+    block = "#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)\nint a;\n#endif\n"
+    text = block * 3 + "#if __CUDA_ARCH__ >= 800\nint b;\n#endif\n"
+    found = [f for f in scan(text) if f.rule_id == "GP324"]
+    assert [f.location.line for f in found] == [1, 10]
+    assert "2 more lines with this condition: 4, 7" in found[0].message
+    assert "more line" not in found[1].message
+
+
+def test_gp309_is_not_repeated_on_a_directive_line_gp324_reports() -> None:
+    text = (
+        "#if __CUDA_ARCH_HAS_FEATURE__(SM90_ALL)\n__device__ void k() {}\n#endif\n"
+        "__device__ void tma() { cuda::ptx::cp_async_bulk_tensor(); }\n"
+    )
+    found = {(f.rule_id, f.location.line) for f in scan(text) if f.rule_id in ("GP309", "GP324")}
+    assert found == {("GP324", 1), ("GP309", 4)}  # GP309 stays where it is the only one
