@@ -14,7 +14,6 @@ skipped before they are lexed, because this runs over tens of thousands of files
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Iterable, Iterator
 
 from gpuport.files import NO_PROJECT_FACTS, FileKind, ProjectFacts, SourceText
@@ -102,24 +101,8 @@ def _run(src: KernelSource, checks: Iterable[tuple[Rule, Check]]) -> list[Findin
     if findings and src.conditions is not None:
         # a branch ROCm never compiles (the #else of #if USE_ROCM) is not porting work
         findings = [f for f in findings if src.compiled_line(f.location.line)]
-    findings = _one_per_directive(src, findings)
     findings.sort(key=lambda f: f.sort_key)
     return findings
-
-
-def _one_per_directive(src: KernelSource, findings: list[Finding]) -> list[Finding]:
-    """A directive line GP324 reports (``#if __CUDA_ARCH_HAS_FEATURE__(SM90_ALL)``) is one
-    decision: what the AMD build takes there. GP309 on the same line says it again."""
-    arch = [f.location.line for f in findings if f.rule_id == feature_rules.CUDA_ARCH_MACRO.id]
-    if not arch:
-        return findings
-    lines = _LINE_BREAK_RE.split(src.text)  # as KernelSource.position counts lines
-    arch_lines = {n for n in arch if 0 < n <= len(lines) and lines[n - 1].lstrip()[:1] == "#"}
-    hopper = ptx_rules.HOPPER_ONLY.id
-    return [f for f in findings if f.rule_id != hopper or f.location.line not in arch_lines]
-
-
-_LINE_BREAK_RE = re.compile(r"\r\n?|\n")
 
 
 @functools.lru_cache(maxsize=64)

@@ -168,6 +168,7 @@ def shuffle_from_lane_31(src: KernelSource) -> Iterator[Finding]:
 _SHIFTED_BY_LANE_RE = re.compile(
     r"(?<![\w.])(-\s*1|1|~\s*0|0[xX][fF]{8})[uU]?\s*<<\s*\(?\s*([A-Za-z_]\w*)\s*\)?(?![\w(\[.])"
 )
+_OPERAND_END = tuple("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_)]")
 _MASK_WORDS = ("__ballot", "__activemask", "__popc", "__ffs", "__clz", "_sync(", "__lanemask")
 _LANE_BELOW_32_RE = re.compile(r"&\s*(?:31|0[xX]1[fF])[uU]?\b|%\s*32[uU]?\b")
 _LANE_BY_NAME_RE = re.compile(r"([&%])\s*([A-Za-z_]\w*)")
@@ -211,6 +212,8 @@ def lane_mask_32_bit_shift(src: KernelSource) -> Iterator[Finding]:
     fixed_32: bool | None = None
     for m in src.once_per_line(_SHIFTED_BY_LANE_RE.finditer(code)):
         name = m.group(2)
+        if m.group(1).startswith("-") and code[: m.start()].rstrip()[-1:] in _OPERAND_END:
+            continue  # `n - 1 << lane` is (n - 1) << lane: not a literal -1
         if name not in checked:
             checked[name] = (name in lanes or LANE_NAME_RE.match(name) is not None) and not (
                 _lane_below_32(src, name)
