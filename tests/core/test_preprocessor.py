@@ -240,3 +240,24 @@ def test_can_matter_only_with_a_decidable_name() -> None:
     assert can_matter("#if __CUDA_ARCH__ >= 800\n#endif\n")
     assert can_matter("#ifdef PTX_AVAILABLE\n#endif\n", frozenset({"PTX_AVAILABLE"}))
     assert not can_matter("#define USE_ROCM 1\n")  # no #if at all
+
+
+def test_rocm_only_is_a_branch_every_rocm_build_and_no_cuda_build_compiles() -> None:
+    src = (
+        "#ifdef __HIP_PLATFORM_AMD__\nint amd_all;\n#if defined(__GFX9__)\nint gfx9;\n#else\n"
+        "int rdna;\n#endif\nint amd_again;\n#else\nint nvidia;\n#endif\n"
+        "#ifndef USE_ROCM\nint cuda_side;\n#else\nint rocm_else;\n#endif\n"
+        "#if defined(USE_ROCM) || defined(__CUDACC__)\nint both;\n#endif\nint everywhere;\n"
+    )
+    code = code_only(src)
+    found = conditions(code)
+
+    def at(word: str) -> bool:
+        return found.rocm_only(code.index(word))
+
+    assert at("amd_all") and at("amd_again") and at("rocm_else")
+    # a test of the GPU target between: not every ROCm build, so not "every AMD GPU"
+    assert not at("gfx9") and not at("rdna")
+    assert not at("nvidia") and not at("cuda_side") and not at("everywhere")
+    assert not at("both")  # a CUDA build may compile it too
+    assert not conditions(code_only("int plain;\n")).rocm_only(0)

@@ -367,3 +367,27 @@ def test_a_large_file_scans_quickly() -> None:
     elapsed = time.perf_counter() - started
     assert len(by_rule(findings, "GP302")) == 40 * len(by_rule(analyze("u.cu", unit), "GP302"))
     assert elapsed < 5.0, f"{elapsed:.2f}s for {len(text):,} characters"
+
+
+def test_new_warp_size_rules_say_what_to_do() -> None:
+    text = (
+        "#ifdef __HIP_PLATFORM_AMD__\n#define BLOCK_WARP_SIZE 64\n#else\n#define BLOCK_WARP_SIZE 32\n"
+        "#endif\n__global__ void k(int* o) {\n  const int lane = threadIdx.x % warpSize;\n"
+        "  unsigned long long b = __ballot_sync(~0ull, o[lane] > 0);\n"
+        "  o[lane] = __popcll(b & ((1u << lane) - 1)) + __shfl(o[lane], 31) + BLOCK_WARP_SIZE;\n}\n"
+    )
+    found = {f.rule_id: f for f in analyze("k.cu", text, renames=False)}
+    assert set(found) == {"GP327", "GP328", "GP329"}
+    assert found["GP327"].location.line == 2 and "RDNA" in found["GP327"].message
+    assert "hipDeviceAttributeWarpSize" in found["GP327"].message
+    assert found["GP328"].location.line == 9 and "warpSize - 1" in found["GP328"].message
+    assert found["GP329"].location.line == 9 and "1ull" in found["GP329"].message
+    # the same 64 chosen per target is right: no GP327
+    per_target = text.replace("#ifdef __HIP_PLATFORM_AMD__", "#if defined(__GFX9__)")
+    assert "GP327" not in {f.rule_id for f in analyze("k.cu", per_target, renames=False)}
+
+
+def test_a_header_that_selects_code_by_hip_platform_is_gpu_code() -> None:
+    header = "#ifdef __HIP_PLATFORM_AMD__\nconstexpr int hw_warp_size = 64;\n#endif\n"
+    assert uses_cuda(header)
+    assert not uses_cuda("// __HIP_PLATFORM_AMD__ only in a comment\nint x;\n")

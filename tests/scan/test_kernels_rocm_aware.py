@@ -184,3 +184,46 @@ def test_a_macro_the_projects_headers_define_only_for_cuda_is_undefined_on_rocm(
     assert lines_of(scan(text), "GP301") == [4]
     facts = ProjectFacts(cuda_only_macros=frozenset({"PTX_AVAILABLE"}))
     assert lines_of(scan(text, facts), "GP301") == []
+
+
+def test_a_mask_constant_from_an_included_project_header_reaches_gp303(tmp_path: Path) -> None:
+    (tmp_path / "utils.cuh").write_text(
+        "#pragma once\n#define FULL_MASK 0xffffffff\n#define WIDE_MASK 0xffffffffffffffffULL\n"
+        "#ifndef USE_ROCM\n#define CUDA_MASK 0xffffffff\n#endif\n"
+    )
+    (tmp_path / "spmm.cu").write_text(
+        '#include "utils.cuh"\n'
+        "__device__ float f(float v, int i) {\n"
+        "  v += __shfl_down_sync(FULL_MASK, v, i);\n"
+        "  v += __shfl_down_sync(FULL_MASK, v, i);\n"  # once per name and file
+        "  v += __shfl_xor_sync(WIDE_MASK, v, i);\n"  # 64-bit: fine
+        "  return v + __shfl_xor_sync(CUDA_MASK, v, i);\n"  # defined where ROCm never looks
+        "}\n"
+    )
+    result = scan_path(tmp_path, ScanOptions(jobs=1))
+    found = [f for f in result.findings if f.rule_id == "GP303"]
+    assert [(f.location.path, f.location.line) for f in found] == [("spmm.cu", 3)]
+    assert "FULL_MASK" in found[0].message and "utils.cuh" in found[0].message
+    # a header outside the scan root, or a name no header defines, is not followed
+    assert (
+        lines_of(scan('#include "utils.cuh"\n' + "int x = __ballot_sync(FULL_MASK, 1);\n"), "GP303")
+        == []
+    )
+
+
+def test_gp324_reports_a_repeated_condition_once_with_its_other_lines() -> None:
+    block = "#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)\nint a;\n#endif\n"
+    text = block * 3 + "#if __CUDA_ARCH__ >= 800\nint b;\n#endif\n"
+    found = [f for f in scan(text) if f.rule_id == "GP324"]
+    assert [f.location.line for f in found] == [1, 10]
+    assert "2 more lines with this condition: 4, 7" in found[0].message
+    assert "more line" not in found[1].message
+
+
+def test_gp309_is_not_repeated_on_a_directive_line_gp324_reports() -> None:
+    text = (
+        "#if __CUDA_ARCH_HAS_FEATURE__(SM90_ALL)\n__device__ void k() {}\n#endif\n"
+        "__device__ void tma() { cuda::ptx::cp_async_bulk_tensor(); }\n"
+    )
+    found = {(f.rule_id, f.location.line) for f in scan(text) if f.rule_id in ("GP309", "GP324")}
+    assert found == {("GP324", 1), ("GP309", 4)}  # GP309 stays where it is the only one

@@ -165,7 +165,15 @@ def _opens_line(code: str, pos: int) -> bool:
 class Conditions:
     """The regions of one file a ROCm build never compiles, and the file's ``#define``s."""
 
-    __slots__ = ("_ends", "_starts", "cuda_only_macros", "defines", "directives")
+    __slots__ = (
+        "_ends",
+        "_rocm_only_at",
+        "_rocm_only_from",
+        "_starts",
+        "cuda_only_macros",
+        "defines",
+        "directives",
+    )
 
     def __init__(
         self,
@@ -173,9 +181,12 @@ class Conditions:
         defines: list[Define],
         directives: int,
         cuda_only_macros: frozenset[str] = frozenset(),
+        rocm_only: tuple[list[int], list[bool]] = ([], []),
     ):
         self._starts = [s for s, _ in dead]
         self._ends = [e for _, e in dead]
+        # where the "every ROCm build compiles this, and no CUDA build does" state changes
+        self._rocm_only_from, self._rocm_only_at = rocm_only
         self.defines = defines
         self.directives = directives
         # macros the file defines only where ROCm never looks (`#if __CUDA_ARCH__ >= 530`
@@ -191,6 +202,13 @@ class Conditions:
         """Does a ROCm build never compile the code at ``offset``?"""
         i = bisect.bisect_right(self._starts, offset) - 1
         return i >= 0 and offset < self._ends[i]
+
+    def rocm_only(self, offset: int) -> bool:
+        """Is the code at ``offset`` in a branch that every ROCm build compiles and no CUDA build
+        does (``#ifdef __HIP_PLATFORM_AMD__``, ``#else`` of ``#ifndef USE_ROCM``), with no test
+        of the GPU target (``__GFX9__``, ``__gfx90a__``) between?"""
+        i = bisect.bisect_right(self._rocm_only_from, offset) - 1
+        return i >= 0 and self._rocm_only_at[i]
 
     def rocm_aliases(self) -> frozenset[str]:
         """CUDA names the file redefines for ROCm, in a branch only ROCm compiles
@@ -506,9 +524,17 @@ def conditions(
     rocm_only = False  # the code here is in a branch only ROCm takes
     dead_from = -1  # where the current dead stretch began
     count = 0
+    rocm_only_from: list[int] = []
+    rocm_only_at: list[bool] = []
 
     def set_region(state: Truth, at: int) -> None:
         nonlocal region, dead_from
+        always_rocm_only = state is True and rocm_only
+        if rocm_only_from and rocm_only_from[-1] == at:
+            rocm_only_at[-1] = always_rocm_only
+        elif (rocm_only_at[-1] if rocm_only_at else False) != always_rocm_only:
+            rocm_only_from.append(at)
+            rocm_only_at.append(always_rocm_only)
         if state is False and dead_from < 0:
             dead_from = at
         elif state is not False and dead_from >= 0:
@@ -562,7 +588,9 @@ def conditions(
     if 0 <= dead_from < len(code):
         dead.append((dead_from, len(code)))
     live = {d.name for d in defines}
-    return Conditions(dead, defines, count, frozenset(cuda_only - live))
+    return Conditions(
+        dead, defines, count, frozenset(cuda_only - live), (rocm_only_from, rocm_only_at)
+    )
 
 
 def _define(

@@ -27,6 +27,7 @@ from gpuport.scan.kernels import (
     renames,
     warp_mask_rules,
     warp_width_rules,
+    wave_rules,
 )
 from gpuport.scan.kernels.cuda_files import mentions_cuda, uses_cuda
 from gpuport.scan.kernels.masks import FULL_MASK_64
@@ -66,6 +67,9 @@ CHECKS: tuple[tuple[Rule, Check], ...] = (
     (feature_rules.CUDA_ARCH_MACRO, feature_rules.cuda_arch_macro),
     (feature_rules.DYNAMIC_PARALLELISM, feature_rules.dynamic_parallelism),
     (library_rules.FP8_TYPES, library_rules.fp8_formats),
+    (wave_rules.WARP_SIZE_FIXED_64, wave_rules.warp_size_fixed_64_on_amd),
+    (wave_rules.SHUFFLE_FROM_LANE_31, wave_rules.shuffle_from_lane_31),
+    (wave_rules.LANE_MASK_32_BIT, wave_rules.lane_mask_32_bit_shift),
 )
 KERNEL_RULES: tuple[Rule, ...] = tuple(rule for rule, _ in CHECKS)
 

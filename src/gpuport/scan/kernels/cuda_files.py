@@ -9,7 +9,17 @@ from gpuport.syntax.cxx import code_only
 
 # What makes C/C++ code "use CUDA". Each pattern starts with a literal, and the substrings
 # are plain ``in`` tests, so a project's CUDA-free C++ files cost about 1% of lexing them.
-_CUDA_SUBSTRINGS = ("<<<", "threadIdx", "blockIdx", "warpSize", "cooperative_groups", "mma.h")
+# A header that selects code with the HIP platform macros (`#ifdef __HIP_PLATFORM_AMD__`
+# `constexpr int warp_size = 64;`) is GPU code too, though it may name nothing of CUDA's.
+_CUDA_SUBSTRINGS = (
+    "<<<",
+    "threadIdx",
+    "blockIdx",
+    "warpSize",
+    "cooperative_groups",
+    "mma.h",
+    "__HIP_PLATFORM_",
+)
 _CUDA_WORD_RES = (
     re.compile(r"__(?:global|device|shared|constant|managed)__"),
     re.compile(

@@ -164,6 +164,7 @@ def cuda_graph_unsupported_feature(src: KernelSource) -> Iterator[Finding]:
 
 
 _CUDA_ARCH_RE = re.compile(r"__CUDA_ARCH\w*")
+_DIRECTIVE_HEAD_RE = re.compile(r"^#\s*(?:if|ifdef|ifndef|elif|elifdef|elifndef)\b")
 _VERSION_CHECK_RE = re.compile(
     r"__CUDA_ARCH__\s*(?:[<>]=?|[!=]=)\s*\d|\d\s*(?:[<>]=?|[!=]=)\s*__CUDA_ARCH__"
 )
@@ -199,6 +200,10 @@ def cuda_arch_macro(src: KernelSource) -> Iterator[Finding]:
     code = src.code
     if not src.mentions(CUDA_ARCH_MACRO):
         return
+    # One finding per distinct directive condition: TransformerEngine's ptx.cuh repeats
+    # `#if (defined __CUDA_ARCH__) && (__CUDA_ARCH__ >= 1000)` 39 times, one decision (what the
+    # AMD build takes there) that a finding per line only repeats.
+    directives: dict[str, tuple[re.Match[str], str, list[int]]] = {}
     for m in src.once_per_line(words(_CUDA_ARCH_RE, code)):
         line_start = code.rfind("\n", 0, m.start()) + 1
         line_end = code.find("\n", m.end())
@@ -211,7 +216,9 @@ def cuda_arch_macro(src: KernelSource) -> Iterator[Finding]:
                 f"{name} used in code: HIP-Clang never defines it; use "
                 "__HIP_DEVICE_COMPILE__ or the __gfx*__ target macros instead"
             )
-        elif name != "__CUDA_ARCH__":
+            yield src.finding(CUDA_ARCH_MACRO, m.start(), m.end(), message=message)
+            continue
+        if name != "__CUDA_ARCH__":
             message = f"{name} is an NVIDIA architecture feature macro; HIP-Clang never defines it"
         elif _VERSION_CHECK_RE.search(line):
             message = (
@@ -223,6 +230,17 @@ def cuda_arch_macro(src: KernelSource) -> Iterator[Finding]:
                 "__CUDA_ARCH__ as a device-pass test: HIP-Clang never defines it, so AMD device "
                 "code takes the host branch here; test __HIP_DEVICE_COMPILE__ as well"
             )
+        condition = " ".join(_DIRECTIVE_HEAD_RE.sub("", line.strip()).split())
+        found = directives.get(condition)
+        if found is None:
+            directives[condition] = (m, message, [])
+        else:
+            found[2].append(src.line_of(m.start()))
+    for m, message, more in directives.values():
+        if more:
+            shown = ", ".join(map(str, more[:8])) + (", …" if len(more) > 8 else "")
+            message += f" ({len(more)} more line{'s' if len(more) > 1 else ''} with this "
+            message += f"condition: {shown})"
         yield src.finding(CUDA_ARCH_MACRO, m.start(), m.end(), message=message)
 
 

@@ -191,13 +191,26 @@ def hopper_only_feature(src: KernelSource) -> Iterator[Finding]:
                     message=f"cuda::ptx::{name} is a Hopper-or-newer PTX instruction with no AMD "
                     "counterpart",
                 )
+    code = src.code
     for m, name in names_once_per_line(src, _HOPPER_NAMES_RE, _HOPPER_NAME_ANCHORS):
+        if _on_arch_directive(code, m.start()):
+            # `#if __CUDA_ARCH_HAS_FEATURE__(SM90_ALL)`: one decision (what the AMD build
+            # takes there), which GP324 reports; one finding for it, not two
+            continue
         yield src.finding(
             HOPPER_ONLY,
             m.start(),
             m.end(),
             message=f"{name}: a Hopper-or-newer feature with no HIP counterpart",
         )
+
+
+def _on_arch_directive(code: str, pos: int) -> bool:
+    """Is ``pos`` on an ``#if``/``#elif`` line that tests ``__CUDA_ARCH*`` (GP324's subject)?"""
+    line_start = code.rfind("\n", 0, pos) + 1
+    line_end = code.find("\n", pos)
+    line = code[line_start : line_end if line_end >= 0 else len(code)]
+    return line.lstrip().startswith("#") and "__CUDA_ARCH" in line
 
 
 _CLUSTER_NAME_ANCHORS = ("luster", "LUSTER")

@@ -6,6 +6,7 @@ _HIP_DOCS = "https://rocm.docs.amd.com/projects/HIP/en/latest"
 HIP_EXTENSIONS = f"{_HIP_DOCS}/how-to/hip_cpp_language_extensions.html"
 HIP_WARP_FUNCTIONS = f"{HIP_EXTENSIONS}#warp-cross-lane-functions"
 HIP_WARP_SIZE = f"{HIP_EXTENSIONS}#warpsize"
+ROCM_7_RELEASE_NOTES = "https://rocm.docs.amd.com/en/docs-7.0.0/about/release-notes.html"
 HIP_PORTING_GUIDE = f"{_HIP_DOCS}/how-to/hip_porting_guide.html"
 HIP_COOPERATIVE_GROUPS = f"{_HIP_DOCS}/how-to/hip_runtime_api/cooperative_groups.html"
 HIP_TEXTURES = (

@@ -14,10 +14,11 @@ from typing import TypeVar
 from gpuport.files import NO_PROJECT_FACTS, HeaderFacts, ProjectFacts
 from gpuport.findings import Confidence, Finding, Fix, Severity
 from gpuport.rules import Rule, needles_of
-from gpuport.scan.kernels.constants import Constants
+from gpuport.scan.kernels.constants import Constant, Constants
 from gpuport.scan.kernels.names import Names, tracked_names
 from gpuport.scan.kernels.ptx import AsmStatement, asm_statements
 from gpuport.syntax.brackets import Brackets
+from gpuport.syntax.cxx import code_only
 from gpuport.syntax.preprocessor import Conditions, can_matter, conditions
 from gpuport.syntax.text import LineIndex
 
@@ -32,6 +33,34 @@ _Hit = TypeVar("_Hit", re.Match[str], tuple[int, int, str])
 def _real_root(root: Path) -> str:
     """The scan root with its links resolved, worked out once per root."""
     return os.path.realpath(root)
+
+
+_HEADER_READ_LIMIT = 1 << 20  # a header larger than this is generated code: not read
+
+
+@functools.lru_cache(maxsize=256)
+def _header_constants(path: str, rocm_macros: frozenset[str]) -> dict[str, Constant]:
+    """The constants a project header defines where a ROCm build compiles them (its first
+    definition of each name), read once per process; empty when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(_HEADER_READ_LIMIT + 1)
+    except OSError:
+        return {}
+    if len(raw) > _HEADER_READ_LIMIT:
+        return {}
+    code = code_only(raw.decode("utf-8", errors="replace"))
+    found = conditions(code, rocm_macros) if can_matter(code, rocm_macros) else None
+    constants = Constants(code)
+    result: dict[str, Constant] = {}
+    for name in set(_DEFINED_NAME_RE.findall(code)):
+        constant = constants.get(name)
+        if constant is not None and (found is None or not found.is_dead(constant.start)):
+            result[name] = constant
+    return result
+
+
+_DEFINED_NAME_RE = re.compile(r"#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]")
 
 
 def directive_line_start(text: str, pos: int) -> int:
@@ -239,6 +268,26 @@ class KernelSource:
             return stat.S_ISREG(os.lstat(candidate).st_mode)
         except (OSError, ValueError):
             return False
+
+    def _project_header_path(self, header: str, offset: int) -> str | None:
+        """The resolved path of the project header an ``#include "header"`` names, or None."""
+        if not self.project_header(header, offset) or self.path is None:
+            return None
+        return os.path.realpath(os.path.join(os.path.dirname(self.path), header))
+
+    def header_constant(self, name: str) -> tuple[str, Constant] | None:
+        """(header as included, its definition) of a constant this file uses but does not
+        define, from the project headers it includes by quoted name (``FULL_MASK`` from
+        ``#include "utils.cuh"``), where a ROCm build compiles that definition. One level of
+        includes; each header is read once per scan process."""
+        for header, offset in self.includes:
+            path = self._project_header_path(header, offset)
+            if path is None:
+                continue
+            found = _header_constants(path, self.facts.rocm_macros).get(name)
+            if found is not None:
+                return header, found
+        return None
 
     @property
     def includes(self) -> list[tuple[str, int]]:

@@ -108,6 +108,7 @@ def warp_mask_32_bit(src: KernelSource) -> Iterator[Finding]:
             continue
         constant = src.constants.get(mask)
         if constant is None:
+            yield from _mask_from_header(src, mask, fn, start, end, reported_constants)
             continue
         kind = full_mask_kind(constant.value)
         if kind is None:
@@ -140,6 +141,38 @@ def warp_mask_32_bit(src: KernelSource) -> Iterator[Finding]:
                     mechanical=False,
                 ),
             )
+
+
+def _mask_from_header(
+    src: KernelSource, mask: str, fn: str, start: int, end: int, reported: set[str]
+) -> Iterator[Finding]:
+    """A mask constant defined in a project header this file includes (``#define FULL_MASK
+    0xffffffff`` in ``utils.cuh``): reported at the call, once per name and file, since the
+    header's own scan cannot know the name is used as a mask."""
+    found = src.header_constant(mask)
+    if found is None:
+        return
+    header, constant = found
+    kind = full_mask_kind(constant.value)
+    if kind is None:
+        return
+    reported.add(mask)
+    reason = (
+        "it names only lanes 0-31 of a 64-lane wavefront"
+        if kind == "wide32"
+        else "HIP's mask parameter is 64-bit and a 32-bit mask fails its static_assert"
+    )
+    yield src.finding(
+        WARP_MASK_32_BIT,
+        start,
+        end,
+        message=f"{fn} with mask {mask}, `{constant.value}` in {header}: {reason}; define it "
+        f"as {FULL_MASK_64}",
+        fix=Fix(
+            f"Define {mask} in {header} as `{FULL_MASK_64}` (HIP's masks are 64-bit).",
+            mechanical=False,
+        ),
+    )
 
 
 _BALLOT_CALL_RE = re.compile(

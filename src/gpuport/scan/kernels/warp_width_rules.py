@@ -6,6 +6,7 @@ buffers and shuffle loops written for 32.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterator
 
@@ -20,7 +21,11 @@ from gpuport.scan.kernels.brackets import (
     split_args,
 )
 from gpuport.scan.kernels.names import LANE_HINT_RE, LANE_NAME_RE, TRACKING_WORDS
-from gpuport.scan.kernels.references import HIP_WARP_FUNCTIONS, HIP_WARP_SIZE
+from gpuport.scan.kernels.references import (
+    HIP_WARP_FUNCTIONS,
+    HIP_WARP_SIZE,
+    ROCM_7_RELEASE_NOTES,
+)
 from gpuport.scan.kernels.source import KernelSource, directive_line_start
 from gpuport.scan.kernels.statements import CPP_KEYWORDS, assigned_name, statement_before
 from gpuport.scan.kernels.words import word_start, words
@@ -262,7 +267,13 @@ def _values_32(code: str) -> Iterator[re.Match[str]]:
         at = code.find("32", at + 2)
 
 
-_WARPSIZE_RE = re.compile(r"warpSize\b")
+# warpSize, and the ROCm libraries' warp-size queries: none is a compile-time constant since
+# ROCm 7.0 (rocPRIM 4.0 made rocprim::warp_size(), behind hipCUB's HIPCUB_WARP_THREADS, a
+# run-time value like warpSize: https://github.com/ROCm/rocPRIM/blob/develop/CHANGELOG.md,
+# "rocPRIM 4.0.0 for ROCm 7.0"; https://rocm.docs.amd.com/en/docs-7.0.0/about/release-notes.html)
+_WARPSIZE_RE = re.compile(r"(?:warpSize|HIPCUB_WARP_THREADS)\b|rocprim::warp_size\s*\(\s*\)")
+_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
+_WARP_QUERY_WORDS = ("warpSize", "HIPCUB_WARP_THREADS", "rocprim::warp_size")
 _CONST_CONTEXT_RE = re.compile(r"(constexpr|static_assert|alignas|__launch_bounds__|case)\b")
 _CONST_CONTEXT_WORDS = {
     "case": "as a case label",
@@ -302,8 +313,8 @@ WARPSIZE_NOT_CONSTEXPR = rule(
         "`hipDeviceAttributeWarpSize`, or size buffers for the largest case (64)."
     ),
     mechanical=False,
-    references=(HIP_WARP_SIZE,),
-    needles=("warpSize",),
+    references=(HIP_WARP_SIZE, ROCM_7_RELEASE_NOTES),
+    needles=_WARP_QUERY_WORDS,
 )
 
 
@@ -322,7 +333,7 @@ def warpsize_not_constexpr(src: KernelSource) -> Iterator[Finding]:
             WARPSIZE_NOT_CONSTEXPR,
             start,
             end,
-            message=f"warpSize used {what}: it is not a compile-time constant in HIP "
+            message=f"{code[start:end]} used {what}: it is not a compile-time constant in HIP "
             "(ROCm 7.0 and later) and differs between AMD GPUs (64 or 32)",
         )
     yield from _warpsize_through_macros(src, {start for start, _, _ in hits})
@@ -342,19 +353,66 @@ def _warpsize_through_macros(src: KernelSource, reported: set[int]) -> Iterator[
     for m in _DEFINE_RE.finditer(code):
         if directive_line_start(code, m.start()) >= 0 and src.compiled_on_rocm(m.start()):
             bodies.append((m.group(1), m.start(), m.group(2)))
+    queried: dict[str, str] = {}  # macro name -> the warp-size query it is built from
     grew = True
     while grew:  # a macro of a macro of warpSize: a few rounds at most
         grew = False
         for name, at, body in bodies:
             if name in derived:
                 continue
-            if _WARPSIZE_RE.search(body) or any(
-                re.search(rf"\b{re.escape(other)}\b", body) for other in derived
-            ):
-                derived[name] = at
-                grew = True
+            query = _WARPSIZE_RE.search(body)
+            if query is not None:
+                queried[name] = query.group()
+            else:
+                other = next((o for o in derived if re.search(rf"\b{re.escape(o)}\b", body)), None)
+                if other is None:
+                    continue
+                queried[name] = queried[other]
+            derived[name] = at
+            grew = True
     if not derived:
         return
+    used: set[str] = set()
+    yield from _uses_of_derived(src, derived, queried, reported, used)
+    # `#define WARP_SIZE warpSize` where only ROCm looks, beside `#define WARP_SIZE 32` for CUDA:
+    # the project uses the name as a constant (template arguments, array bounds), which the
+    # ROCm side no longer is; the uses are often in other files (a compat header's macro)
+    # (a header's: a source file's uses are all in it, and were looked at just now)
+    header = src.rel.endswith(_HEADER_SUFFIXES)
+    conditions = src.conditions
+    for name, at in derived.items():
+        if name in used or not header or conditions is None or not conditions.rocm_only(at):
+            continue
+        if (
+            re.search(
+                rf"#[ \t]*define[ \t]+{re.escape(name)}[ \t]+\(?[ \t]*\d+[uU]?[ \t]*\)?[ \t]*$",
+                code,
+                re.M,
+            )
+            is None
+        ):
+            continue
+        end = code.find("\n", at)
+        yield src.finding(
+            WARPSIZE_NOT_CONSTEXPR,
+            at,
+            len(code) if end < 0 else end,
+            message=f"{name} is a constant for CUDA but a run-time warp-size query on ROCm "
+            "(not a compile-time constant since ROCm 7.0): its uses as template arguments, "
+            "array bounds or in constexpr stop compiling there",
+            confidence=Confidence.MEDIUM,
+        )
+
+
+def _uses_of_derived(
+    src: KernelSource,
+    derived: dict[str, int],
+    queried: dict[str, str],
+    reported: set[int],
+    used: set[str],
+) -> Iterator[Finding]:
+    """Uses of the macros in ``derived`` where a constant is required (their names go in ``used``)."""
+    code = src.code
     names_re = re.compile(r"\b(?:" + "|".join(map(re.escape, derived)) + r")\b")
     hits: list[tuple[int, int, str]] = []
     for m in names_re.finditer(code):
@@ -368,11 +426,12 @@ def _warpsize_through_macros(src: KernelSource, reported: set[int]) -> Iterator[
             hits.append((m.start(), m.end(), f"{m.group()} used {use}"))
     for start, end, what in src.once_per_line(hits):
         name = code[start:end]
+        used.add(name)
         yield src.finding(
             WARPSIZE_NOT_CONSTEXPR,
             start,
             end,
-            message=f"{what}, but {name} is defined from warpSize (line "
+            message=f"{what}, but {name} is defined from {queried[name]} (line "
             f"{src.line_of(derived[name])}): not a compile-time constant in HIP (ROCm 7.0 "
             "and later), and 64 or 32 depending on the AMD GPU",
         )
@@ -411,7 +470,9 @@ def _constant_required(code: str, pos: int) -> str | None:
     return None
 
 
-_SHARED_32_RE = re.compile(r"__shared__[^;{}()]*?\b(\w+)\s*\[\s*32[uU]?\s*\]\s*;")
+_SHARED_32_RE = re.compile(r"__shared__[^;{}()]*?\b(\w+)\s*\[\s*(32[uU]?|[A-Za-z_]\w*)\s*\]\s*;")
+_ARITHMETIC_RE = re.compile(r"[\d\s()+\-*/]+")
+_NUMBER_SUFFIX_RE = re.compile(r"(?<=\d)[uUlL]+\b")
 _WARP_INDEX_RE = re.compile(r"warp|wid\b|/|>>", re.I)
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_]\w*")
 
@@ -449,6 +510,9 @@ def lane_indexed_array_32(src: KernelSource) -> Iterator[Finding]:
     names = src.names
     for decl in _SHARED_32_RE.finditer(code):
         array = decl.group(1)
+        through = None if decl.group(2)[0].isdigit() else decl.group(2)
+        if through is not None and _constant_value(src, through) != 32:
+            continue
         uses = list(
             words(
                 re.compile(re.escape(array) + r"\s*\[([^\[\]]+)\]"),
@@ -459,9 +523,12 @@ def lane_indexed_array_32(src: KernelSource) -> Iterator[Finding]:
         )
         # One slot per warp (written at a warp index, read back by lane under a guard) is
         # the classic block reduction, and 32 slots are plenty for 64-lane wavefronts.
-        if any(_WARP_INDEX_RE.search(use.group(1)) for use in uses):
-            continue
+        # ... unless a lane reads it without a guard (`sum = sums[lane_id];`): lanes 32-63 read
+        # past the end on a 64-lane wavefront (the NUM_WARPS = threads / 32 pattern).
+        per_warp = any(_WARP_INDEX_RE.search(use.group(1)) for use in uses)
         for use in uses:
+            if per_warp and _guarded(code, use.start()):
+                continue
             index = use.group(1).strip()
             index_words = _IDENTIFIER_RE.findall(index)
             lane_name = _IDENTIFIER_RE.fullmatch(index) and (
@@ -471,14 +538,68 @@ def lane_indexed_array_32(src: KernelSource) -> Iterator[Finding]:
                 w in names.thread or w in ("threadIdx", "__lane_id") for w in index_words
             )
             if lane_name or lane_expr:
+                size = "32" if through is None else f"{through}, which is 32"
+                # one slot per warp, read back by every lane: the read is what breaks
+                at, end = (use.start(), use.end()) if per_warp else (decl.start(), decl.end())
                 yield src.finding(
                     PER_WARP_ARRAY_32,
-                    decl.start(),
-                    decl.end(),
-                    message=f"__shared__ {array}[32] is indexed by lane ({array}[{index}], "
+                    at,
+                    end,
+                    message=f"__shared__ {array}[{size}] is indexed by lane ({array}[{index}], "
                     f"line {src.line_of(use.start())}); a 64-lane wavefront needs 64 slots",
                 )
                 break
+
+
+def _constant_value(src: KernelSource, name: str, depth: int = 0) -> int | None:
+    """The integer a named constant of the file comes to (``#define NUM_WARPS (1024 / 32)``)."""
+    constant = src.constants.get(name)
+    if constant is None or depth > 4:
+        return None
+    value = _NUMBER_SUFFIX_RE.sub("", constant.value)
+    for other in set(_IDENTIFIER_RE.findall(value)):
+        inner = _constant_value(src, other, depth + 1)
+        if inner is None:
+            return None
+        value = re.sub(rf"\b{other}\b", str(inner), value)
+    if not _ARITHMETIC_RE.fullmatch(value):
+        return None
+    try:
+        return _arithmetic(ast.parse(value.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, ZeroDivisionError, RecursionError):
+        return None
+
+
+def _arithmetic(node: ast.expr) -> int:
+    """An integer expression of + - * / (C's integer division) over literals."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_arithmetic(node.operand)
+    if isinstance(node, ast.BinOp):
+        left, right = _arithmetic(node.left), _arithmetic(node.right)
+        if isinstance(node.op, ast.Add):
+            return left + right
+        if isinstance(node.op, ast.Sub):
+            return left - right
+        if isinstance(node.op, ast.Mult):
+            return left * right
+        if isinstance(node.op, ast.Div):
+            return int(left / right)
+    raise ValueError("not integer arithmetic")
+
+
+def _guarded(code: str, pos: int) -> bool:
+    """Whether the read at ``pos`` is under a bound: a ternary in its statement, or an ``if``
+    or a ``<`` test on its line or the line before (``v = lane < n ? s[lane] : 0``)."""
+    _, stmt = statement_before(code, pos)
+    end = code.find(";", pos)
+    rest = code[pos : end if end >= 0 else len(code)]
+    if "?" in stmt or "?" in rest:
+        return True
+    line_start = code.rfind("\n", 0, pos) + 1
+    previous = code.rfind("\n", 0, max(0, line_start - 1)) + 1
+    return re.search(r"\bif\s*\(|<", code[previous:pos]) is not None
 
 
 _LOOP_DOWN_16_RE = re.compile(
