@@ -42,6 +42,18 @@ def test_ifndef_use_rocm_is_dead() -> None:
     assert dead_words(src) == {"cuda", "nv"}
 
 
+def test_an_include_guard_named_for_hip_is_live_on_first_inclusion() -> None:
+    # AutoGPTQ's exllama/hip_compat.cuh opens with `#ifndef _hip_compat_cuh`: a guard, not a
+    # ROCm switch, so its body is compiled; `#ifndef USE_ROCM` with no #define after stays dead.
+    guarded = "#ifndef _hip_compat_cuh\n#define _hip_compat_cuh\nbody();\n#endif\n"
+    assert dead_words(guarded) == set()
+    not_defined = "#if !defined(HIP_COMPAT_H)\n#define HIP_COMPAT_H\nbody();\n#endif\n"
+    assert dead_words(not_defined) == set()
+    inner = guarded.replace("body();", "#ifndef USE_ROCM\ncuda();\n#endif")
+    assert dead_words(inner) == {"cuda"}
+    assert dead_words("#ifndef USE_ROCM\ncuda();\n#endif\n") == {"cuda"}
+
+
 def test_cuda_arch_version_checks_are_dead_and_their_fallback_live() -> None:
     src = (
         "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\nampere();\n"

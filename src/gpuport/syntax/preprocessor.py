@@ -504,6 +504,34 @@ def _condition(keyword: str, argument: str, macros: _Macros) -> Truth:
     return _truth(evaluate(argument, macros))
 
 
+_NOT_DEFINED_RE = re.compile(r"\s*!\s*defined\s*\(?\s*([A-Za-z_]\w*)\s*\)?\s*$")
+
+
+def _include_guard(code: str) -> str | None:
+    """The include guard's name when the file opens with ``#ifndef X`` (or ``#if !defined(X)``)
+    and ``#define X`` right after: its test is true on first inclusion, whatever X is called.
+
+    Without this a guard named for HIP (``#ifndef _hip_compat_cuh``) would read as a ROCm
+    switch that is defined, and the whole header as code ROCm never compiles."""
+    guard: str | None = None
+    for _start, _end, keyword, argument in _directives(code):
+        if guard is None:
+            m = (
+                _NAME_RE.match(argument)
+                if keyword == "ifndef"
+                else _NOT_DEFINED_RE.match(argument)
+                if keyword == "if"
+                else None
+            )
+            if m is None:
+                return None
+            guard = m.group(1)
+            continue
+        m = _NAME_RE.match(argument) if keyword == "define" else None
+        return guard if m is not None and m.group(1) == guard else None
+    return None
+
+
 def conditions(
     code: str,
     rocm_macros: frozenset[str] = frozenset(),
@@ -526,6 +554,7 @@ def conditions(
     count = 0
     rocm_only_from: list[int] = []
     rocm_only_at: list[bool] = []
+    guarded = _include_guard(code) is not None
 
     def set_region(state: Truth, at: int) -> None:
         nonlocal region, dead_from
@@ -571,8 +600,8 @@ def conditions(
         line_state = _and3(frame.parent, _not3(frame.taken))
         if keyword not in ("if", "ifdef", "ifndef"):
             set_region(line_state, start)
-        if keyword == "else":
-            cond: Truth = True
+        if keyword == "else" or (guarded and count == 1):
+            cond: Truth = True  # an #else, or the include guard's test on first inclusion
             cuda_cond: Truth = True
         elif line_state is False:
             cond = cuda_cond = False
