@@ -150,6 +150,7 @@ class Effort:
     rows: tuple[EffortRow, ...]
     total: EffortRow
     assumptions: tuple[str, ...]
+    title: str = "Estimated effort"
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,7 +412,12 @@ def _effort(assessment: Assessment) -> Effort | None:
         hours_text(total_hours),
         days_text(total_hours),
     )
-    return Effort(rows, total, tuple(display_text(a) for a in assessment.assumptions))
+    return Effort(
+        rows,
+        total,
+        tuple(display_text(a) for a in assessment.assumptions),
+        assessment.effort_title,
+    )
 
 
 # --- rendering ------------------------------------------------------------------------------

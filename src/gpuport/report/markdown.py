@@ -288,7 +288,8 @@ def render_assessment_markdown(assessment: Assessment, options: RenderOptions) -
     if assessment.effort:
         out.extend(
             [
-                "### Effort",
+                # "Effort" for a port; the title says so when it is the gaps of a ROCm path
+                "### Effort" if assessment.support is None else f"### {assessment.effort_title}",
                 "",
                 "| category | findings | gpuport fixes | hours | days |",
                 "|---|---:|---:|---:|---:|",

@@ -410,7 +410,7 @@ def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -
         console.print()
         console.print(
             Text(
-                f"Estimated effort: {hours_text(assessment.total_hours)} hours"
+                f"{assessment.effort_title}: {hours_text(assessment.total_hours)} hours"
                 f" ({days_text(assessment.total_hours)} days)",
                 style="bold",
             )
