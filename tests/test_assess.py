@@ -222,7 +222,8 @@ def test_a_known_package_gets_the_knowledge_base_answer() -> None:
     a = assess(result)
     assert a.verdict is Verdict.ALREADY_SUPPORTS_ROCM
     assert a.support is not None and a.support.package == "bitsandbytes"
-    assert a.next_steps[0].text.startswith("bitsandbytes is a known package: Use bitsandbytes")
+    assert a.next_steps[0].command.startswith("pip install torch --index-url")  # ROCm torch first
+    assert a.next_steps[1].text.startswith("bitsandbytes is a known package: Use bitsandbytes")
     # no architecture list in its build: the reader is told to name the GPU's target
     assert "names no GPU targets" in a.reasons[2]
     assert any("PYTORCH_ROCM_ARCH" in step.text for step in a.next_steps)
@@ -260,6 +261,20 @@ def test_more_files_needing_a_redesign_than_the_limit_is_blocked_not_a_port() ->
     # the same files in tests do not count: only product code drives the verdict
     tests_only = [dataclasses.replace(f, tier=Tier.TESTS) for f in result.findings]
     assert assess(scan(*tests_only)).verdict is Verdict.READY
+
+
+def test_a_project_with_a_rocm_path_is_not_told_to_port_it_and_gaps_are_optional() -> None:
+    result = scan(
+        finding("GP101", "r.txt", 1, Severity.MEDIUM, Category.DEPENDENCIES, mechanical=True),
+        finding("GP301", "k.cu", 9, Severity.HIGH),
+    )
+    result.project = rocm_model()
+    a = assess(result)
+    assert a.verdict is Verdict.ALREADY_SUPPORTS_ROCM
+    assert not any(s.command.startswith("gpuport port") for s in a.next_steps)
+    gap = next(s for s in a.next_steps if "GP301" in s.text)
+    assert gap.text == "Only if you need a part its ROCm path leaves out: GP301 at k.cu:9:1: do it"
+    assert a.total_hours > 0 and a.effort_title.startswith("Effort for the gaps")
 
 
 def test_next_steps_name_only_commands_that_exist() -> None:

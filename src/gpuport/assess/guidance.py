@@ -126,7 +126,7 @@ def rocm_support(model: ProjectModel) -> RocmSupport | None:
         index = package.index_for(kb.DEFAULT_ROCM_VERSION) or ""
     else:
         how = build_how(model.rocm_support)
-        index = kb.pytorch_rocm_index(kb.DEFAULT_ROCM_VERSION)
+        index = ""
     return RocmSupport(
         evidence=model.rocm_support,
         how=how,
@@ -171,8 +171,8 @@ def build_how(evidence: tuple[Evidence, ...]) -> str:
     cmake = next((e for e in evidence if e.path.endswith("CMakeLists.txt")), None)
     if setup is not None:
         how = (
-            "Install a ROCm build of PyTorch first, then build it from source against that "
-            f"torch: `pip install --no-build-isolation .` (its setup.py takes the ROCm path, "
+            "Build it from source against that ROCm torch: "
+            f"`pip install --no-build-isolation .` (its setup.py takes the ROCm path, "
             f"{_where(setup)}); set PYTORCH_ROCM_ARCH to your GPU's gfx target to build only for it"
         )
     elif cmake is not None:
@@ -269,17 +269,20 @@ def next_steps(
         ]
     steps: list[NextStep] = []
     if elsewhere:
-        steps.append(
-            NextStep(f"Before porting this checkout, consider its ROCm build: {elsewhere}")
+        lead = (
+            "Use its ROCm build rather than porting this checkout"
+            if verdict == "blocked"
+            else "Before porting this checkout, consider its ROCm build"
         )
+        steps.append(NextStep(f"{lead}: {elsewhere}"))
     if support is not None:
-        if support.index:
-            steps.append(
-                NextStep(
-                    "Install PyTorch for ROCm from the index the knowledge base names",
-                    f"pip install torch --index-url {support.index}",
-                )
+        # every ROCm path here builds or installs against a ROCm torch: that comes first
+        steps.append(
+            NextStep(
+                "Install a ROCm build of PyTorch (the index the knowledge base names)",
+                f"pip install torch --index-url {kb.pytorch_rocm_index(kb.DEFAULT_ROCM_VERSION)}",
             )
+        )
         steps.append(NextStep(support.how))
         if support.coverage.missing:
             steps.append(
@@ -290,7 +293,11 @@ def next_steps(
             )
         elif not support.coverage.named:
             steps.append(NextStep("Build for your GPU: " + support.coverage.summary))
-    if mechanical:
+    # A project with its own ROCm path is used as it is: porting its CUDA code would fight its
+    # build (hipify at build time); what gpuport still finds is a gap, worth fixing only if
+    # the reader needs that part.
+    gap = "Only if you need a part its ROCm path leaves out: " if support is not None else ""
+    if mechanical and support is None:
         steps.append(
             NextStep(
                 f"Apply the {mechanical} fix{'es' if mechanical != 1 else ''} gpuport makes "
@@ -305,7 +312,7 @@ def next_steps(
         if any(fix in said or said in fix for said in fixes) and fix != "fix by hand":
             continue
         fixes.append(fix)
-        steps.append(NextStep(f"{finding.rule_id} at {finding.location}: {fix}"))
+        steps.append(NextStep(f"{gap}{finding.rule_id} at {finding.location}: {fix}"))
         if len(fixes) == MAX_MANUAL_STEPS:
             break
     steps.append(_plan_step(has_plan))
