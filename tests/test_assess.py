@@ -272,6 +272,7 @@ def test_a_project_with_a_rocm_path_is_not_told_to_port_it_and_gaps_are_optional
     a = assess(result)
     assert a.verdict is Verdict.ALREADY_SUPPORTS_ROCM
     assert not any(s.command.startswith("gpuport port") for s in a.next_steps)
+    assert a.reasons[-2].startswith("beyond its ROCm path: GP301 at k.cu:9:1")  # heaviest first
     gap = next(s for s in a.next_steps if "GP301" in s.text)
     assert gap.text == "Only if you need a part its ROCm path leaves out: GP301 at k.cu:9:1: do it"
     assert a.total_hours > 0 and a.effort_title.startswith("Effort for the gaps")

@@ -75,6 +75,7 @@ MAX_REASONS = 5  # rules named in the verdict; every finding is in the report be
 # rewrite that size is a fork (AMD's TransformerEngine fork is one), not a porting job.
 REDESIGN_RULES = frozenset({"GP309", "GP310", "GP312", "GP314"})
 REDESIGN_FILES = 20
+GAP_PREFIX = "beyond its ROCm path: "
 GAPS_ASSUMPTION = (
     "the project already builds for ROCm: these hours are for what gpuport still finds in product "
     "code (parts its ROCm path may not cover), not a cost of using its ROCm build"
@@ -183,7 +184,8 @@ def assess(scan: ScanResult, plan: PlanResult | None = None) -> Assessment:
         if len(support.evidence) > MAX_EVIDENCE:
             reasons.append(f"and {len(support.evidence) - MAX_EVIDENCE} more signs of a ROCm path")
         reasons.append(support.coverage.summary)
-        reasons.extend(_rule_reasons(serious, limit=2))
+        # what gpuport still finds is a gap beyond that path, not a reason to port it
+        reasons.extend(f"{GAP_PREFIX}{r}" for r in _rule_reasons(serious, limit=2))
     elif blockers or len(redesign) > REDESIGN_FILES:
         verdict = Verdict.BLOCKED
         if elsewhere:
