@@ -84,3 +84,28 @@ def test_json_and_sarif_keep_every_finding() -> None:
     assert not any("files in csrc" in f["message"] for f in document["findings"])
     sarif = json.loads(render_sample(result, Format.SARIF))
     assert len(sarif["runs"][0]["results"]) == 10
+
+
+def test_a_top_finding_folded_into_its_folder_links_to_the_folder_line() -> None:
+    cutlass = [
+        Finding(
+            rule_id="GP312",
+            message="CUTLASS/CuTe in this file: 1 reference (cutlass::half_t).",
+            location=Location(f"csrc/gemm/inst{i}.cu", 2, 1),
+            severity=Severity.HIGH,
+            confidence=Confidence.HIGH,
+            category=Category.KERNELS,
+            fix=Fix("use hipBLASLt", mechanical=False),
+        )
+        for i in range(3)
+    ]
+    result = ScanResult(root="proj", findings=cutlass)
+    result.stats.files_scanned = 3
+    assessment = assess(result)
+    assert [f.rule_id for f in assessment.top] == ["GP312"]
+    page = render_sample(assessment, Format.HTML)
+    anchor = page.split('href="#finding-', 1)[1].split('"', 1)[0]
+    assert anchor != "0"
+    article = page.split(f'id="finding-{anchor}"', 1)[1].split("</article>", 1)[0]
+    assert "3 files in csrc/gemm/" in article
+    assert "Files: inst0.cu, inst1.cu, inst2.cu." in article
