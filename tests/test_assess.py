@@ -12,7 +12,12 @@ import pytest
 from click.testing import CliRunner
 
 from gpuport.assess import Verdict, assess
-from gpuport.assess.verdict import HOURS_BY_SEVERITY, MECHANICAL_REVIEW_HOURS, REPEAT_FACTOR
+from gpuport.assess.verdict import (
+    HOURS_BY_SEVERITY,
+    MECHANICAL_REVIEW_HOURS,
+    REDESIGN_FILES,
+    REPEAT_FACTOR,
+)
 from gpuport.cli import common
 from gpuport.cli import main as cli_main
 from gpuport.findings import (
@@ -198,7 +203,14 @@ def test_a_project_with_its_own_rocm_path_already_supports_rocm_with_its_evidenc
     assert a.reasons[0] == "setup.py:40: builds the extension with hipcc when torch.version.hip"
     assert "targets gfx90a, gfx942; current ROCm GPUs it leaves out: gfx950" in a.reasons[2]
     assert a.support is not None and a.support.package == ""
-    assert "see setup.py:40" in a.next_steps[0].text
+    # a ROCm torch first, then the project's own build against it, without build isolation
+    assert a.next_steps[0].command == (
+        "pip install torch --index-url https://download.pytorch.org/whl/rocm6.4"
+    )
+    assert "its setup.py takes the ROCm path, setup.py:40" in a.next_steps[1].text
+    assert "pip install --no-build-isolation ." in a.next_steps[1].text
+    assert "Effort for the gaps" in a.effort_title
+    assert a.assumptions[0].startswith("the project already builds for ROCm")
     assert [(c.path, c.findings) for c in a.folded] == [("csrc/hopper", 3)]
     assert a.folded[0].alternative == "csrc/ck (Composable Kernel)"
     assert a.total_hours == 0  # folded findings cost nothing
@@ -210,10 +222,60 @@ def test_a_known_package_gets_the_knowledge_base_answer() -> None:
     a = assess(result)
     assert a.verdict is Verdict.ALREADY_SUPPORTS_ROCM
     assert a.support is not None and a.support.package == "bitsandbytes"
-    assert a.next_steps[0].text.startswith("bitsandbytes is a known package: Use bitsandbytes")
+    assert a.next_steps[0].command.startswith("pip install torch --index-url")  # ROCm torch first
+    assert a.next_steps[1].text.startswith("bitsandbytes is a known package: Use bitsandbytes")
     # no architecture list in its build: the reader is told to name the GPU's target
     assert "names no GPU targets" in a.reasons[2]
     assert any("PYTORCH_ROCM_ARCH" in step.text for step in a.next_steps)
+
+
+def test_a_known_package_without_a_rocm_path_is_pointed_at_its_rocm_build_elsewhere() -> None:
+    # apex: no ROCm path in NVIDIA's repository, but the KB knows AMD's fork
+    result = scan(finding("GP301", "csrc/a.cu", 3, Severity.HIGH))
+    result.project = ProjectModel(name="apex")
+    a = assess(result)
+    assert a.verdict is Verdict.READY_WITH_WORK
+    assert a.elsewhere.startswith("NVIDIA apex (installed from git) has an AMD fork")
+    assert a.reasons[0].startswith("a ROCm build of it exists elsewhere: NVIDIA apex")
+    assert "github.com/ROCm/apex" in a.next_steps[0].text
+    assert a.effort_title == "Estimated effort"
+    # a project the KB does not know gets no such line
+    result.project = ProjectModel(name="my_own_thing")
+    assert assess(result).elsewhere == ""
+
+
+def test_more_files_needing_a_redesign_than_the_limit_is_blocked_not_a_port() -> None:
+    def redesign(n: int) -> list[Finding]:
+        return [finding("GP309", f"k{i}.cu", 1, Severity.HIGH) for i in range(n)]
+
+    assert assess(scan(*redesign(REDESIGN_FILES))).verdict is Verdict.READY_WITH_WORK
+    result = scan(*redesign(REDESIGN_FILES), finding("GP314", "cudnn.cpp", 1, Severity.HIGH))
+    result.project = ProjectModel(name="transformer_engine")
+    a = assess(result)
+    assert a.verdict is Verdict.BLOCKED
+    assert a.reasons[0].startswith("its ROCm build lives elsewhere: Build AMD's fork")
+    assert a.reasons[1] == (
+        f"{REDESIGN_FILES + 1} product files use features ROCm has no counterpart for "
+        f"(GP309 in {REDESIGN_FILES}, GP314 in 1 files): a redesign that size is a fork, not a port"
+    )
+    # the same files in tests do not count: only product code drives the verdict
+    tests_only = [dataclasses.replace(f, tier=Tier.TESTS) for f in result.findings]
+    assert assess(scan(*tests_only)).verdict is Verdict.READY
+
+
+def test_a_project_with_a_rocm_path_is_not_told_to_port_it_and_gaps_are_optional() -> None:
+    result = scan(
+        finding("GP101", "r.txt", 1, Severity.MEDIUM, Category.DEPENDENCIES, mechanical=True),
+        finding("GP301", "k.cu", 9, Severity.HIGH),
+    )
+    result.project = rocm_model()
+    a = assess(result)
+    assert a.verdict is Verdict.ALREADY_SUPPORTS_ROCM
+    assert not any(s.command.startswith("gpuport port") for s in a.next_steps)
+    assert a.reasons[-2].startswith("beyond its ROCm path: GP301 at k.cu:9:1")  # heaviest first
+    gap = next(s for s in a.next_steps if "GP301" in s.text)
+    assert gap.text == "Only if you need a part its ROCm path leaves out: GP301 at k.cu:9:1: do it"
+    assert a.total_hours > 0 and a.effort_title.startswith("Effort for the gaps")
 
 
 def test_next_steps_name_only_commands_that_exist() -> None:

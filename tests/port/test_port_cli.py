@@ -262,6 +262,25 @@ def test_check_without_a_version_translates_for_the_older_hipcc_it_will_use(
 
     version, err = target("--check")
     assert version == "5.2" and "translating for ROCm 5.2" in err
+    # the report says so too, in every format, not only stderr
+    for fmt, said in (
+        ("json", '"notes": [\n    "translating for ROCm 5.2'),
+        ("markdown", "> **Note:** translating for ROCm 5.2"),
+        ("sarif", '"level": "note"'),
+        ("html", "<strong>Note:</strong> translating for ROCm 5.2"),
+        ("terminal", "note: translating for ROCm 5.2"),
+    ):
+        report = tmp_path.parent / f"port-report.{fmt}"
+        out = CliRunner().invoke(
+            main, ["port", str(tmp_path), "--check", "--format", fmt, "-o", str(report)]
+        )
+        assert out.exit_code in (0, 1), out.output
+        assert said in report.read_text(encoding="utf-8"), fmt
+        assert "not the default" in report.read_text(encoding="utf-8"), fmt
+    asked = CliRunner().invoke(
+        main, ["port", str(tmp_path), "--check", "--rocm-version", "5.2", "--format", "json"]
+    )
+    assert json.loads(asked.stdout)["notes"] == []  # asked for: nothing to say
     assert target("--check", "--rocm-version", "6.4")[0] == "6.4"  # asked for: kept
     assert target()[0] == command.default_rocm_version()  # no --check: the default
 

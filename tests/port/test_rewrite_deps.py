@@ -70,7 +70,7 @@ def requirements_after() -> str:
 # CUDA stack
 --extra-index-url {INDEX}
 torch==2.8.0+{LABEL}  # pinned by hand
-torchvision==0.18.0+{LABEL}
+torchvision==0.23.0+{LABEL}
 transformers==4.40.0
 # {NOTE_PREFIX} not needed on ROCm (CUDA-only package; ROCm torch brings its own libraries)
 # nvidia-cudnn-cu12==8.9.2.26

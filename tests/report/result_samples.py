@@ -129,7 +129,8 @@ def sample_port() -> PortResult:
         ),
     ]
     problems = ["requirements.txt:3: a requirement that does not parse: torch==="]
-    return PortResult("proj", "6.4", files, checks, problems)
+    notes = ["translating for ROCm 6.4, the release of the hipcc that --check compiles with"]
+    return PortResult("proj", "6.4", files, checks, problems, notes)
 
 
 # Text a hostile project can put in a port: markup for every medium and bytes that drive a

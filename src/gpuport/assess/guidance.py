@@ -125,12 +125,7 @@ def rocm_support(model: ProjectModel) -> RocmSupport | None:
         how = f"{model.name} is a known package: {package.instead.rstrip('.')}."
         index = package.index_for(kb.DEFAULT_ROCM_VERSION) or ""
     else:
-        first = model.rocm_support[0]
-        where = f"{first.path}:{first.line}" if first.line else first.path
-        how = (
-            f"Build it with its own ROCm path (see {where}) on a machine with ROCm and a ROCm "
-            "build of PyTorch installed."
-        )
+        how = build_how(model.rocm_support)
         index = ""
     return RocmSupport(
         evidence=model.rocm_support,
@@ -139,6 +134,59 @@ def rocm_support(model: ProjectModel) -> RocmSupport | None:
         index=index,
         coverage=arch_coverage(model.rocm_archs),
     )
+
+
+def rocm_elsewhere(model: ProjectModel) -> str:
+    """The KB's answer for a project that is a known package whose ROCm build lives elsewhere.
+
+    apex and TransformerEngine have no ROCm path in NVIDIA's repositories, but AMD maintains
+    forks of both (kb/packages.toml names them): a reader should hear that before any effort.
+    """
+    if not model.name:
+        return ""
+    package = kb.find_package(model.name)
+    if package is None or package.status not in (
+        kb.PackageStatus.NEEDS_ROCM_BUILD,
+        kb.PackageStatus.PARTIAL,
+    ):
+        return ""
+    return package.instead.rstrip(".")
+
+
+def _where(evidence: Evidence) -> str:
+    return f"{evidence.path}:{evidence.line}" if evidence.line else evidence.path
+
+
+def build_how(evidence: tuple[Evidence, ...]) -> str:
+    """How to build a project from source with its own ROCm path, from where that path is.
+
+    A setup.py that branches on ROCm builds against the torch already installed, so pip must not
+    build it in an isolated environment (which installs PyPI's CUDA torch instead:
+    https://pip.pypa.io/en/stable/reference/build-system/#build-isolation); a CMake HIP switch is
+    named where it is; a README section is pointed at.
+    """
+    first = evidence[0]
+    readme = next((e for e in evidence if e.path.lower().startswith("readme")), None)
+    setup = next((e for e in evidence if e.path.endswith("setup.py")), None)
+    cmake = next((e for e in evidence if e.path.endswith("CMakeLists.txt")), None)
+    if setup is not None:
+        how = (
+            "Build it from source against that ROCm torch: "
+            f"`pip install --no-build-isolation .` (its setup.py takes the ROCm path, "
+            f"{_where(setup)}); set PYTORCH_ROCM_ARCH to your GPU's gfx target to build only for it"
+        )
+    elif cmake is not None:
+        how = (
+            f"Configure its CMake build for HIP (the switch at {_where(cmake)}) on a machine "
+            "with ROCm installed, and pass your GPU's gfx target"
+        )
+    elif readme is not None:
+        how = f"Follow the ROCm/AMD install section of its README ({_where(readme)})"
+    else:
+        how = f"Build it with its own ROCm path (see {_where(first)}) on a machine with ROCm"
+    if readme is not None and readme is not first and setup is not None:
+        how += f"; its README documents the ROCm install ({_where(readme)})"
+    return how + "."
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +254,7 @@ def next_steps(
     mechanical: int,
     manual: list[Finding],
     has_plan: bool,
+    elsewhere: str = "",
 ) -> list[NextStep]:
     """The numbered steps after the verdict (``verdict`` is its value, e.g. "blocked")."""
     target = _shell_word(root)
@@ -219,15 +268,22 @@ def next_steps(
             ),
         ]
     steps: list[NextStep] = []
+    if elsewhere:
+        lead = (
+            "Use its ROCm build rather than porting this checkout"
+            if verdict == "blocked"
+            else "Before porting this checkout, consider its ROCm build"
+        )
+        steps.append(NextStep(f"{lead}: {elsewhere}"))
     if support is not None:
-        steps.append(NextStep(support.how))
-        if support.index:
-            steps.append(
-                NextStep(
-                    "Install PyTorch for ROCm from the index the knowledge base names",
-                    f"pip install torch --index-url {support.index}",
-                )
+        # every ROCm path here builds or installs against a ROCm torch: that comes first
+        steps.append(
+            NextStep(
+                "Install a ROCm build of PyTorch (the index the knowledge base names)",
+                f"pip install torch --index-url {kb.pytorch_rocm_index(kb.DEFAULT_ROCM_VERSION)}",
             )
+        )
+        steps.append(NextStep(support.how))
         if support.coverage.missing:
             steps.append(
                 NextStep(
@@ -237,7 +293,11 @@ def next_steps(
             )
         elif not support.coverage.named:
             steps.append(NextStep("Build for your GPU: " + support.coverage.summary))
-    if mechanical:
+    # A project with its own ROCm path is used as it is: porting its CUDA code would fight its
+    # build (hipify at build time); what gpuport still finds is a gap, worth fixing only if
+    # the reader needs that part.
+    gap = "Only if you need a part its ROCm path leaves out: " if support is not None else ""
+    if mechanical and support is None:
         steps.append(
             NextStep(
                 f"Apply the {mechanical} fix{'es' if mechanical != 1 else ''} gpuport makes "
@@ -252,7 +312,7 @@ def next_steps(
         if any(fix in said or said in fix for said in fixes) and fix != "fix by hand":
             continue
         fixes.append(fix)
-        steps.append(NextStep(f"{finding.rule_id} at {finding.location}: {fix}"))
+        steps.append(NextStep(f"{gap}{finding.rule_id} at {finding.location}: {fix}"))
         if len(fixes) == MAX_MANUAL_STEPS:
             break
     steps.append(_plan_step(has_plan))

@@ -25,6 +25,7 @@ from gpuport.assess.guidance import (
     by_weight,
     folded_components,
     next_steps,
+    rocm_elsewhere,
     rocm_support,
 )
 from gpuport.findings import Category, Finding, Severity, Tier
@@ -68,6 +69,17 @@ EFFORT_ASSUMPTIONS = (
     "ROCm build leaves out cost nothing",
 )
 MAX_REASONS = 5  # rules named in the verdict; every finding is in the report below it
+# Rules whose findings name a feature ROCm has no counterpart for (TMA and other Hopper-only
+# hardware, thread-block clusters, the cuDNN graph API, CUTLASS/CuTe kernels): each file is a
+# redesign on ROCm, not a port. Past REDESIGN_FILES product files, the verdict is "blocked": a
+# rewrite that size is a fork (AMD's TransformerEngine fork is one), not a porting job.
+REDESIGN_RULES = frozenset({"GP309", "GP310", "GP312", "GP314"})
+REDESIGN_FILES = 20
+GAP_PREFIX = "beyond its ROCm path: "
+GAPS_ASSUMPTION = (
+    "the project already builds for ROCm: these hours are for what gpuport still finds in product "
+    "code (parts its ROCm path may not cover), not a cost of using its ROCm build"
+)
 MAX_TOP = 5  # findings shown with their fix under the verdict
 
 
@@ -123,6 +135,16 @@ class Assessment:
     tiers: dict[Tier, int] = field(default_factory=dict)
     folded: list[FoldedComponent] = field(default_factory=list)
     support: RocmSupport | None = None  # the project's own ROCm path, when it has one
+    # Where the knowledge base says this project's ROCm build lives when this checkout has no
+    # ROCm path of its own (AMD's fork of apex or TransformerEngine): "" when it names none.
+    elsewhere: str = ""
+
+    @property
+    def effort_title(self) -> str:
+        """What the effort numbers stand for: a port, or the gaps in an existing ROCm path."""
+        if self.verdict is Verdict.ALREADY_SUPPORTS_ROCM:
+            return "Effort for the gaps beyond its ROCm path"
+        return "Estimated effort"
 
     @property
     def total_hours(self) -> float:
@@ -147,6 +169,8 @@ def assess(scan: ScanResult, plan: PlanResult | None = None) -> Assessment:
     mechanical = sum(1 for f in actionable if f.fix is not None and f.fix.mechanical)
     support = rocm_support(scan.project) if scan.project is not None else None
     serious = by_weight(f for f in product if f.severity >= Severity.MEDIUM)
+    elsewhere = rocm_elsewhere(scan.project) if support is None and scan.project else ""
+    redesign = _redesign_files(product)
     reasons: list[str] = []
     if _nothing_read(scan):
         verdict = Verdict.NOTHING_TO_ASSESS
@@ -160,12 +184,19 @@ def assess(scan: ScanResult, plan: PlanResult | None = None) -> Assessment:
         if len(support.evidence) > MAX_EVIDENCE:
             reasons.append(f"and {len(support.evidence) - MAX_EVIDENCE} more signs of a ROCm path")
         reasons.append(support.coverage.summary)
-        reasons.extend(_rule_reasons(serious, limit=2))
-    elif blockers:
+        # what gpuport still finds is a gap beyond that path, not a reason to port it
+        reasons.extend(f"{GAP_PREFIX}{r}" for r in _rule_reasons(serious, limit=2))
+    elif blockers or len(redesign) > REDESIGN_FILES:
         verdict = Verdict.BLOCKED
-        reasons.extend(_rule_reasons(by_weight(blockers), limit=None))
+        if elsewhere:
+            reasons.append(f"its ROCm build lives elsewhere: {elsewhere}")
+        if len(redesign) > REDESIGN_FILES:
+            reasons.append(_redesign_reason(redesign))
+        reasons.extend(_rule_reasons(by_weight(blockers or serious), limit=MAX_REASONS))
     elif serious:
         verdict = Verdict.READY_WITH_WORK
+        if elsewhere:
+            reasons.append(f"a ROCm build of it exists elsewhere: {elsewhere}")
         reasons.extend(_rule_reasons(serious, limit=MAX_REASONS))
     else:
         verdict = Verdict.READY
@@ -200,10 +231,35 @@ def assess(scan: ScanResult, plan: PlanResult | None = None) -> Assessment:
             mechanical=every_mechanical,
             manual=manual,
             has_plan=plan is not None,
+            elsewhere=elsewhere,
         ),
         tiers=count_by_tier(scan.findings),
         folded=folded_components(scan.project, scan.set_aside),
         support=support,
+        elsewhere=elsewhere,
+        assumptions=(
+            (GAPS_ASSUMPTION, *EFFORT_ASSUMPTIONS)
+            if verdict is Verdict.ALREADY_SUPPORTS_ROCM
+            else EFFORT_ASSUMPTIONS
+        ),
+    )
+
+
+def _redesign_files(product: list[Finding]) -> dict[str, set[str]]:
+    """Product files with a feature ROCm has no counterpart for, and the rules that said so."""
+    files: dict[str, set[str]] = defaultdict(set)
+    for f in product:
+        if f.rule_id in REDESIGN_RULES and f.severity >= Severity.HIGH:
+            files[f.location.path].add(f.rule_id)
+    return files
+
+
+def _redesign_reason(files: dict[str, set[str]]) -> str:
+    per_rule = Counter(rule for rules in files.values() for rule in rules)
+    named = ", ".join(f"{rule} in {n}" for rule, n in sorted(per_rule.items()))
+    return (
+        f"{len(files)} product files use features ROCm has no counterpart for ({named} files): "
+        "a redesign that size is a fork, not a port"
     )
 
 

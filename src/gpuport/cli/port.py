@@ -72,23 +72,29 @@ def _backup_suffix(ctx: click.Context, param: click.Parameter, value: str) -> st
     return value
 
 
-def _target_version(requested: str | None, run_check: bool) -> str:
-    """The ROCm release to translate for: as asked; else, when --check will compile with an
-    older hipcc, that hipcc's release (so the check means something); else the default."""
+def _target_version(requested: str | None, run_check: bool) -> tuple[str, str]:
+    """The ROCm release to translate for, and a note when it is not the one asked for: as
+    asked; else, when --check will compile with an older hipcc, that hipcc's release (so the
+    check means something); else the default."""
     if requested is not None:
-        return requested
+        return requested, ""
     default = default_rocm_version()
     if not run_check:
-        return default
+        return default, ""
     hip = hipcc_version(CheckOptions().hipcc)
     if hip is None or hip >= parse_version(default)[:2]:
-        return default
+        return default, ""
     found = f"{hip[0]}.{hip[1]}"
-    say(
-        f"note: translating for ROCm {found}, the release of the hipcc that --check uses "
+    return found, retarget_note(found, default)
+
+
+def retarget_note(found: str, default: str) -> str:
+    """Why the port targets ROCm ``found`` rather than ``default``: said in the report itself."""
+    return (
+        f"translating for ROCm {found}, the release of the hipcc that --check compiles with, "
+        f"not the default {default}: names that came later are not used "
         f"(pass --rocm-version {default} or another to choose)"
     )
-    return found
 
 
 @click.command("port")
@@ -175,7 +181,9 @@ def port(
     if offload_arch is None:
         offload_arch = settings.offload_arch
     exclude = exclude or settings.exclude
-    target = _target_version(rocm_version, run_check)
+    target, retargeted = _target_version(rocm_version, run_check)
+    if retargeted:
+        say(f"note: {retargeted}")
     chosen = Format(fmt)
     report_on_stdout = chosen is not Format.TERMINAL and output is None
     diff_on_stdout = out_dir is None and not in_place and not report_on_stdout
@@ -205,6 +213,8 @@ def port(
             on_file=on_file,
             release_texts=streamed,
         )
+    if retargeted:
+        result.notes.append(retargeted)
     if run_check:
         _run_check(path, result, offload_arch, no_progress)
     if out_dir is not None:
@@ -287,11 +297,13 @@ def _run_check(path: Path, result: PortResult, offload_arch: str, no_progress: b
     hip = hipcc_version(options.hipcc)
     target = parse_version(result.rocm_version)
     if hip is not None and hip < target[:2]:
-        say(
-            f"note: hipcc here is HIP {hip[0]}.{hip[1]}, older than the target ROCm "
+        older = (
+            f"hipcc here is HIP {hip[0]}.{hip[1]}, older than the target ROCm "
             f"{result.rocm_version}: names that came later do not compile with it "
             f"(--rocm-version {hip[0]}.{hip[1]} checks against this compiler)"
         )
+        say(f"note: {older}")
+        result.notes.append(older)
     with Progress(enabled=not no_progress, label="compiling") as progress:
         result.checks = check_project(
             path, result, options, lambda done, total: progress.update(done)

@@ -87,3 +87,6 @@ class PortResult:
     files: list[FileResult] = field(default_factory=list)
     checks: list[CompileCheck] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # input problems: "path:line: why"
+    # What the reader must know about the run as a whole, e.g. that --check retargeted the
+    # translation to the older ROCm release of the hipcc it compiles with.
+    notes: list[str] = field(default_factory=list)

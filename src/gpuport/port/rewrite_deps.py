@@ -109,6 +109,8 @@ def _rewrite(
     to_pip: list[DependencyHit] = []
     # Right to left within a line, as the changes are listed.
     hits = [_installable(hit, dep) for hit in analyze(dep, rocm_version)]
+    torch_version = _torch_written(dep, hits)
+    hits = [_paired(hit, dep, torch_version) for hit in hits]
     for hit in sorted(hits, key=lambda h: (h.line, -h.column)):
         before = lines.line(hit.line).strip()
         if hit.status is ChangeStatus.UNCONVERTED:
@@ -252,6 +254,128 @@ def _nearest_release(version: str, rocm: str) -> tuple[str, str] | None:
         f"torch {version} has no wheel on {index} (the knowledge base lists "
         f"{', '.join(listed)} there): pinned the nearest release it lists, {new_version}; "
         "test the upgrade"
+    )
+
+
+# --- torchvision and torchaudio pins that go with the torch pin -------------------------------
+
+COMPANIONS = ("torchvision", "torchaudio")
+_PIP_PIN = re.compile(r"(torch|torchvision|torchaudio)==(\d+(?:\.\d+)*)\+(rocm\d+(?:\.\d+)*)")
+
+
+@functools.cache
+def torch_companions() -> Mapping[str, Mapping[str, str]]:
+    """Package -> torch version -> its release built against that torch (KB)."""
+    entry = table_entry(load_toml(PLATFORM_TOML), "pytorch_rocm", PLATFORM_TOML).table("companions")
+    entry.sources()
+    entry.date()
+    return {name: entry.text_table(name) for name in COMPANIONS}
+
+
+def companion_version(package: str, torch_version: str) -> str:
+    """The ``package`` version that installs with torch ``torch_version``; "" when the KB has
+    no pair ("2.8" reads as "2.8.0")."""
+    parts = torch_version.split(".")
+    whole = ".".join([*parts, "0"][:3]) if len(parts) == 2 else torch_version
+    return torch_companions()[package].get(whole, "")
+
+
+def _torch_written(dep: DependencyFile, hits: list[DependencyHit]) -> str:
+    """The torch version the port pins in this file (after :func:`_installable`); "" if none."""
+    for hit in hits:
+        if hit.status is ChangeStatus.UNCONVERTED:
+            continue
+        found = _PIP_PIN.fullmatch(hit.pip_line) if hit.pip_line else None
+        if found is not None and found.group(1) == "torch":
+            return found.group(2)
+        requirement = _torch_requirement(dep, hit.line) if hit.rule.id == "GP101" else None
+        if requirement is None:
+            continue
+        for edit in hit.edits:
+            if _ROCM_LABEL.fullmatch(edit.text):
+                return _pinned_version(requirement.specifier)  # the version is kept
+            bumped = re.fullmatch(r"(\d+(?:\.\d+)*)\+rocm[\d.]+", edit.text)
+            if bumped:
+                return bumped.group(1)
+    return ""
+
+
+def _paired(hit: DependencyHit, dep: DependencyFile, torch_version: str) -> DependencyHit:
+    """A torchvision/torchaudio pin changed to the release built for the torch pinned here.
+
+    torch 2.8.0 cannot be installed with torchvision 0.18.0 (which requires torch 2.3): when
+    the port pins torch, its companions get the release PyTorch pairs with it
+    (kb/platform.toml [pytorch_rocm.companions]); with no pair in the KB, the line is left as
+    it was for review, and the note says so.
+    """
+    if not torch_version or hit.status is ChangeStatus.UNCONVERTED:
+        return hit
+    if hit.pip_line:
+        found = _PIP_PIN.fullmatch(hit.pip_line)
+        if found is None or found.group(1) not in COMPANIONS:
+            return hit
+        package, version, label = found.groups()
+        choice = _companion_choice(package, version, torch_version)
+        if choice is None:
+            return hit
+        wanted, note = choice
+        if not wanted:
+            return dataclasses.replace(hit, status=ChangeStatus.UNCONVERTED, edits=(), note=note)
+        return dataclasses.replace(
+            hit,
+            pip_line=f"{package}=={wanted}+{label}",
+            status=ChangeStatus.NEEDS_REVIEW,
+            note=_with_kept_advice(note, hit.note),
+        )
+    if hit.rule.id != "GP101":
+        return hit
+    requirement = next(
+        (
+            r
+            for r in dep.requirements
+            if r.line == hit.line and r.key in COMPANIONS and r.path == dep.path
+        ),
+        None,
+    )
+    labelled = [e for e in hit.edits if _ROCM_LABEL.fullmatch(e.text)]
+    version = _pinned_version(requirement.specifier) if requirement is not None else ""
+    if requirement is None or len(labelled) != 1 or not version:
+        return hit
+    edit = labelled[0]
+    start = edit.start - len(version)
+    if dep.text[start : edit.start] != version:
+        return hit
+    choice = _companion_choice(requirement.key, version, torch_version)
+    if choice is None:
+        return hit
+    wanted, note = choice
+    if not wanted:
+        return dataclasses.replace(hit, status=ChangeStatus.UNCONVERTED, edits=(), note=note)
+    return dataclasses.replace(
+        hit,
+        edits=tuple(
+            TextEdit(start, e.end, f"{wanted}{e.text}") if e is edit else e for e in hit.edits
+        ),
+        status=ChangeStatus.NEEDS_REVIEW,
+        note=_with_kept_advice(note, hit.note),
+    )
+
+
+def _companion_choice(package: str, version: str, torch_version: str) -> tuple[str, str] | None:
+    """None when ``package`` ``version`` goes with torch ``torch_version``; else the version to
+    pin ("" when the KB has no pair) and the note that says why."""
+    wanted = companion_version(package, torch_version)
+    if wanted and _release_key(wanted) == _release_key(version):
+        return None
+    if not wanted:
+        return "", (
+            f"the knowledge base does not say which {package} release goes with torch "
+            f"{torch_version}: left as it was; pin the one PyTorch's compatibility table pairs "
+            "with it"
+        )
+    return wanted, (
+        f"{package} {version} cannot be installed with torch {torch_version}: pinned "
+        f"{wanted}, the release built for it (PyTorch's compatibility table)"
     )
 
 

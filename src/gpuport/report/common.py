@@ -8,6 +8,8 @@ import base64
 import hashlib
 import html
 import re
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
 from io import StringIO
 from urllib.parse import quote
 
@@ -15,7 +17,8 @@ from rich.console import Console
 
 from gpuport.assess.guidance import FoldedComponent
 from gpuport.assess.verdict import Assessment, day_range
-from gpuport.findings import Finding, Severity, Skipped
+from gpuport.findings import Finding, Severity, Skipped, Tier
+from gpuport.project.triage import fold_by_folder
 from gpuport.report import RenderOptions
 from gpuport.report.json_stream import json_chunks
 
@@ -261,6 +264,61 @@ def category_severity_table(assessment: Assessment) -> dict[str, dict[str, int]]
 def skipped_where(skipped: Skipped) -> str:
     """``path:line`` of an input problem, or the path when it concerns the whole file."""
     return f"{skipped.path}:{skipped.line}" if skipped.line else skipped.path
+
+
+# --- mentions folded per folder ---------------------------------------------------------------
+
+MAX_FOLDED_FILES = 6  # file names a folded line spells out; the count says how many in all
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """Findings as the human formats list them, and where each folded finding went."""
+
+    findings: list[Finding]
+    # id() of a finding folded into a folder's line -> that line (for links to it)
+    folded_into: dict[int, Finding] = field(default_factory=dict)
+
+    def shown_as(self, finding: Finding) -> Finding:
+        """The line ``finding`` is listed as: itself, or the folder line it was folded into."""
+        return self.folded_into.get(id(finding), finding)
+
+
+def listed_findings(findings: list[Finding]) -> Listed:
+    """``findings`` with "one decision" mentions listed once per folder, with count and files.
+
+    GP300 rename counts and GP312's CUTLASS type per instantiation file share one fix per
+    folder (project.triage.FOLD_BY_FOLDER): the terminal, Markdown and HTML reports list each
+    folder once, naming its files. JSON and SARIF keep every finding, since baselines,
+    suppressions and ``port`` work per file.
+    """
+    kept, folded = fold_by_folder(findings)
+    if not folded:
+        return Listed(findings)
+    originals = {id(f) for f in findings}
+    groups: dict[tuple[str, str, Tier], list[Finding]] = defaultdict(list)
+    for f in folded:
+        groups[(f.rule_id, f.location.path.rpartition("/")[0], f.tier)].append(f)
+    out: list[Finding] = []
+    folded_into: dict[int, Finding] = {}
+    for f in kept:
+        group = (
+            groups.get((f.rule_id, f.location.path.rpartition("/")[0], f.tier))
+            if id(f) not in originals
+            else None
+        )
+        if group:
+            files = sorted({g.location.path.rpartition("/")[2] for g in group})
+            named = ", ".join(files[:MAX_FOLDED_FILES])
+            more = (
+                f" and {len(files) - MAX_FOLDED_FILES} more"
+                if len(files) > MAX_FOLDED_FILES
+                else ""
+            )
+            f = replace(f, message=f"{f.message} Files: {named}{more}.")
+            folded_into.update((id(g), f) for g in group)
+        out.append(f)
+    return Listed(out, folded_into)
 
 
 # --- effort ----------------------------------------------------------------------------------

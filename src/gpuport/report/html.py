@@ -25,12 +25,14 @@ from gpuport.findings import Category, Finding, Severity, SkipKind, Skipped
 from gpuport.report import Format, RenderOptions, chunk_renderer, plan_formats
 from gpuport.report.common import (
     SEVERITIES_DESC,
+    Listed,
     by_severity,
     days_text,
     display_text,
     fixable_counts,
     folded_text,
     hours_text,
+    listed_findings,
     skipped_where,
     tier_text,
     tool_version,
@@ -150,6 +152,7 @@ class Effort:
     rows: tuple[EffortRow, ...]
     total: EffortRow
     assumptions: tuple[str, ...]
+    title: str = "Estimated effort"
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,12 +185,13 @@ class Guidance:
     folded: tuple[str, ...]
 
 
-def _guidance(assessment: Assessment) -> Guidance:
-    ordered = by_severity(assessment.scan.findings)
+def _guidance(assessment: Assessment, listed: Listed) -> Guidance:
+    ordered = by_severity(listed.findings)  # the order the page numbers its findings in
     position = {id(f): n for n, f in enumerate(ordered, start=1)}
     top = tuple(
         TopView(
-            anchor=f"finding-{position.get(id(f), 0)}",
+            # a finding folded into its folder's line links to that line
+            anchor=f"finding-{position.get(id(listed.shown_as(f)), 0)}",
             severity=f.severity.label,
             rule_id=display_text(f.rule_id),
             location=display_text(str(f.location)),
@@ -411,7 +415,12 @@ def _effort(assessment: Assessment) -> Effort | None:
         hours_text(total_hours),
         days_text(total_hours),
     )
-    return Effort(rows, total, tuple(display_text(a) for a in assessment.assumptions))
+    return Effort(
+        rows,
+        total,
+        tuple(display_text(a) for a in assessment.assumptions),
+        assessment.effort_title,
+    )
 
 
 # --- rendering ------------------------------------------------------------------------------
@@ -444,11 +453,14 @@ def _render(
     plan_html: Markup | None = None,
     plan_summary: Markup | None = None,
     guidance: Guidance | None = None,
+    listed: Listed | None = None,
 ) -> Iterator[str]:
     """The page in pieces: jinja's ``generate`` over findings viewed as it reaches them."""
     rules = {r.id: r for r in scan.rules}
     findings = scan.findings
-    by_label = Counter(f.severity.label for f in findings)
+    # listed one line per folder for "one decision" mentions; tables and charts count them all
+    shown = (listed or listed_findings(findings)).findings
+    by_label = Counter(f.severity.label for f in shown)
     counts = {s.label: by_label[s.label] for s in SEVERITIES_DESC}
     template = _environment().get_template("report.html.j2")
     pieces = template.generate(
@@ -463,7 +475,7 @@ def _render(
         severity_colors={s.label: SEVERITY_COLOR[s] for s in SEVERITIES_DESC},
         severity_counts=counts,
         category_rows=_table_rows(findings),
-        groups=_groups(findings, counts, rules),
+        groups=_groups(shown, counts, rules),
         skipped=[_skipped_view(s) for s in sorted(scan.skipped)],
         rules=_rule_views(findings, rules),
         plan_html=plan_html,
@@ -561,6 +573,7 @@ def render_assessment_html(assessment: Assessment, options: RenderOptions) -> It
         # The plan helpers return already-escaped fragments (their own contract).
         plan_html = Markup(plan_formats.plan_html_section(assessment.plan))
         plan_summary = Markup(plan_formats.plan_html_summary(assessment.plan))
+    listed = listed_findings(scan.findings)
     return _render(
         kind="assess",
         scan=scan,
@@ -570,5 +583,6 @@ def render_assessment_html(assessment: Assessment, options: RenderOptions) -> It
         effort=_effort(assessment),
         plan_html=plan_html,
         plan_summary=plan_summary,
-        guidance=_guidance(assessment),
+        guidance=_guidance(assessment, listed),
+        listed=listed,
     )

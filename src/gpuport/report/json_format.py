@@ -187,6 +187,7 @@ def assessment_document(assessment: Assessment, options: RenderOptions) -> dict[
             "total_days_high": round(day_range(total)[1], 2),
             "hours_per_day": HOURS_PER_DAY,
             "assumptions": list(assessment.assumptions),
+            "title": assessment.effort_title,
         },
         "by_category_and_severity": category_severity_table(assessment),
         "next_steps": [
@@ -206,6 +207,7 @@ def assessment_document(assessment: Assessment, options: RenderOptions) -> dict[
             for c in assessment.folded
         ],
         "rocm_support": _support_dict(assessment.support),
+        "rocm_elsewhere": assessment.elsewhere or None,
         "plan": plan,
         "extras": {k: assessment.extras[k] for k in sorted(assessment.extras)},
         "scan": scan_body(assessment.scan),

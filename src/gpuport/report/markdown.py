@@ -25,6 +25,7 @@ from gpuport.report.common import (
     hours_text,
     is_mechanical,
     link_target,
+    listed_findings,
     md_code_cell,
     md_text,
     plural,
@@ -223,7 +224,7 @@ def render_scan_markdown(result: ScanResult, options: RenderOptions) -> str:
         out.extend([*_severity_table(findings), ""])
     else:
         out.extend(["No findings: nothing found that breaks on ROCm.", ""])
-    out.extend(_findings_section(findings, rules, "###"))
+    out.extend(_findings_section(listed_findings(findings).findings, rules, "###"))
     out.extend(_skipped_section(result.skipped, "###"))
     out.extend(_footer(options))
     return "\n".join(out) + "\n"
@@ -288,7 +289,8 @@ def render_assessment_markdown(assessment: Assessment, options: RenderOptions) -
     if assessment.effort:
         out.extend(
             [
-                "### Effort",
+                # "Effort" for a port; the title says so when it is the gaps of a ROCm path
+                "### Effort" if assessment.support is None else f"### {assessment.effort_title}",
                 "",
                 "| category | findings | gpuport fixes | hours | days |",
                 "|---|---:|---:|---:|---:|",
@@ -325,7 +327,7 @@ def render_assessment_markdown(assessment: Assessment, options: RenderOptions) -
                 "",
             ]
         )
-    out.extend(_findings_section(scan.findings, rules, "###"))
+    out.extend(_findings_section(listed_findings(scan.findings).findings, rules, "###"))
     out.extend(_skipped_section(scan.skipped, "###"))
     if assessment.plan is not None:
         section = plan_formats.plan_markdown_section(assessment.plan)

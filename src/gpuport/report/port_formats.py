@@ -137,6 +137,7 @@ def render_port_terminal(result: PortResult, options: RenderOptions) -> str:
             options,
         )
     )
+    lines += [f"note: {display_text(n)}" for n in result.notes]
     if not result.files:
         lines.append("nothing to port: no CUDA sources or CUDA-specific files found")
     else:
@@ -230,6 +231,7 @@ def port_document(result: PortResult, options: RenderOptions) -> dict[str, Any]:
         "kind": "port",
         "root": display_text(result.root),
         "rocm_version": result.rocm_version,
+        "notes": [display_text(n) for n in result.notes],
         "summary": summary(result),
         "families": family_table(result),
         # made one file at a time as the text is written (issue 10: memory)
@@ -278,6 +280,7 @@ def render_port_markdown(result: PortResult, options: RenderOptions) -> str:
         f"{total['needs_review']} need review · {total['unconverted']} unconverted · "
         f"{total['problems']} problem(s)",
         "",
+        *(f"> **Note:** {md_text(n)}\n" for n in result.notes),
     ]
     if result.files:
         out += ["| file | converted | needs review | unconverted |", "|---|---:|---:|---:|"]
@@ -348,6 +351,7 @@ def render_port_html(result: PortResult, options: RenderOptions) -> str:
         f"<p>{total['changed']} of {total['files']} files changed · {total['converted']} converted"
         f" · {total['needs_review']} need review · {total['unconverted']} unconverted · "
         f"{total['problems']} problem(s)</p>",
+        *(f"<p class='note'><strong>Note:</strong> {html_text(n)}</p>" for n in result.notes),
     ]
     if result.files:
         rows = []
@@ -474,8 +478,14 @@ def render_port_sarif(result: PortResult, options: RenderOptions) -> str:
             {
                 "executionSuccessful": True,
                 "toolExecutionNotifications": [
-                    {"level": "warning", "message": {"text": display_text(p)}}
-                    for p in result.problems
+                    *(
+                        {"level": "note", "message": {"text": display_text(n)}}
+                        for n in result.notes
+                    ),
+                    *(
+                        {"level": "warning", "message": {"text": display_text(p)}}
+                        for p in result.problems
+                    ),
                 ],
             }
         ],

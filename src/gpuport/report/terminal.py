@@ -31,6 +31,7 @@ from gpuport.report.common import (
     fixable_counts,
     folded_text,
     hours_text,
+    listed_findings,
     memory_console,
     plural,
     severity_counts,
@@ -223,7 +224,7 @@ def render_scan_terminal(result: ScanResult, options: RenderOptions) -> Iterator
     header = Text("gpuport scan ", style="bold")
     header.append(display_text(result.root))
     console.print(header)
-    ordered = sorted_findings(result.findings)
+    ordered = sorted_findings(listed_findings(result.findings).findings)
     if not ordered and not result.stats.files_scanned and not result.skipped:
         console.print()
         console.print(
@@ -410,7 +411,7 @@ def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -
         console.print()
         console.print(
             Text(
-                f"Estimated effort: {hours_text(assessment.total_hours)} hours"
+                f"{assessment.effort_title}: {hours_text(assessment.total_hours)} hours"
                 f" ({days_text(assessment.total_hours)} days)",
                 style="bold",
             )
@@ -424,17 +425,18 @@ def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -
         console.print()
         console.print(Text("Findings by category and severity", style="bold"))
         console.print(_category_table(assessment))
-        top = by_severity(scan.findings)[:TOP_FINDINGS]
-        title = Text(f"Top findings ({len(top)} of {len(scan.findings)}, most serious first)")
+        shown = listed_findings(scan.findings).findings  # one line per folder for renames
+        top = by_severity(shown)[:TOP_FINDINGS]
+        title = Text(f"Top findings ({len(top)} of {len(shown)}, most serious first)")
         title.stylize("bold")
         console.print(title)
         for finding in top:
             console.print()
             console.print(_finding(finding, rules, options.width, with_path=True))
-        if len(scan.findings) > len(top):
+        if len(shown) > len(top):
             console.print(
                 Text(
-                    f"  … and {len(scan.findings) - len(top)} more: `gpuport scan` lists them all,"
+                    f"  … and {len(shown) - len(top)} more: `gpuport scan` lists them all,"
                     " and the HTML report shows each one.",
                     style="dim",
                 )
