@@ -11,4 +11,5 @@ from gpuport.scan.python.rules import (  # noqa: F401  (each module registers on
     imports,
     kernel_code,
     tools_and_env,
+    triton_launch,
 )
