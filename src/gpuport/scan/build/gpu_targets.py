@@ -61,7 +61,9 @@ GPU_ARCH_FROM_BUILD_MACHINE = rule(
         "Finds `native` where a ROCm target list goes (`--offload-arch=native`, a "
         "`GPU_ARCHS`/`HIP_ARCHITECTURES`/`PYTORCH_ROCM_ARCH` default of 'native', "
         "`CMAKE_HIP_ARCHITECTURES native`) and setup.py asking "
-        "`torch.cuda.get_device_capability()` / `get_device_properties()` at build time."
+        "`torch.cuda.get_device_capability()` / `get_device_properties()` at build time; in "
+        "other Python files, `PYTORCH_ROCM_ARCH` set from the visible GPUs' `gcnArchName` "
+        "(a JIT build at import) when the file never reads a PYTORCH_ROCM_ARCH the user set."
     ),
     why=(
         "A Docker build, a CI runner or a login node has no visible GPU: `native` finds no "
@@ -287,3 +289,49 @@ def scan_gpu_targets(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
     if "native" not in text and "gfx" not in text and "get_device_" not in text:
         return
     yield from _gpu_target_findings(source, enabled)
+
+
+# Python that builds an extension for the GPUs it sees: the arch list comes from
+# torch.cuda.get_device_properties(i).gcnArchName and goes into PYTORCH_ROCM_ARCH.
+_SETS_ROCM_ARCH_RE = re.compile(
+    r"""(?:environ\[\s*["']PYTORCH_ROCM_ARCH["']\s*\]\s*=[^=]|putenv\(\s*["']PYTORCH_ROCM_ARCH)"""
+)
+# Reading PYTORCH_ROCM_ARCH first lets a build without a GPU name its targets: a fallback.
+_READS_ROCM_ARCH_RE = re.compile(
+    r"""(?:get|getenv|pop)\(\s*["']PYTORCH_ROCM_ARCH|["']PYTORCH_ROCM_ARCH["']\s+(?:not\s+)?in\b"""
+)
+
+
+def _arch_from_visible_devices(source: SourceText) -> Iterator[Finding]:
+    """GP512 in Python: PYTORCH_ROCM_ARCH set from the visible GPUs, with no user override."""
+    text = source.text
+    if _READS_ROCM_ARCH_RE.search(text):
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        found = _SETS_ROCM_ARCH_RE.search(line)
+        if found and not line.lstrip().startswith("#"):
+            yield GPU_ARCH_FROM_BUILD_MACHINE.finding(
+                source.file.rel,
+                number,
+                found.start() + 1,
+                message=(
+                    "sets PYTORCH_ROCM_ARCH from the visible GPUs (gcnArchName): with no GPU "
+                    "visible (a build container, CI) the list is empty and the build fails, and "
+                    "the user's own PYTORCH_ROCM_ARCH is overwritten"
+                ),
+                fix=(
+                    "Keep a PYTORCH_ROCM_ARCH the user set; otherwise use the visible GPUs' "
+                    "gfx targets, and an explicit list when there are none."
+                ),
+            )
+            return  # one way of choosing the targets per file
+
+
+@scanner(FileKind.PYTHON, name="gpu-targets-python")
+def scan_arch_from_visible_devices(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
+    """GP512 over a Python file that asks the visible GPUs for their gfx targets."""
+    text = source.text
+    if GPU_ARCH_FROM_BUILD_MACHINE.id not in enabled or "gcnArchName" not in text:
+        return
+    if "PYTORCH_ROCM_ARCH" in text:
+        yield from _arch_from_visible_devices(source)
