@@ -604,13 +604,13 @@ def command_hits(
             if pip:
                 pip_cuda_wheels(ctx, args)
             if isolation:
-                pip_build_isolation(ctx, args)
+                pip_build_isolation(ctx, args, words[:index])
         elif re.fullmatch(r"python\d*(?:\.\d+)?", program):
             if len(args) >= 2 and args[0].text == "-m" and args[1].text == "pip":
                 if pip:
                     pip_cuda_wheels(ctx, args[2:])
                 if isolation:
-                    pip_build_isolation(ctx, args[2:])
+                    pip_build_isolation(ctx, args[2:], words[:index])
         elif docker and program in ("docker", "podman", "nvidia-docker"):
             command = read_docker_command(words[index], program, args)
             if images and command.pulled is not None:
