@@ -22,6 +22,7 @@ from gpuport.scan.build import (
     BuildWords,
     RuleRun,
     may_fire,
+    once_per_file,
     prefiltered_findings,
 )
 from gpuport.scan.containers.commands import COMMAND_RULES, command_hits
@@ -130,7 +131,7 @@ def scan_dockerfile(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
 @scanner(FileKind.COMPOSE, FileKind.YAML, name="container-yaml")
 def scan_yaml(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
     hits, problem = analyze_yaml(source.text, enabled=enabled)
-    yield from hits_to_findings(source.file.rel, source.text, hits)
+    yield from once_per_file(hits_to_findings(source.file.rel, source.text, hits))
     if problem is not None:
         yield Skipped(
             source.file.rel,
@@ -145,4 +146,4 @@ def scan_yaml(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
 @scanner(FileKind.SHELL, name="shell-containers")
 def scan_shell_containers(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
     hits = analyze_shell_containers(source.text, enabled=enabled)
-    yield from hits_to_findings(source.file.rel, source.text, hits)
+    yield from once_per_file(hits_to_findings(source.file.rel, source.text, hits))

@@ -313,6 +313,8 @@ CUDA_SYSTEM_PACKAGES = rule(
         "Finds `apt-get`/`yum`/`dnf` installs of `cuda-*`, `nvidia-*`, `libcudnn*`, "
         "`libnccl*`, TensorRT packages, conda installs of `cudatoolkit`/`pytorch-cuda`, and "
         "NVIDIA's CUDA package repository."
+        " The scan tells a file's sites once, the first naming the other lines (one "
+        "decision fixes them); `gpuport port` edits each."
     ),
     why=(
         "These packages are NVIDIA's toolkit and libraries; on ROCm they are dead weight at "
