@@ -108,7 +108,8 @@ def test_the_fixture_project_folds_its_cutlass_backend() -> None:
     assert not result.skipped
     setup_findings = [f for f in result.findings if f.location.path == "setup.py"]
     check_findings((root / "setup.py").read_text(encoding="utf-8"), setup_findings, "setup.py")
-    assert [f.location.path for f in result.findings] == ["setup.py", "setup.py"]
+    # GP601 alone: GP210 is quiet in a setup.py that already branches for ROCm
+    assert [f.location.path for f in result.findings] == ["setup.py"]
     assert {f.location.path for f in result.set_aside} == {"csrc/attn_cutlass/api.cu"}
     assert {f.rule_id for f in result.set_aside} >= {"GP312", "GP303"}
     assert NVIDIA_ONLY_COMPONENT.id in {f.rule_id for f in result.findings}

@@ -157,3 +157,27 @@ def test_cmake_analysis_never_raises(text: str) -> None:
 def test_shell_analysis_never_raises(text: str) -> None:
     for hit in analyze_shell_build(text) + analyze_makefile(text):
         assert 0 <= hit.start <= hit.end <= len(text)
+
+
+def test_toolkit_paths_arch_lists_and_cuda_packages_are_told_once_per_file(tmp_path: Path) -> None:
+    # One decision per file (where the toolkit lives, which GPUs to build for): the first site
+    # carries the others' lines; the port still edits every site.
+    script = tmp_path / "build_wheel.sh"
+    script.write_text(
+        "export CUDA_HOME=/usr/local/cuda\n"
+        'export PATH="/usr/local/cuda/bin:$PATH"\n'
+        'export LD_LIBRARY_PATH="/usr/local/cuda/lib64"\n'
+        'export TORCH_CUDA_ARCH_LIST="8.0;9.0"\n',
+        encoding="utf-8",
+    )
+    result = scan_path(script, ScanOptions(jobs=1, select=frozenset({"GP511", "GP504"})))
+    by_rule = {f.rule_id: f for f in result.findings}
+    assert sorted(f.rule_id for f in result.findings) == ["GP504", "GP511"]
+    assert by_rule["GP511"].location.line == 1
+    assert by_rule["GP511"].message.endswith("(and 2 more in this file: line 2, 3)")
+    assert "more in this file" not in by_rule["GP504"].message
+    text = script.read_text(encoding="utf-8")
+    edited = {
+        text.count("\n", 0, h.start) + 1 for h in analyze_shell_build(text) if h.rule.id == "GP511"
+    }
+    assert edited == {1, 2, 3}  # what `gpuport port` edits is not folded

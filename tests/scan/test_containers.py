@@ -224,3 +224,49 @@ def test_yaml_analysis_never_raises(text: str) -> None:
     hits, _ = analyze_yaml(text)
     for hit in hits:
         assert 0 <= hit.start <= hit.end <= len(text)
+
+
+# ---------------------------------------------------------------------------------------------
+# GP411 for `pip install .` on a ROCm image: the project's own build files say whether it
+# compiles against torch (read inside the root, never run)
+
+_ROCM_LOCAL_DOCKERFILE = (
+    "FROM rocm/pytorch:rocm7.0_ubuntu24.04_py3.12_pytorch_release_2.8.0\n"
+    "COPY . /src\n"
+    "RUN cd /src && pip install -v .\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("build_files", "fires"),
+    [
+        ({"pyproject.toml": '[build-system]\nrequires = ["setuptools", "torch>=2.6"]\n'}, True),
+        (
+            {"setup.py": "from torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"},
+            True,
+        ),
+        ({"pyproject.toml": '[build-system]\nrequires = ["hatchling"]\n'}, False),
+        ({}, False),  # nothing says the build needs torch: no finding
+    ],
+)
+def test_local_tree_on_rocm_image_uses_the_projects_build_files(
+    tmp_path: Path, build_files: dict[str, str], fires: bool
+) -> None:
+    for name, text in build_files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "Dockerfile.rocm").write_text(_ROCM_LOCAL_DOCKERFILE, encoding="utf-8")
+    result = scan_path(tmp_path, ScanOptions(jobs=1, select=frozenset({"GP411"})))
+    lines = [f.location.line for f in result.findings if f.rule_id == "GP411"]
+    assert lines == ([3] if fires else [])
+
+
+def test_local_tree_on_a_cuda_image_is_not_reported(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools", "torch"]\n', encoding="utf-8"
+    )
+    dockerfile = _ROCM_LOCAL_DOCKERFILE.replace(
+        "rocm/pytorch:rocm7.0_ubuntu24.04_py3.12_pytorch_release_2.8.0", "python:3.12-slim"
+    )
+    (tmp_path / "Dockerfile").write_text(dockerfile, encoding="utf-8")
+    result = scan_path(tmp_path, ScanOptions(jobs=1, select=frozenset({"GP411"})))
+    assert [f for f in result.findings if f.rule_id == "GP411"] == []

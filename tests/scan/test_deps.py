@@ -24,6 +24,7 @@ from gpuport.scan.deps.knowledge import (
     is_rocm_index,
     marker_allows_linux,
     pytorch_rocm_label,
+    torch_rocm_releases,
 )
 from gpuport.scan.engine import ScanOptions, ScanResult, scan_path
 from gpuport.syntax.conda import parse_conda_env, parse_conda_spec
@@ -38,7 +39,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "deps"
 FIXTURE_FILES = sorted(
     p for p in FIXTURES.rglob("*") if p.is_file() and classify(p.name) in DEPENDENCY_KINDS
 )
-RULE_IDS = [f"GP1{n:02d}" for n in range(1, 15)]
+RULE_IDS = [f"GP1{n:02d}" for n in range(1, 16)]
 
 
 def scan(root: Path) -> ScanResult:
@@ -753,3 +754,25 @@ def test_a_computed_list_read_from_a_scanned_requirements_file_is_no_gap(tmp_pat
         ("requirements/requirements.txt", 1, "GP106"),
         ("setup.py", 6, "GP114"),
     ]
+
+
+# ---------------------------------------------------------------------------------------------
+# GP115: a torch cap below the newest ROCm index's releases (from the KB's release table)
+
+
+def _gp115(text: str) -> list[str]:
+    dep = parse_requirements(text, "requirements.txt")
+    return [h.message for h in analyze(dep, enabled=frozenset({"GP115"}))]
+
+
+def test_torch_cap_names_the_rocm_indexes_it_leaves_out() -> None:
+    releases = torch_rocm_releases()
+    newest = max(releases, key=lambda r: tuple(int(p) for p in r.split(".")))
+    major, minor = newest.split(".")
+    capped = f"torch<{major}.{minor}"  # leaves out only the newest release
+    (message,) = _gp115(capped + "\n")
+    for rocm in releases[newest]:
+        assert f"ROCm {rocm}" in message or f", {rocm}" in message
+    assert _gp115(f"torch<{major}.{int(minor) + 1}\n") == []  # the newest release is allowed
+    assert _gp115("torch==2.3.0\n") == []  # an exact pin: the pin rules' business
+    assert _gp115("torch>=2.4\n") == []

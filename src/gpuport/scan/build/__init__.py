@@ -23,7 +23,13 @@ from gpuport.scan.build.analyze import (
     analyze_shell_build,
 )
 from gpuport.scan.build.commands import WORD_RULES
-from gpuport.scan.build.common import RuleRun, delete_span, may_fire, prefiltered_findings
+from gpuport.scan.build.common import (
+    RuleRun,
+    delete_span,
+    may_fire,
+    once_per_file,
+    prefiltered_findings,
+)
 from gpuport.scan.build.gpu_targets import GPU_TARGET_RULES
 
 __all__ = [
@@ -38,5 +44,6 @@ __all__ = [
     "analyze_shell_build",
     "delete_span",
     "may_fire",
+    "once_per_file",
     "prefiltered_findings",
 ]

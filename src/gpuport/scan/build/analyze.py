@@ -17,7 +17,7 @@ from gpuport.scan.base import ScanOutput, scanner
 from gpuport.scan.build.branches import cuda_only_spans
 from gpuport.scan.build.cmake import CMAKE_RULES, CMAKE_STEERING, cmake_hits
 from gpuport.scan.build.commands import WORD_RULES, WORD_STEERING, command_hits
-from gpuport.scan.build.common import BuildContext, RuleRun, prefiltered_findings
+from gpuport.scan.build.common import BuildContext, RuleRun, once_per_file, prefiltered_findings
 from gpuport.scan.build.words import (
     CUDA_GPU_ARCHITECTURES,
     CUDA_TOOLKIT_PATH,
@@ -165,7 +165,7 @@ def _problem_skip(source: SourceText, problem: CMakeProblem) -> Skipped:
 def scan_cmake(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
     # Read even where no rule can fire: a syntax error is reported whatever the rules.
     hits, problem = analyze_cmake(source.text, enabled=enabled)
-    yield from hits_to_findings(source.file.rel, source.text, hits)
+    yield from once_per_file(hits_to_findings(source.file.rel, source.text, hits))
     if problem is not None:
         yield _problem_skip(source, problem)
 

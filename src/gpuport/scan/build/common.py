@@ -9,13 +9,14 @@ are not enabled, so that the hits of the enabled rules never depend on which oth
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from gpuport import kb
 from gpuport.edits import ChangeStatus, Hit, TextEdit, hits_to_findings
 from gpuport.files import SourceText
+from gpuport.findings import Finding
 from gpuport.rules import NeedleSet, Rule, needles_of
 from gpuport.scan.base import ScanOutput
 from gpuport.syntax.cmake import CMakeCommand
@@ -40,6 +41,40 @@ class Analysis(Protocol):
     def __call__(self, text: str, *, enabled: frozenset[str] | None = None) -> list[Hit]: ...
 
 
+# Rules whose sites in one file are one decision (where the toolkit lives, which GPUs to build
+# for, where system packages come from): the scan tells each once per file, with the other
+# lines; `gpuport port` still edits every site (it reads the hits, not these findings).
+PER_FILE_RULES = frozenset({"GP404", "GP504", "GP511"})
+
+
+def once_per_file(findings: Iterable[Finding]) -> Iterator[Finding]:
+    """``findings`` with those of :data:`PER_FILE_RULES` folded into their first, whose
+    message names the other lines."""
+    kept: list[Finding] = []
+    later: dict[str, list[int]] = {}
+    first: dict[str, int] = {}
+    for finding in findings:
+        rule_id = finding.rule_id
+        if rule_id not in PER_FILE_RULES:
+            kept.append(finding)
+        elif rule_id in first:
+            later[rule_id].append(finding.location.line)
+        else:
+            first[rule_id] = len(kept)
+            later[rule_id] = []
+            kept.append(finding)
+    for rule_id, position in first.items():
+        lines = later[rule_id]
+        if lines:
+            shown = ", ".join(str(n) for n in lines[:8]) + (", …" if len(lines) > 8 else "")
+            finding = kept[position]
+            kept[position] = replace(
+                finding,
+                message=f"{finding.message} (and {len(lines)} more in this file: line {shown})",
+            )
+    yield from kept
+
+
 def prefiltered_findings(
     source: SourceText, enabled: frozenset[str], rules: Sequence[Rule], analysis: Analysis
 ) -> ScanOutput:
@@ -48,7 +83,7 @@ def prefiltered_findings(
     if not may_fire(source.text, rules, enabled):
         return
     hits = analysis(source.text, enabled=enabled)
-    yield from hits_to_findings(source.file.rel, source.text, hits)
+    yield from once_per_file(hits_to_findings(source.file.rel, source.text, hits))
 
 
 class RuleRun:

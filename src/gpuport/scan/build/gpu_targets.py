@@ -41,6 +41,11 @@ _NATIVE_RE = re.compile(
 _MESSAGE_LINE_RE = re.compile(
     r"""^\s*(?:[rfbu]{0,2}["']|raise\b|print\(|echo\b|message\()|\b(?:warn|log\w*|info|error)\("""
 )
+# setup.py's own name for a list of targets: `allowed_archs = ["gfx90a", "gfx942"]`,
+# `SUPPORTED_ROCM_ARCHS = (...)`; the list is read when its line names gfx targets.
+_PY_ARCH_LIST_RE = re.compile(r"^\s*(\w*archs?\w*)\s*(?::[^=]*)?=\s*[\[({]", re.IGNORECASE)
+# An allow-list: the build refuses every target not in it (`assert a in allowed_archs`).
+_ALLOW_WORDS_RE = re.compile(r"(?i)allow|support|valid|known|accept")
 # setup.py asking the GPU on the build machine which architecture to compile for.
 _DEVICE_QUERY_RE = re.compile(r"\btorch\.cuda\.(get_device_capability|get_device_properties)\s*\(")
 
@@ -56,7 +61,9 @@ GPU_ARCH_FROM_BUILD_MACHINE = rule(
         "Finds `native` where a ROCm target list goes (`--offload-arch=native`, a "
         "`GPU_ARCHS`/`HIP_ARCHITECTURES`/`PYTORCH_ROCM_ARCH` default of 'native', "
         "`CMAKE_HIP_ARCHITECTURES native`) and setup.py asking "
-        "`torch.cuda.get_device_capability()` / `get_device_properties()` at build time."
+        "`torch.cuda.get_device_capability()` / `get_device_properties()` at build time; in "
+        "other Python files, `PYTORCH_ROCM_ARCH` set from the visible GPUs' `gcnArchName` "
+        "(a JIT build at import) when the file never reads a PYTORCH_ROCM_ARCH the user set."
     ),
     why=(
         "A Docker build, a CI runner or a login node has no visible GPU: `native` finds no "
@@ -87,9 +94,12 @@ ROCM_ARCH_LIST_GAPS = rule(
     summary="The project's ROCm arch list leaves out current AMD GPUs",
     what=(
         "Collects the gfx targets a file gives its ROCm arch variables and `--offload-arch` "
-        "options, all lines together; where there are two or more, names the current Instinct targets (and, where the "
-        "list has Radeon targets, the current Radeon ones) that are missing. The knowledge "
-        "base (kb/gpu_arch.toml) says which targets are current."
+        "options, all lines together; where there are two or more, names the current Instinct "
+        "targets (and, where the list has Radeon targets, the current Radeon ones) that are "
+        "missing. In setup.py it also reads the project's own lists (`allowed_archs = [...]`); "
+        "one that the build tests targets against (`assert a in allowed_archs`, an allow-list) "
+        "refuses every GPU it leaves out, Radeon ones included. The knowledge base "
+        "(kb/gpu_arch.toml) says which targets are current."
     ),
     why=(
         "A kernel library compiled without a GPU's target has no code object for it: on that "
@@ -149,6 +159,7 @@ def _gpu_target_findings(source: SourceText, enabled: frozenset[str]) -> Iterato
     # Each arch variable (or the file's --offload-arch options, as one list): its first line
     # and every gfx target it is given.
     lists: dict[str, tuple[int, int, set[str]]] = {}
+    own_names: set[str] = set()  # setup.py's own list names, shown as written
     told_native = False  # one finding per file: the build's one way of choosing its targets
     for number, line in enumerate(lines, start=1):
         if line.lstrip().startswith(("#", "//")):
@@ -185,7 +196,11 @@ def _gpu_target_findings(source: SourceText, enabled: frozenset[str]) -> Iterato
         if not targets:
             continue
         variable = _ARCH_VARIABLE_RE.search(line)
-        if variable is not None:
+        own = _PY_ARCH_LIST_RE.match(line) if source.file.kind is FileKind.SETUP_PY else None
+        if own is not None:
+            key, column = own.group(1), own.start(1) + 1  # the project's name, as written
+            own_names.add(key)
+        elif variable is not None:
             key = variable.group(1).lower()
             column = variable.start() + 1
         elif _OFFLOAD_RE.search(line):
@@ -195,11 +210,16 @@ def _gpu_target_findings(source: SourceText, enabled: frozenset[str]) -> Iterato
         _first, _column, listed = lists.setdefault(key, (number, column, set()))
         listed |= targets
     for key, (number, column, listed) in lists.items():
+        if source.file.kind is FileKind.SETUP_PY and _refuses_others(source.text, key):
+            refused = _refused(listed)
+            if refused:
+                yield _allow_list_finding(rel, number, column, key, listed, refused)
+            continue
         # One target is a deliberate choice (the deployment's GPU), not a list meant to cover
         # the GPUs a project's users run.
         missing = missing_targets(listed) if len(listed) > 1 else []
         if missing:
-            shown = key if key == "--offload-arch" else key.upper()
+            shown = key if key == "--offload-arch" or key in own_names else key.upper()
             yield ROCM_ARCH_LIST_GAPS.finding(
                 rel,
                 number,
@@ -210,6 +230,46 @@ def _gpu_target_findings(source: SourceText, enabled: frozenset[str]) -> Iterato
                 ),
                 fix=f"Add {';'.join(missing)} to the list if the project's users run them.",
             )
+
+
+def _refuses_others(text: str, key: str) -> bool:
+    """setup.py's list ``key`` is an allow-list: named so, or tested with ``in`` by an assert
+    or a condition that raises (flash-attention's ``assert all(a in allowed_archs …)``)."""
+    name = re.escape(key)
+    tested = re.search(rf"(?i)\b(?:not\s+)?in\s+{name}\b", text)
+    if tested is None:
+        return False
+    before = text.rfind("\n", 0, tested.start()) + 1
+    statement = text[before : text.find("\n", tested.end())]
+    return bool(_ALLOW_WORDS_RE.search(key)) or bool(
+        re.search(r"\b(?:assert|raise|if)\b", statement)
+    )
+
+
+def _refused(listed: set[str]) -> list[str]:
+    """The current targets, Instinct and Radeon, an allow-list leaves out (so refuses)."""
+    instinct, radeon = _current_targets()
+    return sorted((instinct | radeon) - listed, key=lambda g: (not _is_instinct(g), g))
+
+
+def _allow_list_finding(
+    rel: str, number: int, column: int, key: str, listed: set[str], refused: list[str]
+) -> Finding:
+    """GP513 for an allow-list: every current target it leaves out is refused, Radeon ones too."""
+    return ROCM_ARCH_LIST_GAPS.finding(
+        rel,
+        number,
+        column,
+        message=(
+            f"{key} accepts only {';'.join(sorted(listed))}: the ROCm build refuses "
+            f"{', '.join(refused)} (current AMD GPUs), so users of those GPUs get an error "
+            "instead of a build"
+        ),
+        fix=(
+            f"Accept the targets the kernels support ({';'.join(refused)}), or warn rather "
+            "than refuse a target outside the tested list."
+        ),
+    )
 
 
 @scanner(
@@ -229,3 +289,49 @@ def scan_gpu_targets(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
     if "native" not in text and "gfx" not in text and "get_device_" not in text:
         return
     yield from _gpu_target_findings(source, enabled)
+
+
+# Python that builds an extension for the GPUs it sees: the arch list comes from
+# torch.cuda.get_device_properties(i).gcnArchName and goes into PYTORCH_ROCM_ARCH.
+_SETS_ROCM_ARCH_RE = re.compile(
+    r"""(?:environ\[\s*["']PYTORCH_ROCM_ARCH["']\s*\]\s*=[^=]|putenv\(\s*["']PYTORCH_ROCM_ARCH)"""
+)
+# Reading PYTORCH_ROCM_ARCH first lets a build without a GPU name its targets: a fallback.
+_READS_ROCM_ARCH_RE = re.compile(
+    r"""(?:get|getenv|pop)\(\s*["']PYTORCH_ROCM_ARCH|["']PYTORCH_ROCM_ARCH["']\s+(?:not\s+)?in\b"""
+)
+
+
+def _arch_from_visible_devices(source: SourceText) -> Iterator[Finding]:
+    """GP512 in Python: PYTORCH_ROCM_ARCH set from the visible GPUs, with no user override."""
+    text = source.text
+    if _READS_ROCM_ARCH_RE.search(text):
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        found = _SETS_ROCM_ARCH_RE.search(line)
+        if found and not line.lstrip().startswith("#"):
+            yield GPU_ARCH_FROM_BUILD_MACHINE.finding(
+                source.file.rel,
+                number,
+                found.start() + 1,
+                message=(
+                    "sets PYTORCH_ROCM_ARCH from the visible GPUs (gcnArchName): with no GPU "
+                    "visible (a build container, CI) the list is empty and the build fails, and "
+                    "the user's own PYTORCH_ROCM_ARCH is overwritten"
+                ),
+                fix=(
+                    "Keep a PYTORCH_ROCM_ARCH the user set; otherwise use the visible GPUs' "
+                    "gfx targets, and an explicit list when there are none."
+                ),
+            )
+            return  # one way of choosing the targets per file
+
+
+@scanner(FileKind.PYTHON, name="gpu-targets-python")
+def scan_arch_from_visible_devices(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
+    """GP512 over a Python file that asks the visible GPUs for their gfx targets."""
+    text = source.text
+    if GPU_ARCH_FROM_BUILD_MACHINE.id not in enabled or "gcnArchName" not in text:
+        return
+    if "PYTORCH_ROCM_ARCH" in text:
+        yield from _arch_from_visible_devices(source)

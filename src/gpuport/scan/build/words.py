@@ -109,6 +109,8 @@ CUDA_GPU_ARCHITECTURES = rule(
         "`CUDA_ARCHITECTURES` property, nvcc's `-arch=sm_XX`, `-gencode arch=compute_XX,"
         "code=sm_XX`, `--generate-code` and `-code=`, and the `TORCH_CUDA_ARCH_LIST` and "
         "`CUDAARCHS` variables."
+        " The scan tells a file's sites once, the first naming the other lines (one "
+        "decision fixes them); `gpuport port` edits each."
     ),
     why=(
         "`sm_XX` and `compute_XX` name NVIDIA GPUs. AMD GPUs are named by `gfx` ids (gfx90a "
@@ -622,6 +624,8 @@ CUDA_TOOLKIT_PATH = rule(
         "Finds `/usr/local/cuda` paths and the `CUDA_HOME`, `CUDA_PATH` and `CUDA_ROOT` "
         "variables in Makefiles, shell scripts, CMake files, Dockerfile `ENV` lines and "
         "container environments."
+        " The scan tells a file's sites once, the first naming the other lines (one "
+        "decision fixes them); `gpuport port` edits each."
     ),
     why=(
         "ROCm installs under /opt/rocm (its libraries mainly in lib, not lib64) and tools read "

@@ -7,7 +7,9 @@ None means every rule, as ``gpuport port`` wants.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from pathlib import Path
 
 from gpuport import kb
 from gpuport.edits import Hit, hits_to_findings
@@ -20,6 +22,7 @@ from gpuport.scan.build import (
     BuildWords,
     RuleRun,
     may_fire,
+    once_per_file,
     prefiltered_findings,
 )
 from gpuport.scan.containers.commands import COMMAND_RULES, command_hits
@@ -57,9 +60,12 @@ def analyze_dockerfile(
     rocm_version: str = kb.DEFAULT_ROCM_VERSION,
     offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS,
     enabled: frozenset[str] | None = None,
+    root: Path | None = None,
 ) -> list[Hit]:
-    """GP4xx (and GP5xx for build steps) hits in a Dockerfile."""
+    """GP4xx (and GP5xx for build steps) hits in a Dockerfile; ``root``: the project it builds,
+    whose own build files say whether ``pip install .`` compiles against torch."""
     ctx = _context(text, "docker", rocm_version, offload_archs, enabled)
+    ctx.root = root
     if ctx.run.anything() or ctx.build.runs:
         dockerfile_hits(ctx)
     return ctx.hits()
@@ -116,13 +122,16 @@ def analyze_shell_containers(
 
 @scanner(FileKind.DOCKERFILE, name="dockerfile")
 def scan_dockerfile(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
-    return prefiltered_findings(source, enabled, _DOCKERFILE_RULES, analyze_dockerfile)
+    root = source.file.root if source.file.confined else None
+    return prefiltered_findings(
+        source, enabled, _DOCKERFILE_RULES, functools.partial(analyze_dockerfile, root=root)
+    )
 
 
 @scanner(FileKind.COMPOSE, FileKind.YAML, name="container-yaml")
 def scan_yaml(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
     hits, problem = analyze_yaml(source.text, enabled=enabled)
-    yield from hits_to_findings(source.file.rel, source.text, hits)
+    yield from once_per_file(hits_to_findings(source.file.rel, source.text, hits))
     if problem is not None:
         yield Skipped(
             source.file.rel,
@@ -137,4 +146,4 @@ def scan_yaml(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
 @scanner(FileKind.SHELL, name="shell-containers")
 def scan_shell_containers(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
     hits = analyze_shell_containers(source.text, enabled=enabled)
-    yield from hits_to_findings(source.file.rel, source.text, hits)
+    yield from once_per_file(hits_to_findings(source.file.rel, source.text, hits))

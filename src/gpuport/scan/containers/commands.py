@@ -313,6 +313,8 @@ CUDA_SYSTEM_PACKAGES = rule(
         "Finds `apt-get`/`yum`/`dnf` installs of `cuda-*`, `nvidia-*`, `libcudnn*`, "
         "`libnccl*`, TensorRT packages, conda installs of `cudatoolkit`/`pytorch-cuda`, and "
         "NVIDIA's CUDA package repository."
+        " The scan tells a file's sites once, the first naming the other lines (one "
+        "decision fixes them); `gpuport port` edits each."
     ),
     why=(
         "These packages are NVIDIA's toolkit and libraries; on ROCm they are dead weight at "
@@ -604,13 +606,13 @@ def command_hits(
             if pip:
                 pip_cuda_wheels(ctx, args)
             if isolation:
-                pip_build_isolation(ctx, args)
+                pip_build_isolation(ctx, args, words[:index])
         elif re.fullmatch(r"python\d*(?:\.\d+)?", program):
             if len(args) >= 2 and args[0].text == "-m" and args[1].text == "pip":
                 if pip:
                     pip_cuda_wheels(ctx, args[2:])
                 if isolation:
-                    pip_build_isolation(ctx, args[2:])
+                    pip_build_isolation(ctx, args[2:], words[:index])
         elif docker and program in ("docker", "podman", "nvidia-docker"):
             command = read_docker_command(words[index], program, args)
             if images and command.pulled is not None:

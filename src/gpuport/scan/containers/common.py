@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from gpuport import kb
 from gpuport.edits import Hit, TextEdit
@@ -29,6 +30,9 @@ class ContainerContext:
     build: BuildWords  # GP5xx in RUN lines, CI steps and container environments
     index: LineIndex | None = None  # YAML files only
     seen: set[int] = field(default_factory=set)  # YAML nodes walked (aliases repeat them)
+    # The project root (Dockerfiles read in a scan), for what the project's own build needs.
+    root: Path | None = None
+    rocm_base: bool = False  # the Dockerfile stage being read starts FROM a ROCm image
 
     @property
     def text(self) -> str:

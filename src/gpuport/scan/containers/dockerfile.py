@@ -38,6 +38,7 @@ def dockerfile_hits(ctx: ContainerContext) -> None:
                 stages.add(line.stage)
             image = line.image
             resolved = expand_arguments(image.text, values)
+            ctx.rocm_base = "rocm" in resolved.lower()  # rocm/pytorch, rocm/dev-ubuntu-24.04
             if resolved.lower() in stages or not images:  # a stage built earlier in the file
                 continue
             edit_span, where = (image.start, image.end), ""

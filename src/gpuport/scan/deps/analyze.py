@@ -54,8 +54,10 @@ from gpuport.scan.deps.packages import (
 )
 from gpuport.scan.deps.pins import (
     CUDA_LOCAL_VERSION,
+    TORCH_BOUND_BELOW_ROCM,
     VERSION_BEFORE_ROCM_SUPPORT,
     cuda_local_version,
+    torch_bound_below_rocm_wheels,
     version_before_rocm_support,
 )
 from gpuport.syntax.conda import parse_conda_env
@@ -85,6 +87,7 @@ REQUIREMENT_CHECKS: tuple[
     (ROCM_PACKAGE_REPLACEMENT, rocm_package_replacement),
     (NEEDS_ROCM_BUILD, needs_rocm_build),
     (TORCH_BUILD_REQUIREMENT, torch_build_requirement),
+    (TORCH_BOUND_BELOW_ROCM, torch_bound_below_rocm_wheels),
 )
 INDEX_CHECKS: tuple[tuple[Rule, Callable[[IndexSource, Context], Iterable[DependencyHit]]], ...] = (
     (CUDA_PIP_INDEX, cuda_pip_index),

@@ -16,6 +16,8 @@ from packaging.markers import Marker
 from gpuport import kb
 from gpuport.findings import Confidence
 from gpuport.kb import dependency_rules
+from gpuport.kb.loader import load_toml, table_entry
+from gpuport.kb.rocm import PLATFORM_TOML
 from gpuport.rules import case_variants
 from gpuport.syntax.dependencies import CondaPackage, Requirement
 from gpuport.syntax.pep508 import normalize
@@ -253,3 +255,11 @@ def find_package(name: str) -> kb.Package | None:
 def pytorch_rocm_index(rocm_version: str) -> str:
     """``kb.pytorch_rocm_index``, once per version: every file's context asks."""
     return kb.pytorch_rocm_index(rocm_version)
+
+
+@functools.cache
+def torch_rocm_releases() -> dict[str, tuple[str, ...]]:
+    """torch release (major.minor) -> the ROCm versions whose PyTorch index serves its wheels
+    (kb/platform.toml ``[pytorch_rocm.releases]``)."""
+    entry = table_entry(load_toml(PLATFORM_TOML), "pytorch_rocm", PLATFORM_TOML).table("releases")
+    return {release: entry.texts(release, required=True) for release in entry.raw}

@@ -26,6 +26,7 @@ from gpuport.scan.deps.knowledge import (
     is_cuda_label,
     kb_package_needles,
     known_package,
+    torch_rocm_releases,
 )
 from gpuport.syntax.dependencies import Requirement
 from gpuport.syntax.pyproject import allowed_versions
@@ -181,3 +182,87 @@ def version_before_rocm_support(
         f"Require {requirement.name}>={package.rocm_min_version} and test the upgrade.",
         confidence=confidence_of(package.confidence),
     )
+
+
+TORCH_BOUND_BELOW_ROCM = rule(
+    id="GP115",
+    slug="torch-bound-below-rocm-wheels",
+    category=Category.DEPENDENCIES,
+    severity=Severity.MEDIUM,
+    confidence=Confidence.MEDIUM,
+    summary="torch upper bound excludes the releases the newest ROCm PyTorch indexes serve",
+    what=(
+        "Finds a torch requirement with an upper bound (`torch>=2.4,<2.11`, `~=2.9.0`, "
+        "`<=2.10`) that allows no torch release the newest ROCm PyTorch index serves, as the "
+        "knowledge base lists them (kb/platform.toml `[pytorch_rocm.releases]`). Exact pins "
+        "(`==`) are left to the rules on pins."
+    ),
+    why=(
+        "On a ROCm machine torch comes from PyTorch's ROCm index (`2.11.0+rocm7.2`). "
+        "Installing a package whose metadata caps torch below that release makes pip replace "
+        "the ROCm build with the newest allowed torch from PyPI, which on Linux is a CUDA "
+        "build: the environment silently loses its GPU."
+    ),
+    example='dependencies = ["torch>=2.4.0,<2.11.0"]',
+    instead='dependencies = ["torch>=2.4.0"]  # or a cap above the newest ROCm wheel',
+    fix=(
+        "Raise or drop the torch upper bound; to stay on an older torch, install it from the "
+        "ROCm index that serves it before installing the package."
+    ),
+    mechanical=False,
+    references=(PYTORCH_ROCM_DOCS, "https://github.com/unslothai/unsloth/pull/7278"),
+    needles=("torch",),
+)
+
+_UPPER_BOUND_RE = re.compile(r"<|~=|\^|~(?!=)")
+
+
+def torch_bound_below_rocm_wheels(
+    requirement: Requirement, context: Context
+) -> Iterator[DependencyHit]:
+    """GP115: the torch constraint's upper bound leaves out the newest ROCm index's releases."""
+    if requirement.key != "torch" or not _UPPER_BOUND_RE.search(requirement.specifier):
+        return
+    allowed = allowed_versions(requirement)
+    if allowed is None:
+        return
+    releases = torch_rocm_releases()
+
+    def admits(release: str) -> bool:
+        return any(
+            allowed.contains(Version(f"{release}.{patch}"), prereleases=True) for patch in range(10)
+        )
+
+    newest_rocm = max((rocm for rocms in releases.values() for rocm in rocms), key=_version_tuple)
+    if any(admits(r) for r, rocms in releases.items() if newest_rocm in rocms):
+        return
+    newest_allowed = max((r for r in releases if admits(r)), key=_version_tuple, default="")
+    floor = _version_tuple(newest_allowed) if newest_allowed else ()
+    # The ROCm versions left out above the cap: every release their index serves is newer.
+    excluded = sorted(
+        {
+            rocm
+            for rocms in releases.values()
+            for rocm in rocms
+            if all(_version_tuple(r) > floor for r, served in releases.items() if rocm in served)
+        },
+        key=_version_tuple,
+    )
+    below = (
+        f"the newest torch it allows with a ROCm wheel is {newest_allowed} "
+        f"(ROCm {', '.join(releases[newest_allowed])})"
+        if newest_allowed
+        else "it allows no torch release that has ROCm wheels"
+    )
+    yield unconverted(
+        TORCH_BOUND_BELOW_ROCM,
+        Place.of_requirement(context.source, requirement, "package"),
+        f"{spelled(requirement)} excludes every torch on the ROCm {', '.join(excluded)} "
+        f"PyTorch indexes; {below}. Installing it where a newer ROCm torch is installed "
+        "makes pip replace that torch with PyPI's, a CUDA build",
+        "Raise the torch upper bound to include the ROCm wheels your users install, or drop it.",
+    )
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".") if part.isdigit())

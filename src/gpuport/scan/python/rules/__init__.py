@@ -10,5 +10,7 @@ from gpuport.scan.python.rules import (  # noqa: F401  (each module registers on
     device_checks,
     imports,
     kernel_code,
+    pip_commands,
     tools_and_env,
+    triton_launch,
 )

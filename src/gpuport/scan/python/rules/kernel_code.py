@@ -42,9 +42,12 @@ CUDA_EXTENSION_BUILD = rule(
     summary="Builds a PyTorch CUDA extension; on ROCm PyTorch hipifies its sources at build time",
     what=(
         "Finds `torch.utils.cpp_extension.CUDAExtension(...)`, `load(...)` with .cu sources "
-        "or `with_cuda=True`, and `load_inline(..., cuda_sources=...)`, and names the kernel "
-        "files when the sources are written as a literal list. It is LOW when the nvcc flags "
-        "name NVIDIA architectures (-gencode, -arch=sm_XX)."
+        "or `with_cuda=True`, and `load_inline(..., cuda_sources=...)`, once per file (the "
+        "first, with the count of the others), and names the kernel files when the sources "
+        "are written as a literal list. It is LOW when the nvcc flags name NVIDIA "
+        "architectures (-gencode, -arch=sm_XX). A file that already branches for ROCm "
+        "(`if torch.version.hip:`, `IS_HIP_EXTENSION`, a ROCm build switch) builds its "
+        "extensions there: only NVIDIA arch flags are reported in it."
     ),
     why=(
         "This path usually works: on a ROCm build of PyTorch these helpers run hipify over "
@@ -73,23 +76,75 @@ CUDA_EXTENSION_BUILD = rule(
 )
 
 
-@looks_at(CUDA_EXTENSION_BUILD, call_prefixes=(_CPP_EXTENSION,))
-def cuda_extension_build(ctx: PythonContext, node: ast.Call) -> None:
+def _extension_sources(
+    ctx: PythonContext, node: ast.Call
+) -> tuple[str, list[str], list[str], list[str]] | None:
+    """(function, source files, kernel files, NVIDIA arch flags) of a torch extension call
+    that builds CUDA code; None for any other call of torch.utils.cpp_extension."""
     function = (ctx.qual(node.func) or "").rsplit(".", 1)[1]
     if function in ("CUDAExtension", "load"):
         sources = argument(node, 1, "sources")
     elif function == "load_inline":
         cuda = argument(node, 2, "cuda_sources")
         if cuda is None or is_none(cuda):
-            return
+            return None
         sources = None
     else:
-        return
+        return None
     files = strings_in([sources]) if sources is not None else []
     kernels = [f for f in files if f.endswith((".cu", ".cuh"))]
     with_cuda = keyword_value(node, "with_cuda")
     if function == "load" and not kernels and not (with_cuda and not is_false(with_cuda)):
+        return None
+    flags: list[str] = []  # the nvcc flags, from extra_compile_args or extra_cuda_cflags
+    for kw in node.keywords:
+        if kw.arg == "extra_compile_args" and isinstance(kw.value, ast.Dict):
+            for key, value in zip(kw.value.keys, kw.value.values, strict=True):
+                if literal(key) == "nvcc":
+                    flags += strings_in([value])
+        elif kw.arg == "extra_cuda_cflags":
+            flags += strings_in([kw.value])
+    return function, files, kernels, [f for f in flags if _NVIDIA_ARCH_FLAG_RE.search(f)]
+
+
+# The module last asked about, and what it says about its extensions (one walk per file):
+# whether it already tells ROCm apart, and how many CUDA extension calls it makes.
+_MODULE_FACTS: list[tuple[ast.AST, bool, int]] = []
+
+
+def _module_facts(ctx: PythonContext, node: ast.AST) -> tuple[bool, int]:
+    """(the file has a ROCm path, the number of CUDA extension builds in it)."""
+    root = node
+    for _child, parent in guards.ancestors(ctx.parents, node):
+        root = parent
+    if _MODULE_FACTS and _MODULE_FACTS[0][0] is root:
+        return _MODULE_FACTS[0][1], _MODULE_FACTS[0][2]
+    rocm_aware = False
+    builds = 0
+    for sub in ast.walk(root):
+        if isinstance(sub, ast.If) and guards.mentions_rocm(sub.test):
+            rocm_aware = True
+        elif isinstance(sub, ast.Call) and (ctx.qual(sub.func) or "").startswith(_CPP_EXTENSION):
+            builds += _extension_sources(ctx, sub) is not None
+    _MODULE_FACTS[:] = [(root, rocm_aware, builds)]
+    return rocm_aware, builds
+
+
+@looks_at(CUDA_EXTENSION_BUILD, call_prefixes=(_CPP_EXTENSION,))
+def cuda_extension_build(ctx: PythonContext, node: ast.Call) -> None:
+    found = _extension_sources(ctx, node)
+    if found is None:
         return
+    function, files, kernels, arch_flags = found
+    rocm_aware, builds = _module_facts(ctx, node)
+    if rocm_aware and not arch_flags:
+        # The file already branches for ROCm (torch.version.hip, IS_HIP_EXTENSION, a ROCm
+        # build switch): the project builds its extensions there, nothing here to port.
+        return
+    if guards.rocm_guarded(ctx.parents, node):
+        return
+    if not arch_flags and not ctx.first_time(CUDA_EXTENSION_BUILD, "extension"):
+        return  # one decision for the file's extensions: told once, with their count
     name = literal(argument(node, 0, "name")) or "…"
     if function == "load_inline":
         built = "inline CUDA sources (cuda_sources=…)"
@@ -104,15 +159,8 @@ def cuda_extension_build(ctx: PythonContext, node: ast.Call) -> None:
         f"{function}({name!r}) builds {built}: on ROCm PyTorch hipifies them and compiles "
         f"with hipcc; {review}"
     )
-    flags: list[str] = []  # the nvcc flags, from extra_compile_args or extra_cuda_cflags
-    for kw in node.keywords:
-        if kw.arg == "extra_compile_args" and isinstance(kw.value, ast.Dict):
-            for key, value in zip(kw.value.keys, kw.value.values, strict=True):
-                if literal(key) == "nvcc":
-                    flags += strings_in([value])
-        elif kw.arg == "extra_cuda_cflags":
-            flags += strings_in([kw.value])
-    arch_flags = [f for f in flags if _NVIDIA_ARCH_FLAG_RE.search(f)]
+    if builds > 1 and not arch_flags:
+        message += f" (and the {builds - 1} other CUDA extension build(s) in this file)"
     severity = None
     if arch_flags:
         severity = Severity.LOW
