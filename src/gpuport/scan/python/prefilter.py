@@ -13,6 +13,7 @@ Both are computed from :attr:`gpuport.rules.Rule.needles`; nothing here names a 
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from collections.abc import Callable
 
@@ -35,7 +36,11 @@ _SCOPE_STATEMENTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # ``subprocess.run(NVSMI)``), so statements there must also hold no string literal, unless they
 # are functions or classes (their bodies bind locally). Non-ASCII sources are never stepped over
 # (identifiers are NFKC-normalised).
-_STATE_TRIGGERS = rb"import|\\|[\"'](?:[ \t\n\f]|#[^\n]*)*[A-Za-z]{0,3}[\"']"
+# Between the quotes: blank lines or lines of comments, written one line at a time so that a
+# failed match does not try every way of splitting a `#####` banner into comments (exponential).
+_STATE_TRIGGERS = (
+    rb"import|\\|[\"'][ \t\f]*(?:#[^\n]*)?(?:\n[ \t\f]*(?:#[^\n]*)?)*[A-Za-z]{0,3}[\"']"
+)
 _QUOTES = re.compile(rb"[\"']")
 _STATIC_PATTERNS: dict[tuple[str, ...], re.Pattern[bytes]] = {}
 # A word as ``\b`` sees one in ASCII bytes: a tracked name is found in a segment when one of the
@@ -130,7 +135,16 @@ class SourceSegments:
     def __init__(self, data: bytes, needles: tuple[str, ...]) -> None:
         self._data = data
         self._starts = [0, *(m.end() for m in re.finditer(rb"\n", data))]
-        self._static = _static_pattern(needles)
+        # Where the static pattern matches in the whole text, searched once: a statement holds
+        # a match of its own only where one of these overlaps it (a match at a position of the
+        # statement is found there, unless an earlier one already covers that position).
+        # Searching each statement's source instead read a function's body once per level of
+        # nesting (6 of unsloth's 15 CPU seconds).
+        self._match_starts: list[int] = []
+        self._match_ends: list[int] = []
+        for match in _static_pattern(needles).finditer(data):
+            self._match_starts.append(match.start())
+            self._match_ends.append(match.end())
 
     @classmethod
     def of(cls, text: str, needles: tuple[str, ...] | None) -> SourceSegments | None:
@@ -162,12 +176,17 @@ class SourceSegments:
         starts = self._starts
         if end_line > len(starts) or line < 1:
             return False
-        segment = self._data[starts[line - 1] + column : starts[end_line - 1] + end_column]
+        begin, end = starts[line - 1] + column, starts[end_line - 1] + end_column
+        first_ending_after = bisect.bisect_right(self._match_ends, begin)
+        if (
+            first_ending_after < len(self._match_starts)
+            and self._match_starts[first_ending_after] < end
+        ):
+            return False  # a match overlaps the statement: it may hold one (walking is safe)
+        segment = self._data[begin:end]
         if not segment.isascii():
             return False
         if module_scope and not isinstance(node, _SCOPE_STATEMENTS) and _QUOTES.search(segment):
-            return False
-        if self._static.search(segment) is not None:
             return False
         words = _name_words(names)
         return not words or words.isdisjoint(_WORD.findall(segment))
