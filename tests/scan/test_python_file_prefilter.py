@@ -92,3 +92,17 @@ def test_a_needle_another_rule_shares_is_kept() -> None:
     assert file_prefilter(dispatch, frozenset()) == dispatch.may_fire_in
     assert not file_prefilter(dispatch, DEEPSPEED)("import deepspeed\n")
     assert file_prefilter(dispatch, DEEPSPEED)("import torch.cuda\n")
+
+
+def test_a_banner_of_hashes_after_a_string_is_read_once(tmp_path: Path) -> None:
+    """The statement pre-filter searches the whole text for a closing quote, blank or comment
+    lines and an opening quote; a `####` banner after a string must not make that search try
+    every split of the banner into comments (2**60 here: the scan would never end)."""
+    banner = "#" * 60
+    text = (
+        "import os\n\n\ndef f():\n"
+        f'    x = "abcd"\n    {banner}\n    {banner} x\n'
+        '    os.environ["CUDA_VISIBLE_DEVICES"] = x\n'
+    )
+    found = [f for f in scan(tmp_path, text, frozenset()) if isinstance(f, Finding)]
+    assert found, "the statement below the banner is still walked"
