@@ -28,6 +28,7 @@ from gpuport.scan.python.notebook import (
     notebook_language,
     prepare,
 )
+from gpuport.scan.python.prefilter import file_prefilter
 from gpuport.scan.python.walker import PythonWalker
 from gpuport.syntax.shell import shell_commands
 
@@ -62,7 +63,7 @@ def _parsable(source: SourceText) -> str:
 def scan_python(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding | Skipped]:
     """GP2xx findings for one Python file (setup.py included)."""
     dispatch = dispatch_for(enabled)
-    if not dispatch.may_fire_in(source.text):
+    if not file_prefilter(dispatch, source.facts.first_party)(source.text):
         return
     text = _parsable(source)
     try:
@@ -95,7 +96,8 @@ def scan_notebook(source: SourceText, enabled: frozenset[str]) -> Iterator[Findi
     shell_rules_may_fire = bool(enabled & _CONTAINER_COMMAND_IDS) and any(
         word in text for word in _CONTAINER_COMMAND_WORDS
     )
-    if not dispatch.may_fire_in(text) and not shell_rules_may_fire:
+    may_fire_in = file_prefilter(dispatch, source.facts.first_party)
+    if not may_fire_in(text) and not shell_rules_may_fire:
         if not isinstance(notebook, dict) or not (
             isinstance(notebook.get("cells"), list) or isinstance(notebook.get("worksheets"), list)
         ):
