@@ -461,6 +461,7 @@ def scan_project(
             raise SystemExit(f"gpuport scan {root} exited {done.returncode}: {done.stderr[-2000:]}")
         raw = done.stdout
         if save_to is not None:
+            save_to.mkdir(parents=True, exist_ok=True)
             (save_to / f"{name}.json").write_text(raw, encoding="utf-8")
     report = json.loads(raw)
     timing = report.get("timing") or {}
