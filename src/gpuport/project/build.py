@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import configparser
 import re
-import warnings
 from pathlib import Path
 
 from gpuport.files import ProjectFacts
@@ -20,7 +19,7 @@ from gpuport.project.headers import header_facts
 from gpuport.project.model import Component, ProjectModel
 from gpuport.project.rocm import rocm_archs, rocm_evidence, rocm_macros
 from gpuport.project.survey import Survey, survey
-from gpuport.project.texts import ProjectTexts
+from gpuport.project.texts import ProjectTexts, python_tree
 from gpuport.syntax.pyproject import table, toml_dependency_file
 
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -123,11 +122,8 @@ def _import_name(distribution: str) -> str:
 
 def _setup_names(text: str, own: set[str]) -> str | None:
     """setup(name=, packages=, py_modules=) and extension module names, literal or constant."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = python_tree(text)
+    if tree is None:
         return None
     constants = {
         target.id: node.value.value

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from gpuport.project.model import Component, ComponentStatus, Evidence
-from gpuport.project.texts import ProjectTexts
+from gpuport.project.texts import ProjectTexts, is_project_file
 from gpuport.syntax.cmake import cmake_commands
 from gpuport.syntax.text import LineIndex
 
@@ -58,7 +58,9 @@ def cmake_nvidia_only(
     cuda_only = {
         path: line
         for path, line in sources["cuda"].items()
-        if path not in sources["rocm"] and path not in sources["common"] and _is_file(root, path)
+        if path not in sources["rocm"]
+        and path not in sources["common"]
+        and is_project_file(root, path)
     }
     built_elsewhere = {*sources["rocm"], *sources["common"]}
     alternative = ", ".join(sorted(sources["rocm"])[:4]) or alternative_hint
@@ -86,11 +88,3 @@ def _backend(words: list[str]) -> str:
     if _CUDA_WORD_RE.search(text):
         return "cuda"
     return ""
-
-
-def _is_file(root: Path, rel: str) -> bool:
-    parts = PurePosixPath(rel).parts
-    if not parts or ".." in parts:
-        return False
-    path = root.joinpath(*parts)
-    return path.is_file() and not path.is_symlink()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -21,7 +20,7 @@ from gpuport.project.model import Component, ComponentStatus, Evidence
 from gpuport.project.op_builders import op_builder_components
 from gpuport.project.rocm import SETUP_ROCM_RE
 from gpuport.project.survey import Survey
-from gpuport.project.texts import ProjectTexts
+from gpuport.project.texts import ProjectTexts, python_tree
 from gpuport.syntax.pyproject import parse_pyproject
 
 _SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".c", ".cxx", ".h", ".hpp", ".hip")
@@ -99,11 +98,8 @@ def nvidia_only_components(
 
 
 def _setup_branches(text: str, base: str) -> _Branches | None:
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = python_tree(text)
+    if tree is None:
         return None
     out = _Branches()
     switches = _derived_switches(tree)

@@ -15,12 +15,11 @@ Paths that do not exist from the root are looked for under the project's own pac
 from __future__ import annotations
 
 import ast
-import warnings
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from gpuport.project.model import Component, ComponentStatus, Evidence
-from gpuport.project.texts import ProjectTexts
+from gpuport.project.texts import ProjectTexts, is_project_file, python_tree
 
 _SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".c", ".cxx", ".hip")
 _CUTLASS_NAMES = frozenset({"cutlass", "cutlass_path", "dskernels"})
@@ -47,11 +46,8 @@ def op_builder_components(
         text = texts.text(rel)
         if text is None or "def sources" not in text:
             continue
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = python_tree(text)
+        if tree is None:
             continue
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
@@ -147,7 +143,7 @@ def _folders(paths: list[str], root: Path, packages: list[str]) -> list[str]:
             continue
         folder = path.rsplit("/", 1)[0]
         for candidate in (folder, *(f"{p}/{folder}" for p in packages)):
-            if _is_file(root, f"{candidate}/{path.rsplit('/', 1)[1]}"):
+            if is_project_file(root, f"{candidate}/{path.rsplit('/', 1)[1]}"):
                 found.add(candidate)
                 break
     return sorted(f for f in found if not any(f.startswith(o + "/") for o in found))
@@ -192,14 +188,6 @@ def _needs_cutlass(rel: str, node: ast.ClassDef, name: str) -> Evidence | None:
                 why = f"the {name} op needs CUTLASS ({names[0]}), which has no AMD backend"
             return Evidence(rel, getattr(inner, "lineno", node.lineno), why)
     return None
-
-
-def _is_file(root: Path, rel: str) -> bool:
-    parts = PurePosixPath(rel).parts
-    if not parts or ".." in parts:
-        return False
-    path = root.joinpath(*parts)
-    return path.is_file() and not path.is_symlink()
 
 
 def _overlaps(a: str, b: str) -> bool:

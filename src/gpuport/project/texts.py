@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import warnings
 from pathlib import Path, PurePosixPath
 
 from gpuport.read_policy import ReadRefused, read_within
@@ -37,3 +39,23 @@ class ProjectTexts:
             data = self.data(rel, limit)
             self._cache[rel] = None if data is None else data.decode("utf-8", "replace")
         return self._cache[rel]
+
+
+def python_tree(text: str) -> ast.Module | None:
+    """A build script's syntax tree, or None when it does not parse (never run, never printed:
+    odd literals raise SyntaxWarning, which a stage must not print)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def is_project_file(root: Path, rel: str) -> bool:
+    """``rel`` names a regular file (not a link) under ``root``, with no ``..`` in it."""
+    parts = PurePosixPath(rel).parts
+    if not parts or ".." in parts:
+        return False
+    path = root.joinpath(*parts)
+    return path.is_file() and not path.is_symlink()
