@@ -19,7 +19,7 @@ def assessment_summary_line(assessment: Assessment) -> str:
     scan = assessment.scan
     return (
         f"verdict: {assessment.verdict.value} · {len(scan.findings)} finding(s) · "
-        f"{assessment.mechanical} fixable by gpuport port · "
+        f"{assessment.mechanical} in product code fixable by gpuport port · "
         f"{len(scan.skipped)} input problem(s)"
     )
 
