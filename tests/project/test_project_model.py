@@ -249,6 +249,9 @@ def test_tiers_by_folder_file_name_and_submodule(tmp_path: Path) -> None:
         "docs/conf.py": Tier.DOCS,
         ".github/workflows/ci.yml": Tier.CI,
         "scripts/release.sh": Tier.DEV,
+        "packaging/build_wheel.sh": Tier.CI,
+        "build_tools/wheel_utils/Dockerfile.x86": Tier.CI,
+        "pkg/packaging/version.py": Tier.PRODUCT,  # a package's own module of that name ships
         "pkg/scripts/entry.py": Tier.PRODUCT,  # scripts/ inside a package ships
         "pkg/legacy/old.py": Tier.DEPRECATED,
         "third_party/cutlass/x.h": Tier.VENDORED,

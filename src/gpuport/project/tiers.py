@@ -79,6 +79,10 @@ TIER_RULES: tuple[TierRule, ...] = (
         (".gitlab-ci.yml", "azure-pipelines.yml", "Jenkinsfile"),
     ),
     TierRule(Tier.CI, frozenset({"ci", "release", ".ci"}), top_only=True),
+    # Wheel and package building for the project's own releases (torchao's packaging/,
+    # TransformerEngine's build_tools/wheel_utils/): release tooling, not what users run.
+    TierRule(Tier.CI, frozenset({"wheel_utils"})),
+    TierRule(Tier.CI, frozenset({"packaging"}), top_only=True),
     # Developer scripts at the top of the tree; inside a package these names are often shipped.
     TierRule(
         Tier.DEV, frozenset({"scripts", "tools", "dev", "devtools", "utils_dev"}), top_only=True
