@@ -66,25 +66,7 @@ LANE_MATH_WARP_32 = rule(
 
 # What makes a 32 a warp's width: a warp-level operation somewhere in the file (looked for
 # with `in`, which is many times faster than one alternation run over the whole file).
-_WARP_LEVEL_WORDS = (
-    "__shfl",
-    "__ballot",
-    "__any_sync",
-    "__all_sync",
-    "__syncwarp",
-    "__activemask",
-    "__match_",
-    "_sync(",
-    "tiled_partition",
-    "WarpReduce",
-    "WarpScan",
-    "coalesced_threads",
-    "__lane_id",
-    "mma_sync",
-    "MMA_Atom",
-)
-# Explicit 32-wide logical warps, and the raw warp intrinsics that would still see the hardware's.
-_TILE_32_RE = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*32[uU]?\s*>")
+# The raw warp intrinsics and primitives, which see the hardware's width.
 _RAW_WARP_WORDS = (
     "__shfl",
     "__ballot",
@@ -97,6 +79,16 @@ _RAW_WARP_WORDS = (
     "WarpScan",
     "__lane_id",
 )
+_WARP_LEVEL_WORDS = (
+    *_RAW_WARP_WORDS,
+    "_sync(",
+    "tiled_partition",
+    "coalesced_threads",
+    "mma_sync",
+    "MMA_Atom",
+)
+# Explicit 32-wide logical warps (the raw intrinsics above would still see the hardware's).
+_TILE_32_RE = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*32[uU]?\s*>")
 _LANE_OR_WARP_NAME_RE = re.compile(r"lane|warp|^wid|^lid$|^tid_in", re.I)
 
 
