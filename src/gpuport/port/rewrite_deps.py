@@ -14,7 +14,8 @@ import dataclasses
 import functools
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import yaml
 
@@ -192,18 +193,10 @@ def _installable(hit: DependencyHit, dep: DependencyFile) -> DependencyHit:
     start = edit.start - len(version)
     if dep.text[start : edit.start] != version:
         return hit  # the version is not written right before the label: leave the rule's edit
-    choice = _nearest_release(version, found.group(1))
-    if choice is None:
-        return hit
-    new_version, note = choice
-    if not new_version:
-        return dataclasses.replace(hit, status=ChangeStatus.UNCONVERTED, edits=(), note=note)
-    return dataclasses.replace(
+    return _repinned(
         hit,
-        edits=tuple(
-            TextEdit(start, e.end, f"{new_version}{e.text}") if e is edit else e for e in hit.edits
-        ),
-        note=_with_kept_advice(note, hit.note),
+        _nearest_release(version, found.group(1)),
+        lambda wanted: {"edits": _with_version(hit.edits, edit, start, wanted)},
     )
 
 
@@ -213,18 +206,37 @@ def _installable_pip_line(hit: DependencyHit) -> DependencyHit:
     if found is None:
         return hit
     version, rocm = found.groups()
-    choice = _nearest_release(version, rocm)
+    return _repinned(
+        hit,
+        _nearest_release(version, rocm),
+        lambda wanted: {
+            "pip_line": f"torch=={wanted}+rocm{rocm}",
+            "status": ChangeStatus.NEEDS_REVIEW,
+        },
+    )
+
+
+def _repinned(
+    hit: DependencyHit,
+    choice: tuple[str, str] | None,
+    changes: Callable[[str], dict[str, Any]],
+) -> DependencyHit:
+    """``hit`` after the knowledge base's ``choice`` of version: as it was when the KB has no
+    objection (None); left unconverted for review when there is no version to pin (""); else
+    with ``changes(version)`` applied and the choice's note."""
     if choice is None:
         return hit
-    new_version, note = choice
-    if not new_version:
+    wanted, note = choice
+    if not wanted:
         return dataclasses.replace(hit, status=ChangeStatus.UNCONVERTED, edits=(), note=note)
-    return dataclasses.replace(
-        hit,
-        pip_line=f"torch=={new_version}+rocm{rocm}",
-        status=ChangeStatus.NEEDS_REVIEW,
-        note=_with_kept_advice(note, hit.note),
-    )
+    return dataclasses.replace(hit, **changes(wanted), note=_with_kept_advice(note, hit.note))
+
+
+def _with_version(
+    edits: tuple[TextEdit, ...], label: TextEdit, start: int, version: str
+) -> tuple[TextEdit, ...]:
+    """``edits`` with the label edit widened back to ``start`` to write ``version`` before it."""
+    return tuple(TextEdit(start, e.end, f"{version}{e.text}") if e is label else e for e in edits)
 
 
 def _nearest_release(version: str, rocm: str) -> tuple[str, str] | None:
@@ -315,17 +327,13 @@ def _paired(hit: DependencyHit, dep: DependencyFile, torch_version: str) -> Depe
         if found is None or found.group(1) not in COMPANIONS:
             return hit
         package, version, label = found.groups()
-        choice = _companion_choice(package, version, torch_version)
-        if choice is None:
-            return hit
-        wanted, note = choice
-        if not wanted:
-            return dataclasses.replace(hit, status=ChangeStatus.UNCONVERTED, edits=(), note=note)
-        return dataclasses.replace(
+        return _repinned(
             hit,
-            pip_line=f"{package}=={wanted}+{label}",
-            status=ChangeStatus.NEEDS_REVIEW,
-            note=_with_kept_advice(note, hit.note),
+            _companion_choice(package, version, torch_version),
+            lambda wanted: {
+                "pip_line": f"{package}=={wanted}+{label}",
+                "status": ChangeStatus.NEEDS_REVIEW,
+            },
         )
     if hit.rule.id != "GP101":
         return hit
@@ -345,19 +353,13 @@ def _paired(hit: DependencyHit, dep: DependencyFile, torch_version: str) -> Depe
     start = edit.start - len(version)
     if dep.text[start : edit.start] != version:
         return hit
-    choice = _companion_choice(requirement.key, version, torch_version)
-    if choice is None:
-        return hit
-    wanted, note = choice
-    if not wanted:
-        return dataclasses.replace(hit, status=ChangeStatus.UNCONVERTED, edits=(), note=note)
-    return dataclasses.replace(
+    return _repinned(
         hit,
-        edits=tuple(
-            TextEdit(start, e.end, f"{wanted}{e.text}") if e is edit else e for e in hit.edits
-        ),
-        status=ChangeStatus.NEEDS_REVIEW,
-        note=_with_kept_advice(note, hit.note),
+        _companion_choice(requirement.key, version, torch_version),
+        lambda wanted: {
+            "edits": _with_version(hit.edits, edit, start, wanted),
+            "status": ChangeStatus.NEEDS_REVIEW,
+        },
     )
 
 
