@@ -15,6 +15,7 @@ from gpuport.plan.catalog import (
     FIGURE_GROUPS,
     GIB,
     INTERCONNECTS,
+    SEGMENTS,
     STATUSES,
     VENDORS,
     catalog,
@@ -76,6 +77,7 @@ def test_gpu_entry_schema(row: dict[str, Any]) -> None:
     if "usable_gib" in row:
         assert row["usable_gib"] <= row["memory_gib"]
     assert row["vendor"] in VENDORS
+    assert row["segment"] in SEGMENTS
     assert row["interconnect"] in INTERCONNECTS
     if row["interconnect"] == "xgmi-mesh":
         assert row.get("links", 0) >= 1
@@ -150,6 +152,7 @@ GPU_KEYS = {
     *NUMBERS,
     "aliases",
     "vendor",
+    "segment",
     "interconnect",
     "usable_gib",
     "fp8_tflops",

@@ -203,6 +203,7 @@ def _gpu(gpu_id: str, name: str, short: str, vendor: str, memory: float, bw: flo
         name=name,
         short=short,
         vendor=vendor,
+        segment="datacenter",
         architecture="CDNA3" if vendor == "amd" else "Hopper",
         arch_id="gfx942" if vendor == "amd" else "sm_90",
         memory_gib=memory,

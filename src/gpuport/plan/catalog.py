@@ -22,6 +22,7 @@ from gpuport.plan.precision import ComputeKind
 
 GIB = 1024**3
 VENDORS = ("nvidia", "amd")
+SEGMENTS = ("datacenter", "workstation", "consumer")
 INTERCONNECTS = ("nvswitch", "xgmi-mesh", "xgmi-gcd", "pcie")
 FIGURE_GROUPS = ("memory", "bandwidth", "compute", "power", "interconnect")
 STATUSES = ("seen", "vendor", "derived")
@@ -69,6 +70,7 @@ class Gpu:
     name: str
     short: str
     vendor: str
+    segment: str  # datacenter / workstation / consumer
     architecture: str
     arch_id: str
     memory_gib: float
@@ -135,6 +137,7 @@ def _gpu_from_entry(entry: Entry, gpu_id: str, sources: Mapping[str, str]) -> Gp
         name=entry.text("name"),
         short=entry.text("short"),
         vendor=entry.choice("vendor", VENDORS),
+        segment=entry.choice("segment", SEGMENTS),
         architecture=entry.text("architecture"),
         arch_id=entry.text("arch_id"),
         memory_gib=memory / per,

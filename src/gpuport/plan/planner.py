@@ -53,6 +53,7 @@ class PlanRequest:
     pp_max: int = DEFAULT_PP_MAX
     utilization: float = DEFAULT_UTILIZATION
     precision_from_checkpoint: bool = False
+    engine: str | None = None  # plan/engines.py ENGINES; None: default_engine per GPU
 
     def __post_init__(self) -> None:
         if self.context < 1:

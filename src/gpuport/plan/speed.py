@@ -108,16 +108,34 @@ class StepTime:
 
 
 @dataclass(frozen=True, slots=True)
+class Uncertainty:
+    """How far an estimate typically lands from a measurement, from validation on GPUs the
+    fit did not see: the measured rate is typically between ``low_factor`` and
+    ``high_factor`` times the estimate."""
+
+    low_factor: float
+    high_factor: float
+    typical_error: float  # median absolute relative error in that validation
+    basis: str  # "vLLM on datacenter GPUs, 41 measurements on 9 GPUs, leave-one-GPU-out"
+
+
+@dataclass(frozen=True, slots=True)
 class DecodeEstimate:
     tokens_per_s: float  # all sequences together
     per_sequence_tokens_per_s: float
     step: StepTime
     compute_bound_from_batch: int | None  # None: stays memory-bound up to MAX_BATCH_SEARCHED
     weights_compute_bound_from_batch: int | None  # the same with a 1-token context (no KV)
+    uncertainty: Uncertainty | None = None  # None: no validation covers this case
 
     @property
     def bound(self) -> str:
         return self.step.bound
+
+    @property
+    def range_tokens_per_s(self) -> tuple[float, float] | None:
+        """The typical range of the measured rate, all sequences together."""
+        return _range(self.tokens_per_s, self.uncertainty)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,10 +143,21 @@ class PrefillEstimate:
     tokens_per_s: float
     step: StepTime
     chunk_tokens: int
+    uncertainty: Uncertainty | None = None
 
     @property
     def bound(self) -> str:
         return self.step.bound
+
+    @property
+    def range_tokens_per_s(self) -> tuple[float, float] | None:
+        return _range(self.tokens_per_s, self.uncertainty)
+
+
+def _range(tokens_per_s: float, uncertainty: Uncertainty | None) -> tuple[float, float] | None:
+    if uncertainty is None:
+        return None
+    return tokens_per_s * uncertainty.low_factor, tokens_per_s * uncertainty.high_factor
 
 
 def _allreduce_seconds(model: ModelSpec, rates: Rates, tokens: int, tp: int, pp: int) -> float:
