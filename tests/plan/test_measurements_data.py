@@ -126,3 +126,11 @@ def test_coverage_is_wide_enough_to_fit_and_validate() -> None:
     batches = [int(row["batch"]) for row in ROWS]
     assert 1 in batches
     assert any(batch >= LARGE_BATCH for batch in batches)
+
+
+def test_the_readme_counts_are_the_files() -> None:
+    # benchmarks/plan_data/counts.py prints the README's tables; rerun it when rows change.
+    readme = (CSV_PATH.parent / "README.md").read_text(encoding="utf-8")
+    gpus = len({row["gpu"] for row in ROWS})
+    models = len({row["model"] for row in ROWS})
+    assert f"{len(ROWS)} rows, {gpus} GPUs, {models} models" in readme
