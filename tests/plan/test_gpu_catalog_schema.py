@@ -43,6 +43,10 @@ REQUIRED_GPUS = (
     "rx-7900-xtx",
     "rx-9070-xt",
     "radeon-pro-w7900",
+    "radeon-pro-w7800",
+    "rtx-6000-ada",
+    "l4",
+    "mi350x",
 )
 NUMBERS = ("memory_gib", "mem_bw_gbs", "fp16_tflops", "tdp_w", "link_gbs")
 TEXTS = ("id", "short", "name", "architecture", "arch_id", "memory_type", "seen_in")
