@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from gpuport.cli import main
+from gpuport.port.apimap import default_rocm_version
 from gpuport.port.diff import unified_diff
 from gpuport.port.model import ChangeStatus, CheckStatus, CompileCheck
 from gpuport.port.project import port_project
@@ -170,7 +171,7 @@ def test_json_summary_goes_to_stdout_without_output_file(project: Path) -> None:
     code, stdout, stderr = invoke(str(project), "--format", "json")
     assert code == 0, stderr
     doc = json.loads(stdout)
-    assert doc["kind"] == "port" and doc["rocm_version"] == "6.4"
+    assert doc["kind"] == "port" and doc["rocm_version"] == default_rocm_version() == "7.2"
     (add,) = doc["files"]
     assert add["path"] == "csrc/add.cu" and add["changed"] is True
     assert add["unconverted"] == 0 and add["converted"] == len(add["changes"])

@@ -22,6 +22,8 @@ from gpuport.port.translate.translation import (
 )
 
 FULL_MASK_64 = "0xffffffffffffffffULL"
+# Why a 32-bit full mask is widened without being asked (kb/rocm_versions.toml "warp-masks").
+_STATIC_ASSERT = "HIP's _sync warp functions static_assert a 64-bit mask"
 # What replaces __syncwarp() where HIP has none: the lanes of a wavefront execute in
 # lockstep, so a wavefront-level scheduling barrier keeps the compiler from moving memory
 # operations across the point (ROCm 7.0's own __syncwarp adds wavefront fences around it).
@@ -291,23 +293,22 @@ def _check_mask(
     if mask.via and mask.definition is not None:
         line, _ = t.line_col(mask.definition[0])
         where = f" ({mask.via} is defined on line {line})"
-    if not t.options.fix_warp_masks:
-        problem = (
-            "compiles, but covers only 32 of a wave64's lanes"
-            if mask.is_64bit_type
-            else "HIP's _sync functions static_assert a 64-bit mask"
-        )
+    # A mask of a 32-bit type does not compile (HIP's _sync functions static_assert a 64-bit
+    # one): widened whatever the options. A 64-bit one holding 32 lanes compiles but covers
+    # half a wave64: widened only when asked (--fix-warp-masks).
+    if mask.is_64bit_type and not t.options.fix_warp_masks:
         t.report(
             mask_start,
             "warp",
             mask_text,
-            NEEDS_REVIEW if mask.is_64bit_type else UNCONVERTED,
-            f"32-lane full mask `{mask_text}`{where}: {problem}; use {FULL_MASK_64} "
-            "(gpuport port --fix-warp-masks does this)",
+            NEEDS_REVIEW,
+            f"32-lane full mask `{mask_text}`{where}: compiles, but covers only 32 of a "
+            f"wave64's lanes; use {FULL_MASK_64} (gpuport port --fix-warp-masks does this)",
         )
         return
+    why = "--fix-warp-masks" if mask.is_64bit_type else _STATIC_ASSERT
     if mask.via:
-        _widen_definition(t, start, mask, mask_text, where)
+        _widen_definition(t, start, mask, mask_text, where, why)
         return
     if t.edit(mask_start, mask_end, FULL_MASK_64):
         t.change(
@@ -316,11 +317,13 @@ def _check_mask(
             mask_text,
             FULL_MASK_64,
             CONVERTED,
-            "full-warp mask widened to 64 bits (--fix-warp-masks)",
+            f"full-warp mask widened to 64 bits ({why})",
         )
 
 
-def _widen_definition(t: Translation, start: int, mask: Mask, mask_text: str, where: str) -> None:
+def _widen_definition(
+    t: Translation, start: int, mask: Mask, mask_text: str, where: str, why: str
+) -> None:
     assert mask.definition is not None
     def_start, def_end = mask.definition
     if def_start in t.widened_definitions:
@@ -344,7 +347,7 @@ def _widen_definition(t: Translation, start: int, mask: Mask, mask_text: str, wh
             old,
             FULL_MASK_64,
             NEEDS_REVIEW,
-            f"{mask.via} widened to 64 bits for the _sync warp functions (--fix-warp-masks); "
+            f"{mask.via} widened to 64 bits for the _sync warp functions ({why}); "
             "check its other uses",
         )
 

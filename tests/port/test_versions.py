@@ -1,0 +1,177 @@
+"""The default target and the translation's version differences (kb/rocm_versions.toml)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuport import kb
+from gpuport.kb import loader
+from gpuport.port.apimap import (
+    EXTRA_TOML,
+    load_api_map,
+    parse_version,
+    version_facts,
+)
+from gpuport.port.model import ChangeStatus, FileResult
+from gpuport.port.translate import translate_source
+
+CONVERTED = ChangeStatus.CONVERTED
+UNCONVERTED = ChangeStatus.UNCONVERTED
+
+
+def port(text: str, version: str) -> FileResult:
+    return translate_source("k.cu", text, version, diagnostics=False)
+
+
+def out(result: FileResult) -> str:
+    return result.translated if result.translated is not None else result.original
+
+
+# ------------------------------------------------------------------------- the default
+
+
+def test_the_default_target_is_the_newest_rocm_7_release_with_a_pytorch_index() -> None:
+    default = parse_version(kb.DEFAULT_ROCM_VERSION)
+    assert default == (7, 2, 0)
+    published = [parse_version(v) for v in kb.pytorch_rocm_versions()]
+    assert default in published
+    # newer published indexes (7.10+) are technology previews, not production releases
+    assert all(v[1] >= 10 for v in published if v > default)
+
+
+def test_every_difference_lies_at_or_below_the_default() -> None:
+    default = parse_version(kb.DEFAULT_ROCM_VERSION)
+    assert all(d.since <= default for d in version_facts().differences)
+
+
+# ---------------------------------------------------------------- the data agrees with itself
+
+
+def test_the_differences_name_the_versions_of_the_tables_that_drive_them() -> None:
+    facts = version_facts()
+    by_id = {d.id: d for d in facts.differences}
+    warp = load_api_map().warp
+    assert by_id["warp-masks"].since == warp.sync_default_since
+    assert by_id["syncwarp"].since == warp.syncwarp_since
+    assert by_id["warpsize-constant"].since == facts.warp_size_not_constant_since
+    assert {f.since for f in facts.location_forms.values()} == {by_id["memory-location"].since}
+    extra = loader.load_toml(EXTRA_TOML)
+    (dropped,) = [d for d in extra["dropped_suffix"] if d["suffix"] == "_v2"]
+    assert by_id["hipblas-v2"].since == parse_version(dropped["since"])
+
+
+def test_between_lists_what_an_older_target_changes() -> None:
+    facts = version_facts()
+    ids = [d.id for d in facts.between((5, 2, 0), (7, 2, 0))]
+    assert ids == ["warp-masks", "hipblas-v2", "memory-location", "syncwarp", "warpsize-constant"]
+    assert [d.id for d in facts.between((6, 4, 0), (7, 2, 0))] == ids[1:]
+    assert facts.between((7, 0, 0), (7, 2, 0)) == ()
+
+
+# -------------------------------------------------------------------------- hipBLAS 3
+
+BLAS = (
+    "#include <cublas_v2.h>\nvoid f(cublasHandle_t h, float* a) {\n"
+    "  cublasCreate_v2(&h);\n"
+    "  cublasSgemm_v2(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, a, a, 1, a, 1, a, a, 1);\n"
+    "  cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, a, a, CUDA_R_32F, 1, a, CUDA_R_32F,"
+    " 1, a, a, CUDA_R_32F, 1, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);\n}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("version", "gemm_ex"),
+    [("7.2", "hipblasGemmEx("), ("7.0", "hipblasGemmEx("), ("6.4", "hipblasGemmEx_v2(")],
+)
+def test_hipblas_3_drops_the_v2_names(version: str, gemm_ex: str) -> None:
+    text = out(port(BLAS, version))
+    # cuBLAS's own _v2 names are hipBLAS's plain names on every release
+    assert "hipblasCreate(&h)" in text and "hipblasSgemm(h," in text
+    assert gemm_ex in text and "_v2" not in text.replace(gemm_ex, "")
+
+
+# ------------------------------------------------------------------ memory locations
+
+MANAGED = (
+    "#include <cuda_runtime.h>\n"
+    "void f(float* p, size_t n, cudaStream_t s, int dev) {\n"
+    "  cudaMemLocation loc{cudaMemLocationTypeDevice, 0};\n"
+    "  cudaMemAdvise(p, n, cudaMemAdviseSetPreferredLocation, loc);\n"
+    "  cudaMemAdvise(p, n, cudaMemAdviseSetReadMostly, dev);\n"
+    "  cudaMemPrefetchAsync(p, n, loc, 0, s);\n"
+    "  cudaMemPrefetchAsync(p, n, dev, s);\n"
+    "  cudaMemPrefetchAsync_v2(p, n, {cudaMemLocationTypeDevice, dev}, 0);\n"
+    "  cudaMemAdvise_v2(p, n, cudaMemAdviseSetAccessedBy, loc);\n"
+    "}\n"
+)
+
+
+def test_rocm_7_takes_the_location_forms_as_hip_v2_functions() -> None:
+    r = port(MANAGED, "7.2")
+    lines = out(r).splitlines()
+    assert lines[3] == "  hipMemAdvise_v2(p, n, hipMemAdviseSetPreferredLocation, loc);"
+    assert lines[4] == "  hipMemAdvise(p, n, hipMemAdviseSetReadMostly, dev);"
+    assert lines[5] == "  hipMemPrefetchAsync_v2(p, n, loc, 0, s);"
+    assert lines[6] == "  hipMemPrefetchAsync(p, n, dev, s);"
+    assert lines[7] == "  hipMemPrefetchAsync_v2(p, n, {hipMemLocationTypeDevice, dev}, 0);"
+    assert lines[8] == "  hipMemAdvise_v2(p, n, hipMemAdviseSetAccessedBy, loc);"
+    assert not [c for c in r.changes if c.status is UNCONVERTED]
+
+
+def test_older_targets_report_each_location_form_with_the_device_id_fix() -> None:
+    r = port(MANAGED, "6.4")
+    text = out(r)
+    assert "hipMemAdvise(p, n, hipMemAdviseSetReadMostly, dev);" in text
+    assert "hipMemPrefetchAsync(p, n, dev, s);" in text
+    reported = [(c.line, c.before) for c in r.changes if c.status is UNCONVERTED]
+    assert reported == [
+        (4, "cudaMemAdvise"),
+        (6, "cudaMemPrefetchAsync"),
+        (8, "cudaMemPrefetchAsync_v2"),
+        (9, "cudaMemAdvise_v2"),
+    ]
+    first = next(c for c in r.changes if c.before == "cudaMemAdvise")
+    assert "hipMemAdvise_v2, which is not in ROCm 6.4 (added in 7.0)" in first.note
+    assert "device id" in first.note
+    assert "cudaMemAdvise(p, n, hipMemAdviseSetPreferredLocation, loc)" in text
+
+
+def test_the_host_location_type_exists_from_rocm_7() -> None:
+    src = "#include <cuda_runtime.h>\ncudaMemLocation l{cudaMemLocationTypeHost, 0};\n"
+    assert "hipMemLocationTypeHost" in out(port(src, "7.2"))
+    old = port(src, "6.4")
+    assert "cudaMemLocationTypeHost" in out(old)
+    assert any(
+        c.before == "cudaMemLocationTypeHost" and "added in 7.0" in c.note for c in old.changes
+    )
+
+
+# ------------------------------------------------------------------------- cuCtxCreate
+
+
+@pytest.mark.parametrize("version", ["7.2", "5.2"])
+def test_cuda_13_cu_ctx_create_with_null_params_is_the_three_argument_hip_call(
+    version: str,
+) -> None:
+    src = (
+        "#include <cuda.h>\nvoid f(CUdevice d) {\n  CUcontext c;\n"
+        "  cuCtxCreate(&c, nullptr, 0, d);\n  cuCtxCreate(&c, 0, d);\n"
+        "  cuCtxCreate_v4(&c, NULL, CU_CTX_SCHED_AUTO, d);\n}\n"
+    )
+    r = port(src, version)
+    lines = out(r).splitlines()
+    assert lines[3:6] == [
+        "  hipCtxCreate(&c, 0, d);",
+        "  hipCtxCreate(&c, 0, d);",
+        "  hipCtxCreate(&c, hipDeviceScheduleAuto, d);",
+    ]
+    assert not [c for c in r.changes if c.status is UNCONVERTED]
+
+
+def test_cu_ctx_create_with_params_is_reported_with_the_fix() -> None:
+    src = "#include <cuda.h>\nvoid f(CUdevice d, CUctxCreateParams* p, CUcontext c) {\n  cuCtxCreate(&c, p, 0, d);\n}\n"
+    r = port(src, "7.2")
+    assert "cuCtxCreate(&c, p, 0, d);" in out(r)
+    (call,) = [c for c in r.changes if c.before == "cuCtxCreate"]
+    assert call.status is UNCONVERTED and call.line == 3
+    assert "hipCtxCreate(&ctx, flags, dev)" in call.note and "primary context" in call.note
