@@ -263,6 +263,11 @@ def test_check_without_a_version_translates_for_the_older_hipcc_it_will_use(
 
     version, err = target("--check")
     assert version == "5.2" and "translating for ROCm 5.2" in err
+    # it says what that changes: each difference between 5.2 and the default, as data
+    assert "not the default 7.2" in err
+    for said in ("warp-masks (ROCm 6.4+:", "hipblas-v2 (ROCm 7.0+:", "memory-location (ROCm 7.0+"):
+        assert said in " ".join(err.split()), said
+    assert "here the masks are dropped" in " ".join(err.split())
     # the report says so too, in every format, not only stderr
     for fmt, said in (
         ("json", '"notes": [\n    "translating for ROCm 5.2'),

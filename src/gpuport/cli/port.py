@@ -30,7 +30,7 @@ from gpuport.config import load_settings
 from gpuport.edits import ChangeStatus
 from gpuport.files import DEFAULT_BACKUP_SUFFIX, PORT_JOURNAL_NAME
 from gpuport.io import refuse_outputs
-from gpuport.port.apimap import default_rocm_version, parse_version
+from gpuport.port.apimap import default_rocm_version, parse_version, version_facts, version_text
 from gpuport.port.check import (
     DEFAULT_OFFLOAD_ARCH,
     CheckOptions,
@@ -89,11 +89,16 @@ def _target_version(requested: str | None, run_check: bool) -> tuple[str, str]:
 
 
 def retarget_note(found: str, default: str) -> str:
-    """Why the port targets ROCm ``found`` rather than ``default``: said in the report itself."""
+    """Why the port targets ROCm ``found`` rather than ``default``, and what that changes in
+    the translation (kb/rocm_versions.toml): said in the report itself."""
+    differences = version_facts().between(parse_version(found), parse_version(default))
+    changed = "".join(
+        f"; {d.id} (ROCm {version_text(d.since)}+: {d.what}): here {d.older}" for d in differences
+    )
     return (
         f"translating for ROCm {found}, the release of the hipcc that --check compiles with, "
         f"not the default {default}: names that came later are not used "
-        f"(pass --rocm-version {default} or another to choose)"
+        f"(pass --rocm-version {default} or another to choose){changed}"
     )
 
 
