@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gpuport import kb
@@ -15,7 +17,7 @@ from gpuport.port.apimap import (
 from gpuport.port.model import ChangeStatus, FileResult
 from gpuport.port.translate import translate_source
 
-CONVERTED = ChangeStatus.CONVERTED
+NEEDS_REVIEW = ChangeStatus.NEEDS_REVIEW
 UNCONVERTED = ChangeStatus.UNCONVERTED
 
 
@@ -175,3 +177,32 @@ def test_cu_ctx_create_with_params_is_reported_with_the_fix() -> None:
     (call,) = [c for c in r.changes if c.before == "cuCtxCreate"]
     assert call.status is UNCONVERTED and call.line == 3
     assert "hipCtxCreate(&ctx, flags, dev)" in call.note and "primary context" in call.note
+
+
+# --------------------------------------------------------------------------- warpSize
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+
+
+def test_warp_size_constants_do_not_compile_from_rocm_7_and_say_so() -> None:
+    text = (CORPUS / "rocm7_warpsize_shared.cu").read_text(encoding="utf-8")
+    for version, status, said in (
+        ("7.2", UNCONVERTED, "does not compile for ROCm 7.2"),
+        ("7.0", UNCONVERTED, "does not compile for ROCm 7.0"),
+        ("6.4", NEEDS_REVIEW, "compiles for ROCm 6.4 (warpSize is a constant there"),
+    ):
+        r = translate_source("rocm7_warpsize_shared.cu", text, version)
+        found = [(c.line, c.before, c.status) for c in r.changes if c.rule_id == "GP306"]
+        assert found == [(14, "WARPS_PER_BLOCK", status), (15, "WARP_SIZE", status)], version
+        notes = [c.note for c in r.changes if c.rule_id == "GP306"]
+        assert all(n.startswith(said) and "template parameter" in n for n in notes), notes
+
+
+def test_a_rocm_only_warp_size_macro_without_uses_stays_a_review() -> None:
+    header = (
+        "#pragma once\n#if defined(__HIP_PLATFORM_AMD__)\n#define WARP_SIZE warpSize\n"
+        "#else\n#define WARP_SIZE 32\n#endif\n"
+    )
+    r = translate_source("compat.cuh", header, "7.2")
+    (found,) = [c for c in r.changes if c.rule_id == "GP306"]
+    assert found.status is NEEDS_REVIEW and found.note.startswith("does not compile")

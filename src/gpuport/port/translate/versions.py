@@ -1,19 +1,22 @@
-"""Calls whose translation depends on the target release: memory-location forms, cuCtxCreate.
+"""What depends on the target release: memory-location forms, cuCtxCreate, warpSize constants.
 
 CUDA 12.2's ``cudaMemAdvise_v2``/``cudaMemPrefetchAsync_v2`` and CUDA 13's plain names take a
 ``cudaMemLocation``; HIP has the same form only as ``hipMemAdvise_v2``/``hipMemPrefetchAsync_v2``
 (ROCm 7), and the plain HIP names keep the device-id signature. CUDA 13's ``cuCtxCreate`` takes
-a ``CUctxCreateParams*`` second; HIP's keeps the three-argument form. The facts (names, argument
-positions, the first release) are data: ``kb/rocm_versions.toml``.
+a ``CUctxCreateParams*`` second; HIP's keeps the three-argument form. ``warpSize`` stopped being a
+compile-time constant in ROCm 7.0. The facts (names, argument positions, the first release) are
+data: ``kb/rocm_versions.toml``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
-from gpuport.port.apimap import ContextParams, LocationForm, version_facts, version_text
+from gpuport.port.apimap import ContextParams, LocationForm, Version, version_facts, version_text
+from gpuport.port.model import Change
 from gpuport.port.translate.syntax import Call
-from gpuport.port.translate.translation import CONVERTED, UNCONVERTED, Translation
+from gpuport.port.translate.translation import CONVERTED, NEEDS_REVIEW, UNCONVERTED, Translation
 
 _FACTS = version_facts()
 LOCATION_FORMS = _FACTS.location_forms
@@ -124,6 +127,36 @@ def _drop_null_params(
             f"{params.hip} (deprecated in HIP: prefer the primary context)",
         )
         t.uses_gpu_code = True
+
+
+# The scanner rule that finds warpSize where C++ needs a compile-time constant.
+WARP_SIZE_RULE = "GP306"
+
+
+def warp_size_for_target(changes: list[Change], target: Version) -> list[Change]:
+    """The scanner's GP306 findings said for the target: from ROCm 7.0 such a use does not
+    compile (unconverted, with the fix); before, warpSize is a constant there and the use
+    compiles, but holds one wavefront size (review)."""
+    since = _FACTS.warp_size_not_constant_since
+    out = []
+    for change in changes:
+        if change.rule_id != WARP_SIZE_RULE:
+            out.append(change)
+            continue
+        if target >= since:
+            # a use the scanner saw fails to compile; a ROCm-only `#define WARP_SIZE warpSize`
+            # whose uses are elsewhere is only a likely break
+            status = UNCONVERTED if " used " in change.note else NEEDS_REVIEW
+            said = f"does not compile for ROCm {version_text(target)}"
+        else:
+            status = NEEDS_REVIEW
+            said = (
+                f"compiles for ROCm {version_text(target)} (warpSize is a constant there, 64 on "
+                f"gfx9) but not from ROCm {version_text(since)}"
+            )
+        note = f"{said}: {_FACTS.warp_size_fix}. {change.note}"
+        out.append(dataclasses.replace(change, status=status, note=note))
+    return out
 
 
 HANDLERS = {
