@@ -139,7 +139,9 @@ def retarget_note(found: str, default: str) -> str:
 @click.option(
     "--fix-warp-masks",
     is_flag=True,
-    help="Widen full-warp 32-bit masks (0xffffffff) of the _sync warp functions to 64 bits.",
+    help="Also widen full-warp masks of 32 lanes held in 64-bit types (0xffffffffULL), which "
+    "compile but cover half a wave64; 32-bit masks, which HIP's _sync functions reject, are "
+    "always widened.",
 )
 @click.option(
     "--translate-strings",

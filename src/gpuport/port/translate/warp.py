@@ -258,7 +258,10 @@ def _drop_mask(t: Translation, name: str, start: int, call: Call, mask_text: str
     target = version_text(t.target)
     note = f"mask dropped: HIP in ROCm {target} has only the mask-less form, which acts on all active lanes"
     if t.target >= t.api.warp.sync_preview_since:
-        note += " (the _sync forms need -DHIP_ENABLE_WARP_SYNC_BUILTINS before ROCm 6.4)"
+        note += (
+            " (the _sync forms need -DHIP_ENABLE_WARP_SYNC_BUILTINS before ROCm "
+            f"{version_text(t.api.warp.sync_default_since)})"
+        )
     if name == "__ballot_sync":
         note += "; the result is 64-bit on a 64-lane wavefront: keep it in unsigned long long"
     status = CONVERTED
