@@ -206,3 +206,29 @@ def test_a_rocm_only_warp_size_macro_without_uses_stays_a_review() -> None:
     r = translate_source("compat.cuh", header, "7.2")
     (found,) = [c for c in r.changes if c.rule_id == "GP306"]
     assert found.status is NEEDS_REVIEW and found.note.startswith("does not compile")
+
+
+# ------------------------------------------------------------------------- warp masks
+
+
+@pytest.mark.parametrize(
+    ("mask", "after"),
+    [
+        ("uint32_t(-1)", "0xffffffffffffffffULL"),  # causal-conv1d's spelling
+        ("unsigned(0xffffffff)", "0xffffffffffffffffULL"),
+        ("uint64_t(-1)", "uint64_t(-1)"),  # all 64 lanes already
+    ],
+)
+def test_functional_cast_masks_are_read_like_c_casts(mask: str, after: str) -> None:
+    src = f"#include <hip/hip_runtime.h>\n__device__ int f(int v) {{ return __shfl_xor_sync({mask}, v, 1); }}\n"
+    r = port(src, "7.2")
+    assert out(r) == src.replace(mask, after)
+    assert not [c for c in r.changes if c.status is not ChangeStatus.CONVERTED]
+
+
+def test_an_unknown_function_of_minus_one_is_not_taken_for_a_mask() -> None:
+    src = "#include <hip/hip_runtime.h>\n__device__ int f(int v) { return __shfl_sync(lanes(-1), v, 0); }\n"
+    r = port(src, "7.2")
+    assert out(r) == src
+    (review,) = r.changes
+    assert review.status is NEEDS_REVIEW and "64-bit mask" in review.note

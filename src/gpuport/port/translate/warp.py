@@ -68,6 +68,9 @@ _TYPES_64 = frozenset(
     }
 )
 _IDENT_ONLY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# A functional cast, `uint32_t(-1)`: read like a C cast when the name is an integer type.
+_FUNCTIONAL_CAST_RE = re.compile(r"^(?P<t>[A-Za-z_]\w*)\s*\((?P<rest>.*)\)$", re.DOTALL)
+_TYPES_32 = frozenset({"unsigned", "int", "uint32_t", "int32_t", "uint", "uint32"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +107,11 @@ def _is_64(suffix: str) -> bool:
 
 def _classify_literal(expr: str) -> Mask:
     expr = _strip_parens(expr)
+    functional = _FUNCTIONAL_CAST_RE.match(expr)
+    if functional and _balanced(functional.group("rest")):
+        type_name = functional.group("t")
+        if type_name in _TYPES_64 or type_name in _TYPES_32:
+            expr = f"({type_name}) ({functional.group('rest')})"
     cast = _CAST_RE.match(expr)
     if cast:
         type_name = " ".join((cast.group("c") or cast.group("s") or "").split())
