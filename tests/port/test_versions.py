@@ -232,3 +232,32 @@ def test_an_unknown_function_of_minus_one_is_not_taken_for_a_mask() -> None:
     assert out(r) == src
     (review,) = r.changes
     assert review.status is NEEDS_REVIEW and "64-bit mask" in review.note
+
+
+def test_a_32_bit_mask_constant_is_made_64_bit_type_and_value() -> None:
+    # apex's group_norm_v2: `constexpr unsigned FINAL_MASK = 0xffffffff;`
+    src = (
+        "#include <hip/hip_runtime.h>\nconstexpr unsigned FINAL_MASK = 0xffffffff;\n"
+        "__device__ int f(int v) { v += __shfl_xor_sync(FINAL_MASK, v, 1);"
+        " return __shfl_sync(FINAL_MASK, v, 0); }\n"
+    )
+    r = port(src, "7.2")
+    assert (
+        out(r).splitlines()[1] == "constexpr unsigned long long FINAL_MASK = 0xffffffffffffffffULL;"
+    )
+    assert [(c.line, c.before, c.status) for c in r.changes] == [
+        (2, "unsigned", NEEDS_REVIEW),
+        (2, "0xffffffff", NEEDS_REVIEW),
+    ]
+    assert "check its other uses" in r.changes[0].note
+
+
+def test_a_mask_constant_of_a_type_gpuport_cannot_widen_is_reported() -> None:
+    src = (
+        "#include <hip/hip_runtime.h>\nconst auto FULL = 0xffffffffu;\n"
+        "__device__ int f(int v) { return __shfl_sync(FULL, v, 0); }\n"
+    )
+    r = port(src, "7.2")
+    assert out(r) == src
+    (call,) = r.changes
+    assert call.status is UNCONVERTED and "declare it `unsigned long long FULL" in call.note

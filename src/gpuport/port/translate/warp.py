@@ -80,6 +80,7 @@ class Mask:
     via: str = ""  # the macro or constant it was read from
     definition: Span | None = None  # that definition's value
     definition_kind: str = ""  # "define" or "const"
+    type_span: Span | None = None  # a const's type
 
 
 def _strip_parens(expr: str) -> str:
@@ -178,19 +179,19 @@ class MaskDefinitions:
         self._lookups = 0
         self._all_read = False
         self.defines: dict[str, Span | None] = {}
-        self.consts: dict[str, tuple[str, Span] | None] = {}
+        self.consts: dict[str, tuple[str, Span, Span] | None] = {}
 
     def _read_all(self) -> None:
         self._all_read = True
         defines: dict[str, Span | None] = {}
         for m in _DEFINE_RE.finditer(self._text):
             defines.setdefault(m.group("name"), _define_value(m))
-        consts: dict[str, tuple[str, Span] | None] = {}
+        consts: dict[str, tuple[str, Span, Span] | None] = {}
         for m in _CONST_RE.finditer(self._text):
-            consts.setdefault(m.group("name"), (m.group("t"), Span(*m.span("v"))))
+            consts.setdefault(m.group("name"), _const_value(m))
         self.defines, self.consts = defines, consts
 
-    def lookup(self, name: str) -> tuple[Span | None, tuple[str, Span] | None]:
+    def lookup(self, name: str) -> tuple[Span | None, tuple[str, Span, Span] | None]:
         """The value of ``#define name``, and the type and value of a ``const`` one."""
         if not self._all_read and name not in self.defines:
             self._lookups += 1
@@ -200,8 +201,13 @@ class MaskDefinitions:
                 define = _named(_DEFINE_RE.pattern, name).search(self._text)
                 self.defines[name] = _define_value(define) if define else None
                 const = _named(_CONST_RE.pattern, name).search(self._text)
-                self.consts[name] = (const.group("t"), Span(*const.span("v"))) if const else None
+                self.consts[name] = _const_value(const) if const else None
         return self.defines.get(name), self.consts.get(name)
+
+
+def _const_value(m: re.Match[str]) -> tuple[str, Span, Span]:
+    """A constant's type, the span of its value and the span of its type."""
+    return m.group("t"), Span(*m.span("v")), Span(*m.span("t"))
 
 
 def _define_value(m: re.Match[str]) -> Span:
@@ -222,11 +228,11 @@ def classify_mask(text: str, definitions: MaskDefinitions, expr: str) -> Mask:
         inner = _classify_literal(text[define.start : define.end])
         return Mask(inner.kind, inner.is_64bit_type, expr, define, "define")
     if const is not None:
-        type_text, value = const
+        type_text, value, type_span = const
         inner = _classify_literal(text[value.start : value.end])
         type_name = " ".join(type_text.replace("const", " ").split())
         is64 = type_name in _TYPES_64 or inner.is_64bit_type
-        return Mask(inner.kind, is64, expr, value, "const")
+        return Mask(inner.kind, is64, expr, value, "const", type_span)
     return Mask("unknown", False, expr)
 
 
@@ -339,18 +345,38 @@ def _widen_definition(
     def_start, def_end = mask.definition
     if def_start in t.widened_definitions:
         return
-    if mask.definition_kind != "define":
+    type_span = mask.type_span
+    new_type = ""
+    if mask.definition_kind == "const" and type_span is not None and not mask.is_64bit_type:
+        # `constexpr unsigned FULL_MASK = 0xffffffff;`: the type is widened with the value
+        type_text = " ".join(t.text[type_span.start : type_span.end].split())
+        new_type = "unsigned long long" if type_text in _TYPES_32 | {"unsigned int"} else ""
+        if not new_type:
+            type_span = None
+    if mask.definition_kind != "define" and not (new_type or mask.is_64bit_type):
         t.report(
             start,
             "warp",
             mask_text,
             UNCONVERTED,
             f"32-lane full mask{where}: declare it `unsigned long long {mask.via} = "
-            f"{FULL_MASK_64}` (gpuport widens only #define'd masks)",
+            f"{FULL_MASK_64}` (gpuport widens #define'd masks and constants of an integer type)",
         )
         return
     t.widened_definitions.add(def_start)
     old = t.text[def_start:def_end]
+    if new_type and type_span is not None:
+        old_type = t.text[type_span.start : type_span.end]
+        if not t.edit(type_span.start, type_span.end, new_type):
+            return
+        t.change(
+            type_span.start,
+            "warp",
+            old_type,
+            new_type,
+            NEEDS_REVIEW,
+            f"{mask.via} made 64-bit for the _sync warp functions ({why}); check its other uses",
+        )
     if t.edit(def_start, def_end, FULL_MASK_64):
         t.change(
             def_start,
