@@ -249,6 +249,23 @@ def test_a_single_file_can_be_ported(tmp_path: Path) -> None:
     assert "hipStreamSynchronize" in (out / "add.cu").read_text()
 
 
+def test_check_for_a_newer_release_than_hipcc_names_the_rewrites_it_cannot_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gpuport.cli.port as command
+
+    (tmp_path / "requirements.txt").write_text("numpy==1.26.4\n")
+    monkeypatch.setattr(command, "hipcc_version", lambda hipcc="hipcc": (6, 4))
+    out = CliRunner().invoke(
+        main, ["port", str(tmp_path), "--check", "--rocm-version", "7.2", "--format", "json"]
+    )
+    (note,) = json.loads(out.stdout)["notes"]
+    assert note.startswith("hipcc here is HIP 6.4, older than the target ROCm 7.2")
+    assert "nor the rewrites made for the newer release: hipblas-v2 (ROCm 7.0+)" in note
+    assert "warp-masks" not in note  # 6.4 has it already
+    assert note.endswith("(--rocm-version 6.4 checks against this compiler)")
+
+
 def test_check_without_a_version_translates_for_the_older_hipcc_it_will_use(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -10,6 +10,7 @@ from gpuport import kb
 from gpuport.kb import loader
 from gpuport.port.apimap import (
     EXTRA_TOML,
+    VERSIONS_TOML,
     load_api_map,
     parse_version,
     version_facts,
@@ -60,6 +61,50 @@ def test_the_differences_name_the_versions_of_the_tables_that_drive_them() -> No
     extra = loader.load_toml(EXTRA_TOML)
     (dropped,) = [d for d in extra["dropped_suffix"] if d["suffix"] == "_v2"]
     assert by_id["hipblas-v2"].since == parse_version(dropped["since"])
+
+
+# The keys each table of rocm_versions.toml may hold: a typo would otherwise be ignored.
+_KEYS = {
+    "difference": {"id", "since", "data", "what", "older", "sources", "checked"},
+    "location_form": {
+        "cuda",
+        "hip",
+        "since",
+        "location_argument",
+        "location_counts",
+        "older",
+        "sources",
+        "checked",
+    },
+    "context_params": {
+        "cuda",
+        "hip",
+        "since",
+        "arguments",
+        "params_argument",
+        "unsupported",
+        "sources",
+        "checked",
+    },
+    "name": {"cuda", "hip", "since", "family", "note", "sources", "checked"},
+    "warp_size": {"not_constant_since", "fix", "sources", "checked"},
+    "meta": {"checked"},
+}
+
+
+def test_rocm_versions_toml_holds_only_known_tables_and_keys() -> None:
+    data = loader.load_toml(VERSIONS_TOML)
+    assert set(data) == set(_KEYS)
+    for table, value in data.items():
+        for item in value if isinstance(value, list) else [value]:
+            assert set(item) <= _KEYS[table], (table, set(item) - _KEYS[table])
+
+
+def test_every_difference_names_the_table_that_drives_it() -> None:
+    data = loader.load_toml(VERSIONS_TOML)
+    for item in data["difference"]:
+        filename, _, table = item["data"].partition(" ")
+        assert table.split()[0].strip("[]") in loader.load_toml(filename), item["id"]
 
 
 def test_between_lists_what_an_older_target_changes() -> None:

@@ -304,10 +304,13 @@ def _run_check(path: Path, result: PortResult, offload_arch: str, no_progress: b
     hip = hipcc_version(options.hipcc)
     target = parse_version(result.rocm_version)
     if hip is not None and hip < target[:2]:
+        differences = version_facts().between(parse_version(f"{hip[0]}.{hip[1]}"), target)
+        newer = ", ".join(f"{d.id} (ROCm {version_text(d.since)}+)" for d in differences)
         older = (
             f"hipcc here is HIP {hip[0]}.{hip[1]}, older than the target ROCm "
-            f"{result.rocm_version}: names that came later do not compile with it "
-            f"(--rocm-version {hip[0]}.{hip[1]} checks against this compiler)"
+            f"{result.rocm_version}: names that came later do not compile with it"
+            + (f", nor the rewrites made for the newer release: {newer}" if newer else "")
+            + f" (--rocm-version {hip[0]}.{hip[1]} checks against this compiler)"
         )
         say(f"note: {older}")
         result.notes.append(older)
