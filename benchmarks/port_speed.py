@@ -7,7 +7,7 @@ kernel scanner's diagnostics and once without — measuring wall time, lines/s a
 memory (tracemalloc's peak of Python allocations, and the process's peak RSS). Writes
 benchmarks/results/port_speed.md.
 
-    .venv/bin/python benchmarks/port_speed.py [--lines 1000000] [--rocm-version 6.4]
+    .venv/bin/python benchmarks/port_speed.py [--lines 1000000] [--rocm-version 7.2]
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 
 from bench_output import write_results  # benchmarks/ is the script's folder
+
+from gpuport.kb import DEFAULT_ROCM_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -281,7 +283,7 @@ def measure(input_path: Path, version: str, diagnostics: bool, trace: bool) -> d
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=1_000_000)
-    parser.add_argument("--rocm-version", default="6.4")
+    parser.add_argument("--rocm-version", default=DEFAULT_ROCM_VERSION)
     parser.add_argument(
         "--out", type=Path, default=Path(__file__).parent / "results" / "port_speed.md"
     )

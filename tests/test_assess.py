@@ -205,7 +205,7 @@ def test_a_project_with_its_own_rocm_path_already_supports_rocm_with_its_evidenc
     assert a.support is not None and a.support.package == ""
     # a ROCm torch first, then the project's own build against it, without build isolation
     assert a.next_steps[0].command == (
-        "pip install torch --index-url https://download.pytorch.org/whl/rocm6.4"
+        "pip install torch --index-url https://download.pytorch.org/whl/rocm7.2"
     )
     assert "its setup.py takes the ROCm path, setup.py:40" in a.next_steps[1].text
     assert "pip install --no-build-isolation ." in a.next_steps[1].text

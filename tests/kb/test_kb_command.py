@@ -20,7 +20,7 @@ def test_show_package_in_terminal_format() -> None:
     code, out, _ = run("show", "torch")
     assert code == 0
     assert "package torch" in out and "needs-rocm-build-or-index" in out
-    assert "https://download.pytorch.org/whl/rocm6.4" in out
+    assert "https://download.pytorch.org/whl/rocm7.2" in out  # the default target
     assert "checked" in out and "2026-11-21" in out
     assert "https://pytorch.org/get-started/previous-versions/" in out
 

@@ -230,7 +230,7 @@ def test_pytorch_rocm_index_below_every_published_version_takes_the_oldest() -> 
 
 
 def test_pytorch_rocm_index_default() -> None:
-    assert kb.pytorch_rocm_index() == "https://download.pytorch.org/whl/rocm6.4"
+    assert kb.pytorch_rocm_index() == "https://download.pytorch.org/whl/rocm7.2"
 
 
 def test_pytorch_rocm_index_rejects_nonsense() -> None:
@@ -241,7 +241,7 @@ def test_pytorch_rocm_index_rejects_nonsense() -> None:
 def test_package_index_for_snaps_pytorch_and_substitutes_others() -> None:
     torch = kb.packages()["torch"]
     assert torch.index_for("6.2.1") == "https://download.pytorch.org/whl/rocm6.2"
-    assert torch.index_for() == "https://download.pytorch.org/whl/rocm6.4"
+    assert torch.index_for() == "https://download.pytorch.org/whl/rocm7.2"
     assert kb.packages()["bitsandbytes"].index_for("6.4") is None
     assert kb.packages()["vllm"].index_for("7.2") == "https://wheels.vllm.ai/rocm/"
 

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from gpuport.cli import main
+from gpuport.port.apimap import default_rocm_version
 from gpuport.port.diff import unified_diff
 from gpuport.port.model import ChangeStatus, CheckStatus, CompileCheck
 from gpuport.port.project import port_project
@@ -170,7 +171,7 @@ def test_json_summary_goes_to_stdout_without_output_file(project: Path) -> None:
     code, stdout, stderr = invoke(str(project), "--format", "json")
     assert code == 0, stderr
     doc = json.loads(stdout)
-    assert doc["kind"] == "port" and doc["rocm_version"] == "6.4"
+    assert doc["kind"] == "port" and doc["rocm_version"] == default_rocm_version() == "7.2"
     (add,) = doc["files"]
     assert add["path"] == "csrc/add.cu" and add["changed"] is True
     assert add["unconverted"] == 0 and add["converted"] == len(add["changes"])
@@ -248,6 +249,23 @@ def test_a_single_file_can_be_ported(tmp_path: Path) -> None:
     assert "hipStreamSynchronize" in (out / "add.cu").read_text()
 
 
+def test_check_for_a_newer_release_than_hipcc_names_the_rewrites_it_cannot_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gpuport.cli.port as command
+
+    (tmp_path / "requirements.txt").write_text("numpy==1.26.4\n")
+    monkeypatch.setattr(command, "hipcc_version", lambda hipcc="hipcc": (6, 4))
+    out = CliRunner().invoke(
+        main, ["port", str(tmp_path), "--check", "--rocm-version", "7.2", "--format", "json"]
+    )
+    (note,) = json.loads(out.stdout)["notes"]
+    assert note.startswith("hipcc here is HIP 6.4, older than the target ROCm 7.2")
+    assert "nor the rewrites made for the newer release: hipblas-v2 (ROCm 7.0+)" in note
+    assert "warp-masks" not in note  # 6.4 has it already
+    assert note.endswith("(--rocm-version 6.4 checks against this compiler)")
+
+
 def test_check_without_a_version_translates_for_the_older_hipcc_it_will_use(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -262,6 +280,11 @@ def test_check_without_a_version_translates_for_the_older_hipcc_it_will_use(
 
     version, err = target("--check")
     assert version == "5.2" and "translating for ROCm 5.2" in err
+    # it says what that changes: each difference between 5.2 and the default, as data
+    assert "not the default 7.2" in err
+    for said in ("warp-masks (ROCm 6.4+:", "hipblas-v2 (ROCm 7.0+:", "memory-location (ROCm 7.0+"):
+        assert said in " ".join(err.split()), said
+    assert "here the masks are dropped" in " ".join(err.split())
     # the report says so too, in every format, not only stderr
     for fmt, said in (
         ("json", '"notes": [\n    "translating for ROCm 5.2'),

@@ -361,23 +361,36 @@ def test_before_rocm_6_4_warp_functions_lose_their_mask() -> None:
     assert "64-bit" in ballot.note
 
 
-def test_from_rocm_6_4_sync_functions_stay_and_32_bit_masks_are_reported() -> None:
+def test_from_rocm_6_4_sync_functions_stay_and_32_bit_masks_are_widened() -> None:
+    # HIP's _sync functions static_assert a 64-bit mask: a 32-bit full mask would not compile,
+    # so it is widened without --fix-warp-masks (kb/rocm_versions.toml "warp-masks")
     r = port("#include <hip/hip_runtime.h>\n" + WARP, "6.4")
     text = out(r)
-    assert "__shfl_xor_sync(0xffffffff, v, 1)" in text and "__activemask()" in text
-    masks = [c for c in r.changes if c.family == "warp" and c.before != "__shfl_sync"]
-    unconverted = [c for c in masks if c.status is UNCONVERTED]
-    assert [c.before for c in unconverted] == [
+    assert "__shfl_xor_sync(0xffffffffffffffffULL, v, 1)" in text and "__activemask()" in text
+    assert "__all_sync(0xffffffffffffffffULL, v < 9)" in text
+    masks = [c for c in r.changes if c.family == "warp" and c.before.startswith(("0", "~"))]
+    assert [c.before for c in masks] == [
         "0xffffffff",
         "0xFFFFFFFFu",
         "0xffffffff",
         "0xffffffff",
         "~0u",
     ]
-    assert unconverted[0].line == 3 and unconverted[0].column == 24
-    assert "--fix-warp-masks" in unconverted[0].note
+    assert all(c.status is CONVERTED and c.after == "0xffffffffffffffffULL" for c in masks)
+    assert masks[0].line == 3 and masks[0].column == 24
+    assert "static_assert a 64-bit mask" in masks[0].note
     unknown = find(r, "__shfl_sync")
     assert unknown.status is NEEDS_REVIEW and "64-bit" in unknown.note
+
+
+def test_a_64_bit_mask_holding_32_lanes_is_reported_unless_fix_warp_masks() -> None:
+    src = "#include <hip/hip_runtime.h>\nx = __shfl_sync(0xffffffffULL, v, 0);\n"
+    plain = port(src, "7.2")
+    assert out(plain) == src
+    half = find(plain, "0xffffffffULL")
+    assert half.status is NEEDS_REVIEW and "--fix-warp-masks" in half.note
+    fixed = port(src, "7.2", fix=True)
+    assert out(fixed) == src.replace("0xffffffffULL", "0xffffffffffffffffULL")
 
 
 def test_fix_warp_masks_widens_full_masks() -> None:
@@ -390,19 +403,25 @@ def test_fix_warp_masks_widens_full_masks() -> None:
     assert not [c for c in r.changes if c.status is UNCONVERTED]
 
 
-def test_fix_warp_masks_widens_a_mask_macro_once() -> None:
+def test_a_32_bit_mask_macro_is_widened_once() -> None:
     src = (
         "#include <hip/hip_runtime.h>\n#define FULL_MASK 0xffffffff\n"
         "__device__ float f(float v) {\n"
         "  v += __shfl_xor_sync(FULL_MASK, v, 1);\n  return __shfl_sync(FULL_MASK, v, 0);\n}\n"
     )
-    plain = port(src, "6.4")
-    assert [c.status for c in plain.changes] == [UNCONVERTED, UNCONVERTED]
+    for fix in (False, True):
+        fixed = port(src, "6.4", fix=fix)
+        assert out(fixed) == src.replace("FULL_MASK 0xffffffff", "FULL_MASK 0xffffffffffffffffULL")
+        widened = find(fixed, "0xffffffff")
+        assert (widened.line, widened.status) == (2, NEEDS_REVIEW)
+        assert len(fixed.changes) == 1
+    half = src.replace("0xffffffff", "0xffffffffULL")
+    plain = port(half, "6.4")
+    assert [c.status for c in plain.changes] == [NEEDS_REVIEW, NEEDS_REVIEW]
     assert "FULL_MASK is defined on line 2" in plain.changes[0].note
-    fixed = port(src, "6.4", fix=True)
-    assert out(fixed) == src.replace("FULL_MASK 0xffffffff", "FULL_MASK 0xffffffffffffffffULL")
-    widened = find(fixed, "0xffffffff")
-    assert (widened.line, widened.status) == (2, NEEDS_REVIEW)
+    assert out(port(half, "6.4", fix=True)) == src.replace(
+        "FULL_MASK 0xffffffff", "FULL_MASK 0xffffffffffffffffULL"
+    )
 
 
 def test_64_bit_masks_are_fine_and_half_masks_are_flagged() -> None:
@@ -802,12 +821,12 @@ def test_a_new_make_overload_is_not_a_clash() -> None:
 
 def test_call_arguments_skip_comments_literals_and_continuations() -> None:
     src = (
-        "#include <hip/hip_runtime.h>\n#define FULL 0xffffffff\n"
+        "#include <hip/hip_runtime.h>\n#define FULL 0xffffffffULL\n"
         "x = __shfl_sync( /* a, b */ FULL // c, d\n , f(\",\", ','), \\\n 0 /* e */);\n"
     )
     r = port(src, "6.4")
     mask = find(r, "FULL")
-    assert (mask.line, mask.column, mask.status) == (3, 29, UNCONVERTED)
+    assert (mask.line, mask.column, mask.status) == (3, 29, NEEDS_REVIEW)
     assert "FULL is defined on line 2" in mask.note
 
 
@@ -829,7 +848,7 @@ def test_many_mask_macros_defined_after_their_use_are_each_read() -> None:
     # past a few names the definitions are read in one pass: the same answers
     calls = "".join(f"x = __shfl_sync(M{i}, v, 1);\n" for i in range(12))
     defines = "".join(
-        f"#define M{i} {'0xffffffffffffffffULL' if i % 2 else '0xffffffff'}\n" for i in range(12)
+        f"#define M{i} {'0xffffffffffffffffULL' if i % 2 else '0xffffffffULL'}\n" for i in range(12)
     )
     r = port("#include <hip/hip_runtime.h>\n" + calls + defines, "6.4")
     flagged = [c.before for c in r.changes if c.family == "warp"]

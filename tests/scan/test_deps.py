@@ -335,7 +335,7 @@ def test_unlisted_includes_are_reported_once_with_their_own_lines(tmp_path: Path
     assert [(s.path, s.line) for s in result.skipped] == [("common/base.txt", 4)]
     gp101 = only(result.findings, "GP101")
     assert gp101.excerpt is not None and "torch==2.3.0+cu121" in gp101.excerpt.lines
-    assert gp101.fix is not None and gp101.fix.replacement == "torch==2.3.0+rocm6.4"
+    assert gp101.fix is not None and gp101.fix.replacement == "torch==2.3.0+rocm7.2"
 
 
 def test_included_files_found_by_name_are_not_reported_by_their_includer(

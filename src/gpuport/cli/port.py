@@ -30,7 +30,7 @@ from gpuport.config import load_settings
 from gpuport.edits import ChangeStatus
 from gpuport.files import DEFAULT_BACKUP_SUFFIX, PORT_JOURNAL_NAME
 from gpuport.io import refuse_outputs
-from gpuport.port.apimap import default_rocm_version, parse_version
+from gpuport.port.apimap import default_rocm_version, parse_version, version_facts, version_text
 from gpuport.port.check import (
     DEFAULT_OFFLOAD_ARCH,
     CheckOptions,
@@ -89,11 +89,16 @@ def _target_version(requested: str | None, run_check: bool) -> tuple[str, str]:
 
 
 def retarget_note(found: str, default: str) -> str:
-    """Why the port targets ROCm ``found`` rather than ``default``: said in the report itself."""
+    """Why the port targets ROCm ``found`` rather than ``default``, and what that changes in
+    the translation (kb/rocm_versions.toml): said in the report itself."""
+    differences = version_facts().between(parse_version(found), parse_version(default))
+    changed = "".join(
+        f"; {d.id} (ROCm {version_text(d.since)}+: {d.what}): here {d.older}" for d in differences
+    )
     return (
         f"translating for ROCm {found}, the release of the hipcc that --check compiles with, "
         f"not the default {default}: names that came later are not used "
-        f"(pass --rocm-version {default} or another to choose)"
+        f"(pass --rocm-version {default} or another to choose){changed}"
     )
 
 
@@ -134,7 +139,9 @@ def retarget_note(found: str, default: str) -> str:
 @click.option(
     "--fix-warp-masks",
     is_flag=True,
-    help="Widen full-warp 32-bit masks (0xffffffff) of the _sync warp functions to 64 bits.",
+    help="Also widen full-warp masks of 32 lanes held in 64-bit types (0xffffffffULL), which "
+    "compile but cover half a wave64; 32-bit masks, which HIP's _sync functions reject, are "
+    "always widened.",
 )
 @click.option(
     "--translate-strings",
@@ -297,10 +304,13 @@ def _run_check(path: Path, result: PortResult, offload_arch: str, no_progress: b
     hip = hipcc_version(options.hipcc)
     target = parse_version(result.rocm_version)
     if hip is not None and hip < target[:2]:
+        differences = version_facts().between(parse_version(f"{hip[0]}.{hip[1]}"), target)
+        newer = ", ".join(f"{d.id} (ROCm {version_text(d.since)}+)" for d in differences)
         older = (
             f"hipcc here is HIP {hip[0]}.{hip[1]}, older than the target ROCm "
-            f"{result.rocm_version}: names that came later do not compile with it "
-            f"(--rocm-version {hip[0]}.{hip[1]} checks against this compiler)"
+            f"{result.rocm_version}: names that came later do not compile with it"
+            + (f", nor the rewrites made for the newer release: {newer}" if newer else "")
+            + f" (--rocm-version {hip[0]}.{hip[1]} checks against this compiler)"
         )
         say(f"note: {older}")
         result.notes.append(older)

@@ -31,6 +31,7 @@ API_COLUMNS = (
     "note",
 )
 EXTRA_TOML = "cuda_hip_extra.toml"
+VERSIONS_TOML = "rocm_versions.toml"
 FAMILIES = frozenset(
     {
         "runtime",
@@ -127,6 +128,55 @@ class WarpVersions:
 
 
 @dataclass(frozen=True, slots=True)
+class Difference:
+    """One way the translation differs between releases (rocm_versions.toml [[difference]])."""
+
+    id: str
+    since: Version
+    what: str  # what ``since`` and later get
+    older: str  # what an older target gets
+    data: str  # the table that drives it
+
+
+@dataclass(frozen=True, slots=True)
+class LocationForm:
+    """A CUDA memory call whose cudaMemLocation form maps to a HIP _v2 function from ``since``."""
+
+    cuda: str
+    hip: str
+    since: Version
+    location_argument: int  # 0-based
+    location_counts: tuple[int, ...]  # argument counts only the location form has
+    older: str  # what to write for an older target
+
+
+@dataclass(frozen=True, slots=True)
+class ContextParams:
+    """cuCtxCreate's CUDA 13 form: a CUctxCreateParams pointer as argument ``params_argument``."""
+
+    cuda: tuple[str, ...]
+    hip: str
+    arguments: int
+    params_argument: int
+    unsupported: str  # what to do when the parameters are not null
+
+
+@dataclass(frozen=True, slots=True)
+class VersionFacts:
+    """What rocm_versions.toml says: the differences between releases and what drives them."""
+
+    differences: tuple[Difference, ...]
+    location_forms: Mapping[str, LocationForm]
+    context_params: Mapping[str, ContextParams]
+    warp_size_not_constant_since: Version
+    warp_size_fix: str
+
+    def between(self, older: Version, newer: Version) -> tuple[Difference, ...]:
+        """The differences a target of ``older`` sees that ``newer`` does not."""
+        return tuple(d for d in self.differences if older < d.since <= newer)
+
+
+@dataclass(frozen=True, slots=True)
 class ApiMap:
     entries: Mapping[str, ApiEntry]
     headers: Mapping[str, HeaderEntry]
@@ -136,6 +186,7 @@ class ApiMap:
     generated: str  # the TSV's "# generated:" date
     extra_checked: datetime.date | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    versions: VersionFacts | None = None
 
     def header(self, path: str) -> HeaderEntry | None:
         """The entry for an #include path, exact names first, then folder prefixes."""
@@ -328,6 +379,7 @@ def load_api_map() -> ApiMap:
     extra = loader.load_toml(EXTRA_TOML)
     entries = _api_entries(table)
     headers, prefixes, warp = _merge_extras(entries, extra)
+    versions = _version_facts(entries, loader.load_toml(VERSIONS_TOML))
     return ApiMap(
         entries=entries,
         headers=headers,
@@ -337,7 +389,82 @@ def load_api_map() -> ApiMap:
         generated=table.meta.get("generated", ""),
         extra_checked=loader.table_entry(extra, "meta", EXTRA_TOML).date(),
         meta=dict(table.meta),
+        versions=versions,
     )
+
+
+def _required(entry: Entry, key: str) -> Version:
+    version = _version_or_none(entry, key)
+    if version is None:
+        raise KbError(f"{entry.where}: missing {key!r}")
+    return version
+
+
+def _version_facts(entries: dict[str, ApiEntry], data: dict[str, Any]) -> VersionFacts:
+    """rocm_versions.toml, read; its renames go into ``entries``."""
+    differences = []
+    for item in loader.entries(data, "difference", VERSIONS_TOML, "id"):
+        _sourced(item)
+        differences.append(
+            Difference(
+                item.text("id"),
+                _required(item, "since"),
+                item.text("what"),
+                item.text("older"),
+                item.text("data"),
+            )
+        )
+    forms: dict[str, LocationForm] = {}
+    for item in loader.entries(data, "location_form", VERSIONS_TOML, "cuda"):
+        _sourced(item)
+        form = LocationForm(
+            item.text("cuda"),
+            item.text("hip"),
+            _required(item, "since"),
+            item.integer("location_argument"),
+            item.ints("location_counts"),
+            item.text("older"),
+        )
+        forms[form.cuda] = form
+    contexts: dict[str, ContextParams] = {}
+    for item in loader.entries(data, "context_params", VERSIONS_TOML, "hip"):
+        _sourced(item)
+        _required(item, "since")
+        params = ContextParams(
+            item.texts("cuda", required=True),
+            item.text("hip"),
+            item.integer("arguments"),
+            item.integer("params_argument"),
+            item.text("unsupported"),
+        )
+        contexts.update(dict.fromkeys(params.cuda, params))
+    for item in loader.entries(data, "name", VERSIONS_TOML, "cuda"):
+        _sourced(item)
+        cuda = item.text("cuda")
+        entries[cuda] = ApiEntry(
+            cuda=cuda,
+            hip=item.text("hip"),
+            family=_family(item),
+            hip_added=_required(item, "since"),
+            note=item.text("note", ""),
+            source="extra",
+        )
+    warp_size = loader.table_entry(data, "warp_size", VERSIONS_TOML)
+    _sourced(warp_size)
+    return VersionFacts(
+        tuple(sorted(differences, key=lambda d: (d.since, d.id))),
+        forms,
+        contexts,
+        _required(warp_size, "not_constant_since"),
+        warp_size.text("fix"),
+    )
+
+
+def version_facts() -> VersionFacts:
+    """The version differences of the shipped map."""
+    facts = load_api_map().versions
+    assert facts is not None  # load_api_map always reads them
+    return facts
 
 
 def default_rocm_version() -> str:

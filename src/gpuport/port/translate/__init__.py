@@ -18,6 +18,7 @@ from gpuport.port.model import FileResult
 from gpuport.port.translate.actions import actions
 from gpuport.port.translate.diagnostics import scanner_findings
 from gpuport.port.translate.translation import TranslateOptions, Translation, apply_edits
+from gpuport.port.translate.versions import warp_size_for_target
 from gpuport.port.translate.walk import candidate_identifiers, is_candidate_name, walk
 
 __all__ = [
@@ -55,7 +56,7 @@ def translate_source(
     changes = work.changes()
     if diagnostics and file_kind in _SOURCE_KINDS:
         taken = {(c.line, c.column) for c in changes}
-        found = scanner_findings(rel, text, work.code)
+        found = warp_size_for_target(scanner_findings(rel, text, work.code), target)
         changes.extend(c for c in found if (c.line, c.column) not in taken)
     changes.sort(key=lambda c: (c.line, c.column, c.family, c.before))
     translated = apply_edits(text, work.edits)

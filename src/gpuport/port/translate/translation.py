@@ -36,7 +36,7 @@ _GPU_FAMILIES = ("runtime", "driver", "device")
 
 @dataclass(frozen=True, slots=True)
 class TranslateOptions:
-    fix_warp_masks: bool = False  # widen full-warp 32-bit masks to 64 bits (ROCm >= 6.4)
+    fix_warp_masks: bool = False  # also widen 32-lane masks of 64-bit types (32-bit ones always)
     translate_strings: bool = False  # rename CUDA names inside strings and comments too
     diagnostics: bool = True  # add the kernel scanner's findings as changes
 

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from gpuport.files import FileKind
 from gpuport.port.apimap import Version, parse_version
-from gpuport.port.translate import arch, includes, names, warp
+from gpuport.port.translate import arch, includes, names, versions, warp
 from gpuport.port.translate.actions import CANDIDATE_PREFIXES, Rename, actions
 from gpuport.port.translate.syntax import starts_line
 from gpuport.port.translate.translation import CONVERTED, Translation
@@ -59,6 +59,7 @@ _SPECIAL: dict[str, NameHandler] = {
     **{name: warp.warp_masked for name in warp.MASKED_WARP},
     **{name: warp.warp_match for name in warp.MATCH_WARP},
     **{name: names.clash_or_rename for name in names.CLASH_FUNCTIONS | warp.WARP_BUILTINS},
+    **versions.HANDLERS,
 }
 
 

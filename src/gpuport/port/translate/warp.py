@@ -22,6 +22,8 @@ from gpuport.port.translate.translation import (
 )
 
 FULL_MASK_64 = "0xffffffffffffffffULL"
+# Why a 32-bit full mask is widened without being asked (kb/rocm_versions.toml "warp-masks").
+_STATIC_ASSERT = "HIP's _sync warp functions static_assert a 64-bit mask"
 # What replaces __syncwarp() where HIP has none: the lanes of a wavefront execute in
 # lockstep, so a wavefront-level scheduling barrier keeps the compiler from moving memory
 # operations across the point (ROCm 7.0's own __syncwarp adds wavefront fences around it).
@@ -66,6 +68,9 @@ _TYPES_64 = frozenset(
     }
 )
 _IDENT_ONLY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# A functional cast, `uint32_t(-1)`: read like a C cast when the name is an integer type.
+_FUNCTIONAL_CAST_RE = re.compile(r"^(?P<t>[A-Za-z_]\w*)\s*\((?P<rest>.*)\)$", re.DOTALL)
+_TYPES_32 = frozenset({"unsigned", "int", "uint32_t", "int32_t", "uint", "uint32"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +80,7 @@ class Mask:
     via: str = ""  # the macro or constant it was read from
     definition: Span | None = None  # that definition's value
     definition_kind: str = ""  # "define" or "const"
+    type_span: Span | None = None  # a const's type
 
 
 def _strip_parens(expr: str) -> str:
@@ -102,6 +108,11 @@ def _is_64(suffix: str) -> bool:
 
 def _classify_literal(expr: str) -> Mask:
     expr = _strip_parens(expr)
+    functional = _FUNCTIONAL_CAST_RE.match(expr)
+    if functional and _balanced(functional.group("rest")):
+        type_name = functional.group("t")
+        if type_name in _TYPES_64 or type_name in _TYPES_32:
+            expr = f"({type_name}) ({functional.group('rest')})"
     cast = _CAST_RE.match(expr)
     if cast:
         type_name = " ".join((cast.group("c") or cast.group("s") or "").split())
@@ -168,19 +179,19 @@ class MaskDefinitions:
         self._lookups = 0
         self._all_read = False
         self.defines: dict[str, Span | None] = {}
-        self.consts: dict[str, tuple[str, Span] | None] = {}
+        self.consts: dict[str, tuple[str, Span, Span] | None] = {}
 
     def _read_all(self) -> None:
         self._all_read = True
         defines: dict[str, Span | None] = {}
         for m in _DEFINE_RE.finditer(self._text):
             defines.setdefault(m.group("name"), _define_value(m))
-        consts: dict[str, tuple[str, Span] | None] = {}
+        consts: dict[str, tuple[str, Span, Span] | None] = {}
         for m in _CONST_RE.finditer(self._text):
-            consts.setdefault(m.group("name"), (m.group("t"), Span(*m.span("v"))))
+            consts.setdefault(m.group("name"), _const_value(m))
         self.defines, self.consts = defines, consts
 
-    def lookup(self, name: str) -> tuple[Span | None, tuple[str, Span] | None]:
+    def lookup(self, name: str) -> tuple[Span | None, tuple[str, Span, Span] | None]:
         """The value of ``#define name``, and the type and value of a ``const`` one."""
         if not self._all_read and name not in self.defines:
             self._lookups += 1
@@ -190,8 +201,13 @@ class MaskDefinitions:
                 define = _named(_DEFINE_RE.pattern, name).search(self._text)
                 self.defines[name] = _define_value(define) if define else None
                 const = _named(_CONST_RE.pattern, name).search(self._text)
-                self.consts[name] = (const.group("t"), Span(*const.span("v"))) if const else None
+                self.consts[name] = _const_value(const) if const else None
         return self.defines.get(name), self.consts.get(name)
+
+
+def _const_value(m: re.Match[str]) -> tuple[str, Span, Span]:
+    """A constant's type, the span of its value and the span of its type."""
+    return m.group("t"), Span(*m.span("v")), Span(*m.span("t"))
 
 
 def _define_value(m: re.Match[str]) -> Span:
@@ -212,11 +228,11 @@ def classify_mask(text: str, definitions: MaskDefinitions, expr: str) -> Mask:
         inner = _classify_literal(text[define.start : define.end])
         return Mask(inner.kind, inner.is_64bit_type, expr, define, "define")
     if const is not None:
-        type_text, value = const
+        type_text, value, type_span = const
         inner = _classify_literal(text[value.start : value.end])
         type_name = " ".join(type_text.replace("const", " ").split())
         is64 = type_name in _TYPES_64 or inner.is_64bit_type
-        return Mask(inner.kind, is64, expr, value, "const")
+        return Mask(inner.kind, is64, expr, value, "const", type_span)
     return Mask("unknown", False, expr)
 
 
@@ -256,7 +272,10 @@ def _drop_mask(t: Translation, name: str, start: int, call: Call, mask_text: str
     target = version_text(t.target)
     note = f"mask dropped: HIP in ROCm {target} has only the mask-less form, which acts on all active lanes"
     if t.target >= t.api.warp.sync_preview_since:
-        note += " (the _sync forms need -DHIP_ENABLE_WARP_SYNC_BUILTINS before ROCm 6.4)"
+        note += (
+            " (the _sync forms need -DHIP_ENABLE_WARP_SYNC_BUILTINS before ROCm "
+            f"{version_text(t.api.warp.sync_default_since)})"
+        )
     if name == "__ballot_sync":
         note += "; the result is 64-bit on a 64-lane wavefront: keep it in unsigned long long"
     status = CONVERTED
@@ -291,23 +310,22 @@ def _check_mask(
     if mask.via and mask.definition is not None:
         line, _ = t.line_col(mask.definition[0])
         where = f" ({mask.via} is defined on line {line})"
-    if not t.options.fix_warp_masks:
-        problem = (
-            "compiles, but covers only 32 of a wave64's lanes"
-            if mask.is_64bit_type
-            else "HIP's _sync functions static_assert a 64-bit mask"
-        )
+    # A mask of a 32-bit type does not compile (HIP's _sync functions static_assert a 64-bit
+    # one): widened whatever the options. A 64-bit one holding 32 lanes compiles but covers
+    # half a wave64: widened only when asked (--fix-warp-masks).
+    if mask.is_64bit_type and not t.options.fix_warp_masks:
         t.report(
             mask_start,
             "warp",
             mask_text,
-            NEEDS_REVIEW if mask.is_64bit_type else UNCONVERTED,
-            f"32-lane full mask `{mask_text}`{where}: {problem}; use {FULL_MASK_64} "
-            "(gpuport port --fix-warp-masks does this)",
+            NEEDS_REVIEW,
+            f"32-lane full mask `{mask_text}`{where}: compiles, but covers only 32 of a "
+            f"wave64's lanes; use {FULL_MASK_64} (gpuport port --fix-warp-masks does this)",
         )
         return
+    why = "--fix-warp-masks" if mask.is_64bit_type else _STATIC_ASSERT
     if mask.via:
-        _widen_definition(t, start, mask, mask_text, where)
+        _widen_definition(t, start, mask, mask_text, where, why)
         return
     if t.edit(mask_start, mask_end, FULL_MASK_64):
         t.change(
@@ -316,27 +334,49 @@ def _check_mask(
             mask_text,
             FULL_MASK_64,
             CONVERTED,
-            "full-warp mask widened to 64 bits (--fix-warp-masks)",
+            f"full-warp mask widened to 64 bits ({why})",
         )
 
 
-def _widen_definition(t: Translation, start: int, mask: Mask, mask_text: str, where: str) -> None:
+def _widen_definition(
+    t: Translation, start: int, mask: Mask, mask_text: str, where: str, why: str
+) -> None:
     assert mask.definition is not None
     def_start, def_end = mask.definition
     if def_start in t.widened_definitions:
         return
-    if mask.definition_kind != "define":
+    type_span = mask.type_span
+    new_type = ""
+    if mask.definition_kind == "const" and type_span is not None and not mask.is_64bit_type:
+        # `constexpr unsigned FULL_MASK = 0xffffffff;`: the type is widened with the value
+        type_text = " ".join(t.text[type_span.start : type_span.end].split())
+        new_type = "unsigned long long" if type_text in _TYPES_32 | {"unsigned int"} else ""
+        if not new_type:
+            type_span = None
+    if mask.definition_kind != "define" and not (new_type or mask.is_64bit_type):
         t.report(
             start,
             "warp",
             mask_text,
             UNCONVERTED,
             f"32-lane full mask{where}: declare it `unsigned long long {mask.via} = "
-            f"{FULL_MASK_64}` (gpuport widens only #define'd masks)",
+            f"{FULL_MASK_64}` (gpuport widens #define'd masks and constants of an integer type)",
         )
         return
     t.widened_definitions.add(def_start)
     old = t.text[def_start:def_end]
+    if new_type and type_span is not None:
+        old_type = t.text[type_span.start : type_span.end]
+        if not t.edit(type_span.start, type_span.end, new_type):
+            return
+        t.change(
+            type_span.start,
+            "warp",
+            old_type,
+            new_type,
+            NEEDS_REVIEW,
+            f"{mask.via} made 64-bit for the _sync warp functions ({why}); check its other uses",
+        )
     if t.edit(def_start, def_end, FULL_MASK_64):
         t.change(
             def_start,
@@ -344,7 +384,7 @@ def _widen_definition(t: Translation, start: int, mask: Mask, mask_text: str, wh
             old,
             FULL_MASK_64,
             NEEDS_REVIEW,
-            f"{mask.via} widened to 64 bits for the _sync warp functions (--fix-warp-masks); "
+            f"{mask.via} widened to 64 bits for the _sync warp functions ({why}); "
             "check its other uses",
         )
 
