@@ -3,6 +3,7 @@ the library include style, the whole toolkit header list and the project's own h
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from click.testing import CliRunner
 
 from gpuport.cli import main
 from gpuport.port.apimap import load_api_map
+from gpuport.port.diff import unified_diff
 from gpuport.port.model import ChangeStatus, FileResult
 from gpuport.port.project import port_project
 from gpuport.port.translate import translate_source
@@ -301,3 +303,44 @@ def test_port_project_knows_the_projects_files(tmp_path: Path) -> None:
     assert main_cu.translated.startswith(RUNTIME + '#include "cuda/util.cuh"\n')
     with pytest.raises(ValueError, match="include style"):
         port_project(tmp_path, "6.4", include_style="deep")
+
+
+# ------------------------------------------------------------------------------- goldens
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+GOLDEN = Path(__file__).resolve().parent / "golden" / "includes"
+INCLUDE_PROGRAMS = sorted(p.name for p in CORPUS.glob("includes_*") if p.is_dir())
+
+
+def _updating(config: pytest.Config) -> bool:
+    return bool(config.getoption("--update-goldens")) or (
+        os.environ.get("GPUPORT_UPDATE_GOLDENS") == "1"
+    )
+
+
+@pytest.mark.parametrize("rocm", ["5.2", "7.2"])
+@pytest.mark.parametrize("program", INCLUDE_PROGRAMS)
+def test_include_corpus_translations_match_their_goldens(
+    program: str, rocm: str, request: pytest.FixtureRequest
+) -> None:
+    """The whole translation of each includes_* corpus program, diff and notes, as reviewed.
+    Rewrite with ``GPUPORT_UPDATE_GOLDENS=1`` (or ``--update-goldens``) and read the diff."""
+    result = port_project(CORPUS / program, rocm, display_root=program)
+    lines = [unified_diff(result)]
+    for file in result.files:
+        lines += [
+            f"{file.path}:{c.line}:{c.column}: {c.status.value} [{c.family}] "
+            f"{c.before!r} -> {c.after!r}: {c.note}\n"
+            for c in file.changes
+            if c.family == "header" or c.status is not CONVERTED
+        ]
+    actual = "".join(lines)
+    path = GOLDEN / f"{program}-{rocm}.txt"
+    if _updating(request.config):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(actual, encoding="utf-8", newline="\n")
+        return
+    assert path.exists(), f"no golden {path.name}: run with GPUPORT_UPDATE_GOLDENS=1"
+    assert actual == path.read_text(encoding="utf-8"), (
+        f"{path.name} differs: if intended, rerun with GPUPORT_UPDATE_GOLDENS=1 and review"
+    )

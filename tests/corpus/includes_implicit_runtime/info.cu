@@ -1,0 +1,9 @@
+// A unit whose only GPU code is in check.h: nvcc's implicit include served the header.
+#include <cstdio>
+
+#include "check.h"
+
+int print_device_count() {
+  std::printf("%d device(s)\n", device_count());
+  return 0;
+}
