@@ -285,6 +285,11 @@ def test_without_the_project_file_the_same_names_are_the_toolkits() -> None:
 def test_angle_brackets_name_the_toolkit_even_when_the_project_has_the_file() -> None:
     r = port("#include <cuda_runtime.h>\n", rel="a.cpp", files=("cuda_runtime.h", "a.cpp"))
     assert out(r) == RUNTIME
+    # a vendored CUB still becomes hipCUB; vendored libcu++ (no file extension) is still flagged
+    vendored = ("third_party/cub/cub/cub.cuh", "third_party/cccl/cuda/std/atomic", "a.cpp")
+    r = port("#include <cub/cub.cuh>\n#include <cuda/std/atomic>\n", rel="a.cpp", files=vendored)
+    assert out(r).startswith("#include <hipcub/hipcub.hpp>\n#include <cuda/std/atomic>\n")
+    assert [c.before for c in r.changes if c.status is UNCONVERTED] == ["cuda/std/atomic"]
 
 
 def test_port_project_knows_the_projects_files(tmp_path: Path) -> None:

@@ -70,10 +70,11 @@ def _header(t: Translation, hash_pos: int, start: int, end: int) -> None:
             t.hip_headers.setdefault(path, end)  # a HIP header (or any other) already there
             if path == HIP_RUNTIME_HEADER:
                 t.includes_hip_runtime = True
-        elif not _is_project_header(t, path, quoted, exact=False):
+        elif not _is_project_header(t, path, quoted, mapped=False):
             _unknown_header(t, start, path)
         return
-    if entry.keep or _is_project_header(t, path, quoted, exact=entry.cuda == path):
+    mapped = bool(entry.hip or entry.drop)
+    if entry.keep or _is_project_header(t, path, quoted, mapped=mapped):
         return
     if entry.drop:
         _remove(t, hash_pos, end, f"removed: {entry.note}" if entry.note else "removed")
@@ -115,22 +116,25 @@ def _remove(t: Translation, hash_pos: int, end: int, note: str) -> None:
         t.change(hash_pos, "header", t.text[hash_pos:end], "", CONVERTED, note, whole_line=True)
 
 
-def _is_project_header(t: Translation, path: str, quoted: bool, *, exact: bool) -> bool:
+def _is_project_header(t: Translation, path: str, quoted: bool, *, mapped: bool) -> bool:
     """Does ``#include "path"`` (or ``<path>``) name one of the project's own files?
 
     A quoted name is looked for beside the including file (the compiler's first place), then
-    as the tail of a project path (an include directory); a name in angle brackets only as the
-    tail of a project path, and only when it has a folder and is not a toolkit header by its
-    exact name (``<cuda/util.cuh>`` may be the project's; ``<cuda_runtime.h>`` is CUDA's)."""
+    as the tail of a project path (an include directory). A name in angle brackets is the
+    project's only where gpuport would otherwise raise an alarm (no HIP counterpart, not
+    ``mapped``) and it has a folder and a file extension, as a project's headers have and
+    libcu++'s do not (``<cuda/util.cuh>`` may be the project's, ``<cuda/std/atomic>`` and a
+    vendored ``<cub/cub.cuh>`` are still the toolkit's)."""
     name = path.replace("\\", "/")
-    found = t.project_files.get(posixpath.basename(name))
+    base = posixpath.basename(name)
+    found = t.project_files.get(base)
     if not found or name.startswith("/"):
         return False
     if quoted:
         beside = posixpath.normpath(posixpath.join(posixpath.dirname(t.rel), name))
         if beside in found:
             return True
-    elif exact or "/" not in name:
+    elif mapped or "/" not in name or "." not in base:
         return False
     tail = posixpath.normpath(name)
     while tail.startswith("../"):
@@ -237,7 +241,7 @@ def has_include(t: Translation, name: str, start: int, end: int) -> None:
         return
     if entry.since is not None and entry.since > t.target:
         return
-    if _is_project_header(t, path, token[0] == '"', exact=entry.cuda == path):
+    if _is_project_header(t, path, token[0] == '"', mapped=True):
         return
     new_token = token[0] + _styled_path(t, entry) + token[-1]
     start = header.start()
