@@ -1,5 +1,5 @@
-// The driver and runtime headers both included (one HIP header stands for both), and cuRAND's
-// device API through its umbrella header and two of its parts.
+// Exercises: cuda.h and cuda_runtime.h together (one HIP header stands for both), and
+// cuRAND's device API through its umbrella header and two of its parts.
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <curand_kernel.h>

@@ -1,4 +1,4 @@
-// A unit that names nothing of CUDA itself: everything comes from its headers.
+// Exercises: a unit that names nothing of CUDA itself; everything comes from its headers.
 #include "buffer.h"
 #include "scale.h"
 

@@ -1,4 +1,4 @@
-// A unit whose only GPU code is in check.h: nvcc's implicit include served the header.
+// Exercises: a unit whose only GPU code is in check.h; nvcc's implicit include served it.
 #include <cstdio>
 
 #include "check.h"

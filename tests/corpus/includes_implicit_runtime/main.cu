@@ -1,4 +1,4 @@
-// Two headers that rely on nvcc's implicit cuda_runtime.h, used by one unit.
+// Exercises: two headers that rely on nvcc's implicit cuda_runtime.h, used by one unit.
 #include "check.h"
 #include "grid.h"
 

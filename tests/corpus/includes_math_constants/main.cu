@@ -1,4 +1,4 @@
-// CUDA's math constants, with the toolkit header written in quotes.
+// Exercises: CUDA's math constants, with the toolkit header written in quotes.
 #include "math_constants.h"
 #include <cuda_runtime.h>
 

@@ -1,4 +1,4 @@
-// Includes the project's "cuda/util.cuh" and its own "math_constants.h": both stay as they are.
+// Exercises: the project's own "cuda/util.cuh" and "math_constants.h"; both stay as they are.
 #include "cuda/util.cuh"
 #include "math_constants.h"
 
