@@ -4,6 +4,7 @@ the library include style, the whole toolkit header list and the project's own h
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from click.testing import CliRunner
 from gpuport.cli import main
 from gpuport.port.apimap import load_api_map
 from gpuport.port.diff import unified_diff
+from gpuport.port.knowledge import translation_facts
 from gpuport.port.model import ChangeStatus, FileResult
 from gpuport.port.project import port_project
 from gpuport.port.translate import translate_source
@@ -20,6 +22,7 @@ from gpuport.port.translate.includes import project_files
 CONVERTED = ChangeStatus.CONVERTED
 UNCONVERTED = ChangeStatus.UNCONVERTED
 RUNTIME = "#include <hip/hip_runtime.h>\n"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def port(
@@ -349,3 +352,32 @@ def test_include_corpus_translations_match_their_goldens(
     assert actual == path.read_text(encoding="utf-8"), (
         f"{path.name} differs: if intended, rerun with GPUPORT_UPDATE_GOLDENS=1 and review"
     )
+
+
+def _toolkit_include_dirs() -> list[Path]:
+    """The include folders of the installed CUDA toolkit and of the library headers."""
+    found = []
+    nvcc = shutil.which("nvcc")
+    if nvcc is not None:
+        found.append(Path(nvcc).resolve().parent.parent / "include")
+    found += [Path("/usr/local/cuda/include"), ROOT / ".cache" / "cuda-headers" / "include"]
+    return [d for d in found if d.is_dir()]
+
+
+def test_every_header_of_the_installed_toolkit_is_known() -> None:
+    """Each header at the top of the toolkit's include folder (and in its CUPTI folders) is
+    mapped, or a toolkit header port reports: none passes unnoticed (OpenMP's own
+    omp-tools.h, which the toolkit carries too, is not CUDA's)."""
+    folders = _toolkit_include_dirs()
+    if not folders:
+        pytest.skip("no CUDA toolkit include folder here")
+    api, toolkit = load_api_map(), translation_facts().toolkit_header_re
+    headers = {
+        p.relative_to(folder).as_posix()
+        for folder in folders
+        for p in (*folder.glob("*.h*"), *folder.glob("Open*/cupti_*.h"))
+        if p.is_file()
+    }
+    assert len(headers) > 50
+    unknown = sorted(h for h in headers if api.header(h) is None and not toolkit.match(h))
+    assert unknown == []
