@@ -591,6 +591,11 @@ def map_problems(result: PortResult, rocm: str, *, fixed_masks: bool = False) ->
                 continue  # inside a comment
             path = match.group(2).strip()
             line = file.translated.count("\n", 0, match.start()) + 1
+            if (
+                match.group(1) == '"'
+                and (Path(result.root) / file.path).parent.joinpath(path).is_file()
+            ):
+                continue  # the project's own header beside the file, whatever its name
             cuda_header = api.header(path)
             if (
                 cuda_header is not None

@@ -46,6 +46,7 @@ from gpuport.port.in_place import (
 )
 from gpuport.port.model import CheckStatus, FileResult, PortResult
 from gpuport.port.project import FileCallback, port_project
+from gpuport.port.translate.includes import INCLUDE_STYLES
 from gpuport.port.write import TranslationWriter, copy_tree, write_tree_copy
 from gpuport.report import Format, render, render_chunks
 from gpuport.report.common import visible_lines
@@ -148,6 +149,14 @@ def retarget_note(found: str, default: str) -> str:
     is_flag=True,
     help="Also rename CUDA names inside string literals and comments.",
 )
+@click.option(
+    "--include-style",
+    type=click.Choice(INCLUDE_STYLES),
+    default="auto",
+    show_default=True,
+    help="ROCm library headers as hipblas/hipblas.h (nested) or hipblas.h (flat); auto: the "
+    "style of the target release (nested from ROCm 5.2).",
+)
 @click.option("--exclude", multiple=True, help="Glob of paths to leave out (repeatable).")
 @format_options(
     PortResult,
@@ -168,6 +177,7 @@ def port(
     offload_arch: str | None,
     fix_warp_masks: bool,
     translate_strings: bool,
+    include_style: str,
     exclude: tuple[str, ...],
     fmt: str,
     output: Path | None,
@@ -213,6 +223,7 @@ def port(
             target,
             fix_warp_masks=fix_warp_masks,
             translate_strings=translate_strings,
+            include_style=include_style,
             exclude=exclude,
             backup_suffix=backup_suffix,
             progress=progress.update,

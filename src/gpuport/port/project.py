@@ -9,7 +9,7 @@ decides whether the result becomes a diff, a copy of the tree or an in-place edi
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -31,6 +31,7 @@ from gpuport.port.model import Change, FileResult, PortResult, Rewriter
 from gpuport.port.rewrite_deps import REWRITERS as DEPENDENCY_REWRITERS
 from gpuport.port.rewrite_infra import REWRITERS as INFRA_REWRITERS
 from gpuport.port.translate import translate_source
+from gpuport.port.translate.includes import INCLUDE_STYLES, project_files
 from gpuport.scan.deps import parse_source, unlisted_includes
 from gpuport.scan.kernels import uses_cuda
 
@@ -60,6 +61,9 @@ class PortOptions:
     exclude: tuple[str, ...] = ()
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     rewrite_surroundings: bool = True  # run the dependency/container/build rewriters
+    include_style: str = "auto"  # library headers: nested, flat or by target (--include-style)
+    # the project's files by file name: its own headers ("cuda/util.cuh") stay as they are
+    files_by_name: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def port_project(
@@ -72,6 +76,7 @@ def port_project(
     exclude: tuple[str, ...] = (),
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     rewrite_surroundings: bool = True,
+    include_style: str = "auto",
     backup_suffix: str = DEFAULT_BACKUP_SUFFIX,
     progress: ProgressCallback | None = None,
     display_root: str | None = None,
@@ -85,10 +90,14 @@ def port_project(
     dropped after that call (``FileResult.changed`` still answers), so that a caller that
     writes as it goes holds one file's texts at a time.
 
-    Raises ``ValueError`` for a malformed version; bad files become ``problems`` or changes,
+    Raises ``ValueError`` for a malformed version or include style; bad files become ``problems`` or changes,
     never exceptions.
     """
     parse_version(rocm_version)
+    if include_style not in INCLUDE_STYLES:
+        raise ValueError(
+            f"include style {include_style!r} is not one of {', '.join(INCLUDE_STYLES)}"
+        )
     options = PortOptions(
         fix_warp_masks,
         translate_strings,
@@ -96,6 +105,7 @@ def port_project(
         exclude,
         max_file_bytes,
         rewrite_surroundings,
+        include_style,
     )
     result = PortResult(
         root=display_root if display_root is not None else str(root), rocm_version=rocm_version
@@ -121,6 +131,7 @@ def port_project(
         if options.rewrite_surroundings:
             included.update(_unlisted_includes(item, options))
     walked = len(files)
+    options = replace(options, files_by_name=project_files(file.rel for file in files))
     files += (included[rel] for rel in sorted(included))
     order = sorted(range(len(files)), key=lambda index: files[index].rel)
     done = 0
@@ -219,6 +230,8 @@ def _translate(
         translate_strings=options.translate_strings,
         diagnostics=diagnostics,
         kind=file.kind,
+        include_style=options.include_style,
+        project_files=options.files_by_name,
     )
 
 

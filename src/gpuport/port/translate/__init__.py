@@ -12,11 +12,14 @@ the API map's action (:mod:`.actions`); they record edits and changes on a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from gpuport.files import FileKind, classify
 from gpuport.port.apimap import load_api_map, parse_version
 from gpuport.port.model import FileResult
 from gpuport.port.translate.actions import actions
 from gpuport.port.translate.diagnostics import scanner_findings
+from gpuport.port.translate.includes import INCLUDE_STYLES
 from gpuport.port.translate.translation import TranslateOptions, Translation, apply_edits
 from gpuport.port.translate.versions import warp_size_for_target
 from gpuport.port.translate.walk import candidate_identifiers, is_candidate_name, walk
@@ -41,17 +44,26 @@ def translate_source(
     translate_strings: bool = False,
     diagnostics: bool = True,
     kind: FileKind | None = None,
+    include_style: str = "auto",
+    project_files: Mapping[str, tuple[str, ...]] | None = None,
 ) -> FileResult:
     """Translate one CUDA or C++ file's text for ROCm ``rocm_version`` (e.g. "6.4").
 
     ``rel`` is the path shown in reports (forward slashes); ``text`` may hold undecodable
     bytes as surrogate escapes, which come back unchanged. Raises ``ValueError`` for a
-    malformed version; never for bad input text.
+    malformed version or include style; never for bad input text. ``project_files``
+    (:func:`~.includes.project_files`) names the project's own headers, which stay as they are.
     """
     target = parse_version(rocm_version)
+    if include_style not in INCLUDE_STYLES:
+        raise ValueError(
+            f"include style {include_style!r} is not one of {', '.join(INCLUDE_STYLES)}"
+        )
     file_kind = kind or classify(rel.rpartition("/")[2]) or FileKind.CUDA
-    options = TranslateOptions(fix_warp_masks, translate_strings, diagnostics)
+    options = TranslateOptions(fix_warp_masks, translate_strings, diagnostics, include_style)
     work = Translation(rel, text, file_kind, target, options, load_api_map(), actions(target))
+    if project_files:
+        work.project_files = project_files
     walk(work)
     changes = work.changes()
     if diagnostics and file_kind in _SOURCE_KINDS:

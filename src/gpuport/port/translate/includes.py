@@ -1,12 +1,17 @@
-"""Headers: each ``#include`` and ``__has_include`` of a CUDA header gets its HIP path, and a
-.cu file that uses GPU code gets the ``hip/hip_runtime.h`` that nvcc would have included."""
+"""Headers: each ``#include`` and ``__has_include`` of a CUDA header gets its HIP path (in the
+library include style asked for), a second include of the same HIP header goes, and a file
+that relied on nvcc's implicit ``cuda_runtime.h`` gets ``hip/hip_runtime.h``. The project's
+own headers (a "cuda/util.cuh" of its own) stay as they are."""
 
 from __future__ import annotations
 
+import posixpath
 import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from gpuport import kb
+from gpuport.files import FileKind
 from gpuport.port.apimap import HeaderEntry, version_text
 from gpuport.port.knowledge import translation_facts
 from gpuport.port.translate.syntax import line_start, line_tokens, starts_line
@@ -14,13 +19,31 @@ from gpuport.port.translate.translation import CONVERTED, UNCONVERTED, Translati
 from gpuport.syntax.cxx import HEADER_RE
 
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
+# Library headers: "nested" (hipblas/hipblas.h, ROCm 5.2 on), "flat" (hipblas.h, before 5.2
+# and, deprecated, until 6.0), "auto" (the one the target release has: see [[header]] moved).
+INCLUDE_STYLES = ("auto", "nested", "flat")
 
-# The CUDA toolkit's headers: an #include <...> of one gpuport cannot map is reported, while a
+# The CUDA toolkit's headers: an #include of one gpuport cannot map is reported, while a
 # project's own headers (even ones named cuda_utils.h) are left alone.
 _TOOLKIT_HEADER_RE = translation_facts().toolkit_header_re
 _HAS_INCLUDE_OPEN_RE = re.compile(r"\s*+\(\s*+(?=[<\"])")
 _CLOSE_PAREN_RE = re.compile(r"\s*+\)")
 _LINE_BREAK_AFTER_RE = re.compile(r"[\r\n]")
+# A conditional directive between two includes of the same header: the later one may be the
+# only one compiled, so it stays.
+_CONDITIONAL_RE = re.compile(r"^[ \t]*+#[ \t]*+(?:if|elif|else|endif)", re.MULTILINE)
+# C and C++ headers (by name): one that uses GPU code without including the runtime relied on
+# the .cu file including it, which nvcc had given cuda_runtime.h first.
+_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".ipp", ".tcc")
+
+
+def project_files(paths: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """The project's files (paths relative to its root) by file name, for
+    :class:`~.translation.Translation`'s ``project_files``."""
+    by_name: dict[str, list[str]] = {}
+    for path in paths:
+        by_name.setdefault(posixpath.basename(path), []).append(path)
+    return {name: tuple(found) for name, found in by_name.items()}
 
 
 def include(t: Translation, hash_pos: int, header_pos: int) -> int:
@@ -40,30 +63,28 @@ def include(t: Translation, hash_pos: int, header_pos: int) -> int:
 def _header(t: Translation, hash_pos: int, start: int, end: int) -> None:
     token = t.text[start:end]
     path = token[1:-1].strip()
+    quoted = token[0] == '"'
     entry = t.api.header(path)
     if entry is None:
-        if path == HIP_RUNTIME_HEADER:
-            t.includes_hip_runtime = True
-        elif token.startswith("<"):
+        if _TOOLKIT_HEADER_RE.match(path) is None:
+            t.hip_headers.setdefault(path, end)  # a HIP header (or any other) already there
+            if path == HIP_RUNTIME_HEADER:
+                t.includes_hip_runtime = True
+        elif not _is_project_header(t, path, quoted, mapped=False):
             _unknown_header(t, start, path)
         return
-    if entry.keep:
+    mapped = bool(entry.hip or entry.drop)
+    if entry.keep or _is_project_header(t, path, quoted, mapped=mapped):
         return
     if entry.drop:
-        first, last = _directive_cut(t.text, hash_pos, end)
-        if t.edit(first, last, ""):
-            t.change(
-                hash_pos,
-                "header",
-                t.text[hash_pos:end],
-                "",
-                CONVERTED,
-                f"removed: {entry.note}" if entry.note else "removed",
-                whole_line=True,
-            )
+        _remove(t, hash_pos, end, f"removed: {entry.note}" if entry.note else "removed")
         return
     new_path = _header_path(t, entry, path, start)
     if new_path is None:
+        return
+    first = t.hip_headers.get(new_path)
+    if first is not None and _CONDITIONAL_RE.search(t.text, first, hash_pos) is None:
+        _remove(t, hash_pos, end, f"removed: {new_path} is included above already")
         return
     if new_path == HIP_RUNTIME_HEADER:
         t.includes_hip_runtime = True
@@ -72,6 +93,7 @@ def _header(t: Translation, hash_pos: int, start: int, end: int) -> None:
         runtime = f"#include <{HIP_RUNTIME_HEADER}>"
         if t.edit(first, first, runtime + t.newline()):
             t.includes_hip_runtime = True
+            t.hip_headers.setdefault(HIP_RUNTIME_HEADER, first)
             t.change(
                 first,
                 "header",
@@ -81,10 +103,43 @@ def _header(t: Translation, hash_pos: int, start: int, end: int) -> None:
                 f"added: {entry.hip} needs hip/hip_runtime.h before it",
                 whole_line=True,
             )
+    t.hip_headers.setdefault(new_path, end)
     new_token = token[0] + new_path + token[-1]
     if t.edit(start, end, new_token):
         t.change(start, "header", token, new_token, CONVERTED, entry.note)
-    return
+
+
+def _remove(t: Translation, hash_pos: int, end: int, note: str) -> None:
+    """Delete the ``#include`` from ``hash_pos`` to ``end`` (see :func:`_directive_cut`)."""
+    first, last = _directive_cut(t.text, hash_pos, end)
+    if t.edit(first, last, ""):
+        t.change(hash_pos, "header", t.text[hash_pos:end], "", CONVERTED, note, whole_line=True)
+
+
+def _is_project_header(t: Translation, path: str, quoted: bool, *, mapped: bool) -> bool:
+    """Does ``#include "path"`` (or ``<path>``) name one of the project's own files?
+
+    A quoted name is looked for beside the including file (the compiler's first place), then
+    as the tail of a project path (an include directory). A name in angle brackets is the
+    project's only where gpuport would otherwise raise an alarm (no HIP counterpart, not
+    ``mapped``) and it has a folder and a file extension, as a project's headers have and
+    libcu++'s do not (``<cuda/util.cuh>`` may be the project's, ``<cuda/std/atomic>`` and a
+    vendored ``<cub/cub.cuh>`` are still the toolkit's)."""
+    name = path.replace("\\", "/")
+    base = posixpath.basename(name)
+    found = t.project_files.get(base)
+    if not found or name.startswith("/"):
+        return False
+    if quoted:
+        beside = posixpath.normpath(posixpath.join(posixpath.dirname(t.rel), name))
+        if beside in found:
+            return True
+    elif mapped or "/" not in name or "." not in base:
+        return False
+    tail = posixpath.normpath(name)
+    while tail.startswith("../"):
+        tail = tail[3:]
+    return any(p == tail or p.endswith("/" + tail) for p in found)
 
 
 _BLANKS_RE = re.compile(r"[ \t]*+")
@@ -129,14 +184,22 @@ def _header_path(t: Translation, entry: HeaderEntry, path: str, pos: int) -> str
             note += f"; {entry.note}"
         t.report(pos, "header", path, UNCONVERTED, note)
         return None
+    return _styled_path(t, entry)
+
+
+def _styled_path(t: Translation, entry: HeaderEntry) -> str:
+    """The path of ``entry`` in the include style asked for (--include-style)."""
+    style = t.options.include_style
+    if style == "flat" and entry.flat:
+        return entry.flat
+    if style == "nested":
+        return entry.hip
     return entry.path_for(t.target)
 
 
 def _unknown_header(t: Translation, pos: int, path: str) -> None:
-    """Report a CUDA-looking system header gpuport has no counterpart for."""
-    if _TOOLKIT_HEADER_RE.match(path) is None:
-        return
-    note = "no HIP counterpart known to gpuport"
+    """Report a CUDA toolkit header gpuport has no counterpart for (whatever its quotes)."""
+    note = "a CUDA toolkit header with no HIP counterpart known to gpuport"
     advice = _library_advice(path)
     if advice:
         note += f"; {advice}"
@@ -172,12 +235,15 @@ def has_include(t: Translation, name: str, start: int, end: int) -> None:
     if _CLOSE_PAREN_RE.match(text, header.end()) is None:
         return
     token = header.group()
-    entry = t.api.header(token[1:-1].strip())
+    path = token[1:-1].strip()
+    entry = t.api.header(path)
     if entry is None or entry.keep or entry.drop or not entry.hip:
         return
     if entry.since is not None and entry.since > t.target:
         return
-    new_token = token[0] + entry.path_for(t.target) + token[-1]
+    if _is_project_header(t, path, token[0] == '"', mapped=True):
+        return
+    new_token = token[0] + _styled_path(t, entry) + token[-1]
     start = header.start()
     if t.edit(start, header.end(), new_token):
         t.change(start, "header", token, new_token, CONVERTED, entry.note)
@@ -186,26 +252,44 @@ def has_include(t: Translation, name: str, start: int, end: int) -> None:
 # ----------------------------------------------------------------- the implicit runtime
 
 
+def relied_on_implicit_runtime(t: Translation) -> bool:
+    """Could the file have used GPU code without including the runtime? A .cu/.cuh file (nvcc
+    includes cuda_runtime.h in it) or a header (included from one), not a .cpp file, which had
+    to include the runtime itself."""
+    return t.kind is FileKind.CUDA or (
+        t.kind is FileKind.CXX and t.rel.lower().endswith(_HEADER_SUFFIXES)
+    )
+
+
 def insert_runtime_include(t: Translation) -> None:
-    """Add the ``#include <hip/hip_runtime.h>`` that nvcc's implicit one stood for."""
+    """Add the ``#include <hip/hip_runtime.h>`` that nvcc's implicit one stood for: in a
+    header written for other compilers too (it tests ``__CUDACC__``), under ``#ifdef
+    __HIPCC__``, as nvcc included the runtime only where it compiled the code itself."""
     place = _runtime_include_place(t.text)
     pos = place.offset
     nl = t.newline()
     line = f"#include <{HIP_RUNTIME_HEADER}>"
-    new = line + nl
+    header = t.kind is not FileKind.CUDA or t.rel.lower().endswith(".cuh")
+    guarded = header and _HOST_COMPILER_TEST_RE.search(t.text) is not None
+    new = f"#ifdef __HIPCC__{nl}{line}{nl}#endif{nl}" if guarded else line + nl
     if place.after_directive and pos == len(t.text) and not t.text.endswith(("\n", "\r")):
-        new = nl + line + nl
+        new = nl + new
     if t.edit(pos, pos, new):
         t.includes_hip_runtime = True
-        t.change(
-            pos,
-            "header",
-            "",
-            line,
-            CONVERTED,
-            "added: nvcc includes cuda_runtime.h in every .cu file by itself, hipcc does not",
-            whole_line=True,
-        )
+        note = _HEADER_NOTE if header else _IMPLICIT_NOTE
+        if guarded:
+            note += "; under #ifdef __HIPCC__, as the header is compiled without nvcc too"
+        t.change(pos, "header", "", line, CONVERTED, note, whole_line=True)
+
+
+_IMPLICIT_NOTE = "added: nvcc includes cuda_runtime.h in every .cu file by itself, hipcc does not"
+_HEADER_NOTE = (
+    "added: this header uses GPU code without including the runtime, which nvcc had included "
+    "in the .cu files that include it; hipcc does not"
+)
+# A header that tests for nvcc is also compiled by host compilers, which lack hip_runtime.h's
+# platform macros: its runtime include is only for hipcc.
+_HOST_COMPILER_TEST_RE = re.compile(r"(?<![A-Za-z0-9_$])__(?:CUDACC|NVCC)__(?![A-Za-z0-9_$])")
 
 
 class _IncludePlace(NamedTuple):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import TYPE_CHECKING
@@ -39,6 +40,7 @@ class TranslateOptions:
     fix_warp_masks: bool = False  # also widen 32-lane masks of 64-bit types (32-bit ones always)
     translate_strings: bool = False  # rename CUDA names inside strings and comments too
     diagnostics: bool = True  # add the kernel scanner's findings as changes
+    include_style: str = "auto"  # library headers: "nested", "flat" or "auto" (by target)
 
 
 _SPAN = attrgetter("start", "end")
@@ -59,6 +61,9 @@ class Translation:
     recorded_at: list[int] = field(default_factory=list)
     includes_hip_runtime: bool = False
     uses_gpu_code: bool = False
+    # the project's files by file name (includes.project_files): its own headers stay as they are
+    project_files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    hip_headers: dict[str, int] = field(default_factory=dict)  # HIP header -> where included
     widened_definitions: set[int] = field(default_factory=set)
     arch_plan: dict[int, ArchUse] | None = None  # built at the first __CUDA_ARCH__
     mask_definitions: MaskDefinitions | None = None  # built at the first mask that is a name

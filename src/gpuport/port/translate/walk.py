@@ -15,7 +15,6 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
-from gpuport.files import FileKind
 from gpuport.port.apimap import Version, parse_version
 from gpuport.port.translate import arch, includes, names, versions, warp
 from gpuport.port.translate.actions import CANDIDATE_PREFIXES, Rename, actions
@@ -191,7 +190,7 @@ def walk(t: Translation) -> None:
     if "cooperative_groups" in text and t.target < t.api.warp.tile_vote_since:
         warp.tile_votes(t)
     uses_gpu = t.uses_gpu_code or "<<<" in text or _KERNEL_BUILTIN_RE.search(text)
-    if t.kind is FileKind.CUDA and not t.includes_hip_runtime and uses_gpu:
+    if uses_gpu and not t.includes_hip_runtime and includes.relied_on_implicit_runtime(t):
         includes.insert_runtime_include(t)
 
 
