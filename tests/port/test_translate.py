@@ -557,6 +557,18 @@ def test_definitions_of_hip_builtins_are_flagged_but_calls_are_not() -> None:
     assert flagged == [(1, "atomicMax"), (5, "atomicAdd"), (6, "__shfl_xor_sync")]
 
 
+def test_a_directive_on_the_line_before_does_not_make_a_call_a_definition() -> None:
+    # `once` reads like a return type; a directive's words end with its line, so the
+    # translation is the same on a second pass (found by the idempotence property test)
+    after_pragma = port(
+        "#pragma once\n__shfl_xor_sync(0xffffffff, v, 1);\n", rel="a.cu", version="5.2"
+    )
+    assert [c.family for c in after_pragma.changes if c.family == "clash"] == []
+    assert "__shfl_xor(v, 1)" in out(after_pragma)
+    after_type = port("int\n__shfl_xor_sync(int m, int v, int d) { return v; }\n", rel="a.cu")
+    assert [c.before for c in after_type.changes if c.family == "clash"] == ["__shfl_xor_sync"]
+
+
 # --------------------------------------------------------------- bytes and lines
 
 

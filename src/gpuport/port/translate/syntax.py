@@ -309,8 +309,14 @@ def is_definition(index: CodeIndex, text: str, start: int, end: int) -> bool:
         q -= 1
     if q == 0 or text[q - 1] in _CALL_CONTEXT:
         return False  # the common case, decided without the lexer: a call in an expression
-    # the tokens before the name on its line and the line before
-    toks = tokens_before(index.code, start, 3, breaks=1)
+    # the tokens before the name on its line and the line before, unless that line is a
+    # preprocessor directive (`#pragma once`, `#endif`): its words end with it
+    line_start = text.rfind("\n", 0, start) + 1
+    previous_start = text.rfind("\n", 0, max(0, line_start - 1)) + 1
+    previous = text[previous_start:line_start].lstrip(" \t")
+    directive_before = previous.startswith("#") and not previous.rstrip("\r\n").endswith("\\")
+    floor = line_start if directive_before else 0
+    toks = tokens_before(index.code, start, 3, floor=floor, breaks=1)
     if not toks:
         return False
     if len(toks) >= 2 and toks[-1] == "define" and toks[-2] == "#":
