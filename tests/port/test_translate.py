@@ -277,6 +277,14 @@ def test_cub_namespace_becomes_hipcub() -> None:
     )
 
 
+def test_a_projects_own_cub_alias_is_left_as_it_is() -> None:
+    # causal-conv1d's ROCm branch: renaming its left side gave `namespace hipcub = hipcub;`
+    src = (
+        "#ifdef USE_ROCM\nnamespace cub = hipcub;\n#endif\nvoid f() { cub::WarpReduce<float> w; }\n"
+    )
+    assert out(port(src, rel="a.cpp")) == src.replace("{ cub::", "{ hipcub::")
+
+
 # ------------------------------------------------------------------ implicit include
 
 KERNEL = "__global__ void k(float* p) { p[threadIdx.x] = 0; }\n"

@@ -145,6 +145,8 @@ def cub_namespace(t: Translation, name: str, start: int, end: int) -> None:
     text = t.text
     qualified = t.followed_by(end, "::")
     in_using = re.search(r"\bnamespace\s+$", text[max(0, start - 40) : start]) is not None
+    if in_using and t.followed_by(end, "="):
+        return  # the project's own alias (`namespace cub = hipcub;` under a ROCm guard)
     if not (qualified or in_using) or t.is_member_or_foreign(start):
         return
     if t.edit(start, end, "hipcub"):
