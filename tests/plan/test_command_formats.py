@@ -305,7 +305,17 @@ def test_json_has_the_same_sweep_shape_with_one_value_or_many() -> None:
     assert engines == {"h100-sxm": "vllm", "mi300x": "vllm", "rtx-4090": "llama.cpp"}
     assert {e["engine"] for e in swept["entries"]} == {"vllm", "llama.cpp"}
     assert swept["request"]["engine"] is None
-    assert all(p["decode_range_tokens_per_s"] is None for p in points)  # no fit on main yet
+    for entry in swept["entries"]:  # the ranked point of the sweep is the entry itself
+        point = next(
+            p for p in points if (p["gpu"], p["batch"], p["context"]) == (entry["gpu"], 1, 4096)
+        )
+        assert point["decode_tokens_per_s"] == entry["decode"]["tokens_per_s"]
+        uncertainty = entry["decode"]["uncertainty"]
+        span = None if uncertainty is None else uncertainty["range_tokens_per_s"]
+        assert point["decode_range_tokens_per_s"] == span
+    for point in points:
+        span = point["decode_range_tokens_per_s"]
+        assert span is None or span[0] < span[1]
     fitting = [p for p in points if p["fits"]]
     assert all(p["decode_tokens_per_s"] > 0 and p["usd_per_1m_output_tokens"] > 0 for p in fitting)
 

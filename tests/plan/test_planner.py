@@ -21,7 +21,13 @@ from gpuport.plan.planner import (
 )
 from gpuport.plan.precision import parse_kv_dtype, parse_precision
 from gpuport.plan.prices import Price, default_prices
-from gpuport.plan.speed import DecodeEstimate, StepTime, Uncertainty
+from gpuport.plan.speed import (
+    DecodeEstimate,
+    StepTime,
+    Uncertainty,
+    estimate_decode,
+    estimate_prefill,
+)
 
 
 def _plan(model: str, gpus: str, **limits):  # type: ignore[no-untyped-def]
@@ -211,23 +217,41 @@ def test_range_sentence_states_the_spread_and_its_basis() -> None:
     assert range_sentence(DecodeEstimate(100.0, 100.0, step, None, None)) is None
 
 
-def test_ranges_reach_the_reasons_and_the_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+def _estimates_with(
+    monkeypatch: pytest.MonkeyPatch,
+    decode: Uncertainty | None,
+    prefill: Uncertainty | None,
+) -> None:
+    """The speed model as it is, with the given validation ranges on its estimates."""
+    monkeypatch.setattr(
+        planner_module,
+        "estimate_decode",
+        lambda case: dataclasses.replace(estimate_decode(case), uncertainty=decode),
+    )
+    monkeypatch.setattr(
+        planner_module,
+        "estimate_prefill",
+        lambda *a, **k: dataclasses.replace(estimate_prefill(*a, **k), uncertainty=prefill),
+    )
+
+
+def test_an_estimate_without_a_range_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    _estimates_with(monkeypatch, None, None)
     plain = _plan("llama-3.1-8b", "mi300x", batch=1, context=2048)
-    assert any("no validated range" in r for r in plain.entries[0].reasons)
+    reasons = plain.entries[0].reasons
+    assert "decode and prefill: no validated range" in " ".join(reasons)
     assert not any("typically" in s for s in plain.summary)
 
-    def with_range(case):  # type: ignore[no-untyped-def]
-        return dataclasses.replace(real_decode(case), uncertainty=_RANGE)
 
-    real_decode = planner_module.estimate_decode
-    monkeypatch.setattr(planner_module, "estimate_decode", with_range)
+def test_ranges_reach_the_reasons_and_the_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    _estimates_with(monkeypatch, _RANGE, None)
     ranged = _plan("llama-3.1-8b", "mi300x", batch=1, context=2048)
     entry = ranged.entries[0]
     assert entry.decode is not None and entry.decode.range_tokens_per_s is not None
     low, high = entry.decode.range_tokens_per_s
     line = next(r for r in entry.reasons if r.startswith("decode typically"))
     assert f"{low:,.0f}{DASH}{high:,.0f} tok/s" in line and "within 14%" in line
-    assert any("prefill: no validated range" in r for r in entry.reasons)
+    assert any(r.startswith("prefill: no validated range") for r in entry.reasons)
     best = next(s for s in ranged.summary if s.startswith("Best"))
     assert f"typically {low:,.0f}{DASH}{high:,.0f}" in best
     assert any("not a bound" in a for a in ranged.assumptions)
