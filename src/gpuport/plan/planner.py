@@ -317,7 +317,7 @@ def _range_reasons(decode: DecodeEstimate, prefill: PrefillEstimate, rates: Rate
     for what, estimate in (("decode", decode), ("prefill", prefill)):
         sentence = range_sentence(estimate)
         if sentence is not None:
-            reasons.append(f"{what} {sentence} (median error, leave-one-GPU-out)")
+            reasons.append(f"{what} {sentence}")
         else:
             missing.append(what)
     if missing and not rates.measured:
