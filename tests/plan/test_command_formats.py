@@ -428,3 +428,18 @@ def test_one_batch_size_draws_no_line_chart(small_plan: PlanResult) -> None:
     assert len(_svgs(section)) == 2 and "<h3>Sweep</h3>" not in section
     assert "### Sweep" not in plan_markdown_section(small_plan)
     assert "\nSweep\n" not in render(small_plan, Format.TERMINAL, OPTIONS)
+
+
+def test_chart_legend_says_why_a_gpu_has_no_line(sweep_plan: PlanResult) -> None:
+    unpriced = sweep_plan.entries[0].gpu.id
+
+    def tweak(entry: PlanEntry) -> PlanEntry:
+        return dataclasses.replace(entry, price=None) if entry.gpu.id == unpriced else entry
+
+    changed = dataclasses.replace(sweep_plan, sweep=tuple(tweak(e) for e in sweep_plan.sweep))
+    speed, cost = _svgs(plan_html_section(changed))[2:4]
+    svg = "{http://www.w3.org/2000/svg}"
+    short = sweep_plan.entries[0].gpu.short
+    assert len(speed.findall(f"{svg}polyline")) == 3 and len(cost.findall(f"{svg}polyline")) == 2
+    legend = [t.text or "" for t in cost.findall(f"{svg}text")]
+    assert any(t.startswith(short) and t.endswith(": no price on file") for t in legend)

@@ -292,7 +292,10 @@ def _line_chart(title: str, series: Sequence[_Series], batches: Sequence[int], m
     ]
     if not values or len(batches) < 2:
         return ""
-    left, right, top, bottom = 70, 190, 28, 40
+    # The legend sits right of the plot: as wide as its longest label (11px text, ~6.5px a
+    # character) plus the line sample.
+    longest = max((len(s.label) for s in series), default=0)
+    left, right, top, bottom = 70, max(160, round(6.5 * longest) + 48), 28, 40
     plot_w, plot_h = 420, 220
     width, height = left + plot_w + right, top + plot_h + bottom
     y_low, y_high = min(values), max(values)
@@ -363,12 +366,10 @@ def _line_chart(title: str, series: Sequence[_Series], batches: Sequence[int], m
         y = top + 8 + i * 18
         x = left + plot_w + 12
         dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
-        drawn = any(v is not None for _, v, _, _ in s.points)
-        label = s.label if drawn else f"{s.label}: does not fit"
         parts.append(
             f'<line x1="{x}" y1="{y}" x2="{x + 22}" y2="{y}" stroke="{s.color}" '
             f'stroke-width="2"{dash}/>'
-            f'<text x="{x + 28}" y="{y + 4}" font-size="11">{html_text(label)}</text>'
+            f'<text x="{x + 28}" y="{y + 4}" font-size="11">{html_text(s.label)}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -402,9 +403,14 @@ def _series(
         for e in sorted(entries, key=lambda e: e.batch):
             v, lo, hi = value(e)
             points.append((e.batch, v, lo, hi))
+        label = f"{first.gpu.short} ({first.engine})"
+        if not any(e.fits for e in entries):
+            label += ": does not fit"
+        elif all(v is None for _, v, _, _ in points):
+            label += ": no price on file"
         series.append(
             _Series(
-                f"{first.gpu.short} ({first.engine})",
+                label,
                 LINE_COLORS[i % len(LINE_COLORS)],
                 LINE_DASHES[(i // len(LINE_COLORS)) % len(LINE_DASHES)],
                 tuple(points),
