@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from xml.etree import ElementTree
@@ -14,7 +15,8 @@ from plan_samples import LLAMA_LIKE
 from gpuport.cli import main
 from gpuport.config import ConfigError
 from gpuport.plan.inputs import build_plan, plan_for_assess
-from gpuport.plan.planner import PlanResult
+from gpuport.plan.planner import DASH, PlanEntry, PlanResult
+from gpuport.plan.speed import Uncertainty
 from gpuport.report import Format, RenderOptions, registered, render
 from gpuport.report.plan_formats import (
     plan_html_section,
@@ -260,3 +262,184 @@ def test_a_fifo_named_as_a_plan_input_is_refused_not_read(tmp_path: Path, flag: 
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert f"{fifo}: cannot read" in proc.stderr and "FIFO" in proc.stderr
+
+
+# --- engines, sweeps and ranges (issue 12) ---------------------------------------------------
+
+SWEEP_ARGS = ("llama-3.1-8b", "--gpus", "h100,mi300x,rtx-4090", "--batch", "1,8,64")
+
+
+@pytest.fixture(scope="module")
+def sweep_plan() -> PlanResult:
+    return build_plan(
+        "llama-3.1-8b", gpus="h100,mi300x,rtx-4090", batch=(1, 8, 64), context=(2048, 8192)
+    )
+
+
+def test_the_sweep_prints_a_row_per_gpu_batch_and_context() -> None:
+    code, out, _ = run(*SWEEP_ARGS, "--context", "2048,8192")
+    assert code == 0
+    sweep = out[out.index("\nSweep\n") : out.index("\nWhy\n")]
+    rows = [line for line in sweep.splitlines() if {"2,048", "8,192"} & set(line.split())]
+    assert len(rows) == 3 * 2 * 3
+    for gpu, engine in (("MI300X", "vllm"), ("RTX", "llama.cpp"), ("H100", "vllm")):
+        assert any(line.split()[:1] == [gpu] and engine in line for line in sweep.splitlines())
+
+
+def test_json_has_the_same_sweep_shape_with_one_value_or_many() -> None:
+    code, out, _ = run("llama-3.1-8b", "--gpus", "h100,mi300x", "--format", "json")
+    assert code == 0
+    single = json.loads(out)
+    code, out, _ = run(*SWEEP_ARGS, "--context", "4096,1024", "--format", "json")
+    assert code == 0
+    swept = json.loads(out)
+    assert single["sweep"].keys() == swept["sweep"].keys()
+    assert single["sweep"]["batches"] == [32] and len(single["sweep"]["points"]) == 2
+    assert swept["sweep"]["batches"] == [1, 8, 64] and swept["sweep"]["contexts"] == [1024, 4096]
+    assert swept["sweep"]["ranked_at"] == {"batch": 1, "context": 4096}
+    assert swept["request"]["batch"] == 1 and swept["request"]["context"] == 4096
+    points = swept["sweep"]["points"]
+    assert len(points) == 3 * 3 * 2
+    assert {tuple(p) for p in points} == {tuple(single["sweep"]["points"][0])}  # same keys
+    engines = {p["gpu"]: p["engine"] for p in points}
+    assert engines == {"h100-sxm": "vllm", "mi300x": "vllm", "rtx-4090": "llama.cpp"}
+    assert {e["engine"] for e in swept["entries"]} == {"vllm", "llama.cpp"}
+    assert swept["request"]["engine"] is None
+    for entry in swept["entries"]:  # the ranked point of the sweep is the entry itself
+        point = next(
+            p for p in points if (p["gpu"], p["batch"], p["context"]) == (entry["gpu"], 1, 4096)
+        )
+        assert point["decode_tokens_per_s"] == entry["decode"]["tokens_per_s"]
+        uncertainty = entry["decode"]["uncertainty"]
+        span = None if uncertainty is None else uncertainty["range_tokens_per_s"]
+        assert point["decode_range_tokens_per_s"] == span
+    for point in points:
+        span = point["decode_range_tokens_per_s"]
+        assert span is None or span[0] < span[1]
+    fitting = [p for p in points if p["fits"]]
+    assert all(p["decode_tokens_per_s"] > 0 and p["usd_per_1m_output_tokens"] > 0 for p in fitting)
+
+
+def test_engine_is_shown_in_every_format() -> None:
+    args = ("llama-3.1-8b", "--gpus", "h100,rx-7900-xtx", "--engine", "sglang")
+    code, out, _ = run(*args)
+    assert code == 0 and "· sglang" in out.splitlines()[0]
+    assert out.count("sglang") >= 3  # the title and each GPU's row
+    document = json.loads(run(*args, "--format", "json")[1])
+    assert document["request"]["engine"] == "sglang"
+    assert {e["engine"] for e in document["entries"]} == {"sglang"}
+    markdown = run(*args, "--format", "markdown")[1]
+    assert "| engine |" in markdown and "| sglang |" in markdown
+    page = run(*args, "--format", "html")[1]
+    assert "<th>engine</th>" in page and "<td>sglang</td>" in page
+    _, out, _ = run("llama-3.1-8b", "--gpus", "h100,rx-7900-xtx")
+    assert "· engine per GPU" in out and "vllm" in out and "llama.cpp" in out
+
+
+def test_engine_help_names_the_defaults() -> None:
+    result = CliRunner().invoke(main, ["plan", "--help"], terminal_width=200)
+    assert result.exit_code == 0
+    assert "vllm on datacenter GPUs" in result.stdout
+    assert "llama.cpp on workstation and consumer cards" in result.stdout
+    assert "1,8,64" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--batch", "0,8"), "--batch must be at least 1 sequence, not 0"),
+        (("--batch", "a"), "--batch 'a': 'a' is not a whole number"),
+        (("--batch", "8,,64"), "--batch '8,,64': '' is not a whole number"),
+        (("--batch", "8,1,8"), "--batch gives 8 twice"),
+        (("--context", "-5"), "--context must be at least 1 token, not -5"),
+        (("--context", ",".join(str(c) for c in range(1024, 1024 * 18, 1024))), "at most 16"),
+        (("--batch", "1,2,4,8,16,32,64,128,256", "--context", "1,2,3,4,5,6,7,8"), "= 72 comb"),
+        (("--engine", "tgi"), "--engine"),
+    ],
+)
+def test_bad_sweep_input_exits_2_naming_the_option(args: tuple[str, ...], message: str) -> None:
+    code, _, err = run("llama-3.1-8b", "--gpus", "mi300x", *args)
+    assert code == 2
+    assert message in err.replace("\n", " ")
+
+
+def _svgs(page: str) -> list[ElementTree.Element]:
+    starts = [i for i in range(len(page)) if page.startswith("<svg", i)]
+    return [ElementTree.fromstring(page[i : page.index("</svg>", i) + 6]) for i in starts]
+
+
+def test_html_sweep_has_a_speed_and_a_cost_chart_per_context(sweep_plan: PlanResult) -> None:
+    page = render(sweep_plan, Format.HTML, OPTIONS)
+    assert "<script" not in page and page.count("<h3>Sweep</h3>") == 1
+    charts = _svgs(plan_html_section(sweep_plan))[2:]  # after memory and cost bars
+    assert len(charts) == 2 * 2  # tokens/s and $/1M for each of two contexts
+    svg = "{http://www.w3.org/2000/svg}"
+    titles = [c.findtext(f"{svg}title") or "" for c in charts]
+    assert titles[0] == "Decode tokens/s at 2,048 tokens (all sequences)"
+    assert titles[1] == "$ per 1M output tokens at 2,048 tokens"
+    for chart in charts:
+        lines = chart.findall(f"{svg}polyline")
+        assert len(lines) == 3  # one per GPU: every one fits at every batch here
+        for line in lines:
+            xs = [float(p.split(",")[0]) for p in (line.get("points") or "").split()]
+            assert len(xs) == 3 and xs == sorted(xs)
+        legend = [t.text for t in chart.findall(f"{svg}text")]
+        assert "RTX 4090 (llama.cpp)" in legend and "MI300X (vllm)" in legend
+    table = page[page.index("<h3>Sweep</h3>") :]
+    assert table.count("<tr><td>") == 3 * 3 * 2
+
+
+def test_html_sweep_draws_ranges_and_escapes_labels(sweep_plan: PlanResult) -> None:
+    band = Uncertainty(0.8, 1.1, 0.14, "vllm <b>on</b> datacenter GPUs")
+    hostile = dataclasses.replace(sweep_plan.entries[0].gpu, short="<img src=x>")
+
+    def tweak(entry: PlanEntry) -> PlanEntry:
+        gpu = hostile if entry.gpu.id == hostile.id else entry.gpu
+        if entry.decode is None:
+            return dataclasses.replace(entry, gpu=gpu)
+        return dataclasses.replace(
+            entry, gpu=gpu, decode=dataclasses.replace(entry.decode, uncertainty=band)
+        )
+
+    changed = dataclasses.replace(
+        sweep_plan,
+        entries=tuple(tweak(e) for e in sweep_plan.entries),
+        sweep=tuple(tweak(e) for e in sweep_plan.sweep),
+    )
+    section = plan_html_section(changed)
+    assert "<img" not in section and "&lt;img src=x&gt;" in section
+    charts = _svgs(section)[2:]
+    assert all(len(c.findall("{http://www.w3.org/2000/svg}polygon")) == 3 for c in charts)
+    assert "typical range of a measurement" in section
+    document = plan_json(changed)
+    point = document["sweep"]["points"][0]
+    low, high = point["decode_range_tokens_per_s"]
+    assert low == pytest.approx(point["decode_tokens_per_s"] * 0.8, rel=1e-3)
+    assert high == pytest.approx(point["decode_tokens_per_s"] * 1.1, rel=1e-3)
+    uncertainty = document["entries"][0]["decode"]["uncertainty"]
+    assert uncertainty["typical_error"] == 0.14 and uncertainty["basis"].startswith("vllm <b>")
+    terminal = render(changed, Format.TERMINAL, RenderOptions(width=160, tool_version="9.9.9"))
+    assert f"{low:,.0f}{DASH}{high:,.0f}" in terminal
+    assert "under decode, the typical range" in terminal
+
+
+def test_one_batch_size_draws_no_line_chart(small_plan: PlanResult) -> None:
+    section = plan_html_section(small_plan)
+    assert len(_svgs(section)) == 2 and "<h3>Sweep</h3>" not in section
+    assert "### Sweep" not in plan_markdown_section(small_plan)
+    assert "\nSweep\n" not in render(small_plan, Format.TERMINAL, OPTIONS)
+
+
+def test_chart_legend_says_why_a_gpu_has_no_line(sweep_plan: PlanResult) -> None:
+    unpriced = sweep_plan.entries[0].gpu.id
+
+    def tweak(entry: PlanEntry) -> PlanEntry:
+        return dataclasses.replace(entry, price=None) if entry.gpu.id == unpriced else entry
+
+    changed = dataclasses.replace(sweep_plan, sweep=tuple(tweak(e) for e in sweep_plan.sweep))
+    speed, cost = _svgs(plan_html_section(changed))[2:4]
+    svg = "{http://www.w3.org/2000/svg}"
+    short = sweep_plan.entries[0].gpu.short
+    assert len(speed.findall(f"{svg}polyline")) == 3 and len(cost.findall(f"{svg}polyline")) == 2
+    legend = [t.text or "" for t in cost.findall(f"{svg}text")]
+    assert any(t.startswith(short) and t.endswith(": no price on file") for t in legend)

@@ -2,14 +2,32 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import pytest
 
+from gpuport.plan import planner as planner_module
 from gpuport.plan.catalog import MeasuredRates, resolve_gpus
 from gpuport.plan.errors import PlanInputError
 from gpuport.plan.model_spec import load_model, spec_from_params
-from gpuport.plan.planner import PlanRequest, plan, request_for
+from gpuport.plan.planner import (
+    DASH,
+    PlanRequest,
+    parse_values,
+    plan,
+    range_sentence,
+    request_for,
+)
 from gpuport.plan.precision import parse_kv_dtype, parse_precision
 from gpuport.plan.prices import Price, default_prices
+from gpuport.plan.speed import (
+    DecodeEstimate,
+    StepTime,
+    Uncertainty,
+    estimate_decode,
+    estimate_prefill,
+)
 
 
 def _plan(model: str, gpus: str, **limits):  # type: ignore[no-untyped-def]
@@ -135,3 +153,133 @@ def test_unknown_gpu_suggests_the_closest() -> None:
         resolve_gpus("h100,mi3000x")
     with pytest.raises(PlanInputError, match="did you mean h100"):
         resolve_gpus("h10")
+
+
+# --- engines, sweeps and ranges (issue 12) ---------------------------------------------------
+
+_RANGE = Uncertainty(0.8, 1.1, 0.14, "vllm on datacenter GPUs, decode: 30 measurements")
+
+
+def test_a_sweep_plans_every_batch_and_context_on_every_gpu() -> None:
+    result = _plan("llama-3.1-8b", "h100,mi300x", batch=(8, 1, 64), context=(8192, 2048))
+    assert result.request.is_sweep
+    assert [(e.batch, e.context) for e in result.entries] == [(8, 8192), (8, 8192)]
+    points = result.sweep
+    assert len(points) == 2 * 3 * 2
+    for entry in result.entries:
+        own = [p for p in points if p.gpu.id == entry.gpu.id]
+        assert {(p.batch, p.context) for p in own} == {
+            (b, c) for b in (1, 8, 64) for c in (2048, 8192)
+        }
+        assert all(p.rank == entry.rank for p in own)
+        # in rank order of the GPUs, then by context and batch
+        assert [(p.context, p.batch) for p in own] == sorted((p.context, p.batch) for p in own)
+        same = next(p for p in own if (p.batch, p.context) == (8, 8192))
+        assert same.decode is not None and entry.decode is not None
+        assert same.decode.tokens_per_s == entry.decode.tokens_per_s
+        speeds = [p.decode.tokens_per_s for p in own if p.context == 2048 and p.decode]
+        assert speeds == sorted(speeds) and len(speeds) == 3  # a bigger batch decodes more
+    assert [p.gpu.id for p in points[:6]] == [result.entries[0].gpu.id] * 6
+    assert any(s.startswith("Sweep: batch 1, 8, 64 x context 2,048, 8,192") for s in result.summary)
+    cheapest = next(s for s in result.summary if s.startswith("Cheapest in the sweep"))
+    assert "at batch 64 and 2,048 tokens" in cheapest
+
+
+def test_one_batch_and_context_is_no_sweep() -> None:
+    result = _plan("llama-3.1-8b", "h100,mi300x", batch=8, context=2048)
+    assert not result.request.is_sweep and result.sweep == ()
+    assert result.sweep_entries == result.entries
+    assert not any(s.startswith(("Sweep", "Cheapest in the sweep")) for s in result.summary)
+
+
+def test_the_engine_defaults_per_gpu_segment_and_can_be_chosen() -> None:
+    result = _plan("llama-3.1-8b", "h100,rtx-4090", batch=1, context=2048)
+    engines = {e.gpu.id: e.engine for e in result.entries}
+    assert engines == {"h100-sxm": "vllm", "rtx-4090": "llama.cpp"}
+    rtx = next(e for e in result.entries if e.gpu.id == "rtx-4090")
+    assert any("the default on consumer GPUs" in r for r in rtx.reasons)
+    chosen = _plan("llama-3.1-8b", "h100,rtx-4090", batch=(1, 8), engine="sglang")
+    assert {e.engine for e in chosen.sweep_entries} == {"sglang"}
+    assert all(
+        any(r == "speed assumes sglang (--engine)" for r in e.reasons) for e in chosen.entries
+    )
+    assert any("on sglang" in s for s in chosen.summary if s.startswith("Best"))
+
+
+def test_range_sentence_states_the_spread_and_its_basis() -> None:
+    step = StepTime(0.01, 0.003, 0.0, 1)
+    estimate = DecodeEstimate(100.0, 100.0, step, None, None, _RANGE)
+    assert range_sentence(estimate) == (
+        f"typically 80{DASH}110 tok/s; within 14% for vllm on datacenter GPUs, decode: 30 measurements"
+    )
+    slow = range_sentence(DecodeEstimate(7.0, 7.0, step, None, None, _RANGE))
+    assert slow is not None and slow.startswith(f"typically 5.6{DASH}7.7 tok/s")
+    assert range_sentence(DecodeEstimate(100.0, 100.0, step, None, None)) is None
+
+
+def _estimates_with(
+    monkeypatch: pytest.MonkeyPatch,
+    decode: Uncertainty | None,
+    prefill: Uncertainty | None,
+) -> None:
+    """The speed model as it is, with the given validation ranges on its estimates."""
+    monkeypatch.setattr(
+        planner_module,
+        "estimate_decode",
+        lambda case: dataclasses.replace(estimate_decode(case), uncertainty=decode),
+    )
+    monkeypatch.setattr(
+        planner_module,
+        "estimate_prefill",
+        lambda *a, **k: dataclasses.replace(estimate_prefill(*a, **k), uncertainty=prefill),
+    )
+
+
+def test_an_estimate_without_a_range_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    _estimates_with(monkeypatch, None, None)
+    plain = _plan("llama-3.1-8b", "mi300x", batch=1, context=2048)
+    reasons = plain.entries[0].reasons
+    assert "decode and prefill: no validated range" in " ".join(reasons)
+    assert not any("typically" in s for s in plain.summary)
+
+
+def test_ranges_reach_the_reasons_and_the_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    _estimates_with(monkeypatch, _RANGE, None)
+    ranged = _plan("llama-3.1-8b", "mi300x", batch=1, context=2048)
+    entry = ranged.entries[0]
+    assert entry.decode is not None and entry.decode.range_tokens_per_s is not None
+    low, high = entry.decode.range_tokens_per_s
+    line = next(r for r in entry.reasons if r.startswith("decode typically"))
+    assert f"{low:,.0f}{DASH}{high:,.0f} tok/s" in line and "within 14%" in line
+    assert any(r.startswith("prefill: no validated range") for r in entry.reasons)
+    best = next(s for s in ranged.summary if s.startswith("Best"))
+    assert f"typically {low:,.0f}{DASH}{high:,.0f}" in best
+    assert any("not a bound" in a for a in ranged.assumptions)
+
+
+@pytest.mark.parametrize(
+    ("limits", "message"),
+    [
+        ({"batch": (0, 8)}, "--batch must be at least 1 sequence, not 0"),
+        ({"batch": (8, 1, 8)}, "--batch gives 8 twice"),
+        ({"context": (2048, 2048)}, "--context gives 2,048 twice"),
+        ({"batch": tuple(range(1, 18))}, "--batch gives 17 values; a sweep takes at most 16"),
+        (
+            {"batch": tuple(range(1, 10)), "context": tuple(range(1000, 9000, 1000))},
+            "9 batch sizes x 8 contexts = 72 combinations per GPU; a sweep takes at most 64",
+        ),
+        ({"engine": "tgi"}, "--engine 'tgi': not an engine"),
+    ],
+)
+def test_bad_sweeps_are_refused(limits: dict[str, object], message: str) -> None:
+    spec = load_model("llama-3.1-8b")
+    with pytest.raises(PlanInputError, match=re.escape(message)):
+        request_for(spec, **limits)  # type: ignore[arg-type]
+
+
+def test_parse_values_reads_comma_lists_and_names_the_option() -> None:
+    assert parse_values("1, 8,64", "--batch") == (1, 8, 64)
+    assert parse_values("4096", "--context") == (4096,)
+    for text in ("a", "8,,64", "1.5", ""):
+        with pytest.raises(PlanInputError, match=r"^--batch .* is not a whole number"):
+            parse_values(text, "--batch")

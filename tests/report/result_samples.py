@@ -7,6 +7,7 @@ goldens change only when a renderer does. Paths are relative and nothing reads t
 from __future__ import annotations
 
 import datetime
+from dataclasses import replace
 
 from report_samples import IMG, INLINE_PTX, MD_LINK, RULES, SCRIPT, STYLE_BREAK, TEMPLATE
 
@@ -19,7 +20,7 @@ from gpuport.plan.model_spec import ModelSpec, ParamCount, Published
 from gpuport.plan.planner import PlanEntry, PlanRequest, PlanResult
 from gpuport.plan.precision import KvDtype, Precision
 from gpuport.plan.prices import Price
-from gpuport.plan.speed import DecodeEstimate, PrefillEstimate, Rates, StepTime
+from gpuport.plan.speed import DecodeEstimate, PrefillEstimate, Rates, StepTime, Uncertainty
 from gpuport.port.model import Change, CheckStatus, CompileCheck, FileResult, PortResult
 from gpuport.rules import Rule, RuleIndex
 
@@ -238,6 +239,10 @@ def _step(memory_ms: float, compute_ms: float, communication_ms: float = 0.0) ->
     return StepTime(memory_ms / 1e3, compute_ms / 1e3, communication_ms / 1e3, 1)
 
 
+# The validation behind a range; the NV80 entry has none (measured rates), as happens.
+_UNCERTAINTY = Uncertainty(0.82, 1.12, 0.14, "vllm on datacenter GPUs, decode: 30 measurements")
+
+
 def sample_plan() -> PlanResult:
     """Two GPUs that fit (one on two devices) and one that does not, with reasons."""
     fits_one = PlanEntry(
@@ -249,10 +254,13 @@ def sample_plan() -> PlanResult:
         max_sequences=152,
         max_context=131072,
         rates=Rates(4240.0, 780.0, 448.0, 5.0, False, "datasheet x efficiency"),
-        decode=DecodeEstimate(1480.5, 92.53, _step(10.2, 3.1), 180, 420),
-        prefill=PrefillEstimate(24150.0, _step(12.0, 84.8), 8192),
+        decode=DecodeEstimate(1480.5, 92.53, _step(10.2, 3.1), 180, 420, _UNCERTAINTY),
+        prefill=PrefillEstimate(24150.0, _step(12.0, 84.8), 8192, _UNCERTAINTY),
         price=_price(2.5, _BIG_AMD),
         reasons=("fits on one device with 152 sequences of room", "memory-bound decode"),
+        engine="vllm",
+        batch=16,
+        context=8192,
         rank=1,
     )
     fits_two = PlanEntry(
@@ -268,6 +276,9 @@ def sample_plan() -> PlanResult:
         prefill=PrefillEstimate(30100.0, _step(8.0, 60.1, 4.0), 8192),
         price=_price(3.0, _NVIDIA),
         reasons=("two devices: the KV cache of 16 sequences does not fit in one",),
+        engine="vllm",
+        batch=16,
+        context=8192,
         rank=2,
     )
     does_not_fit = PlanEntry(
@@ -283,6 +294,9 @@ def sample_plan() -> PlanResult:
         prefill=None,
         price=None,
         reasons=("does not fit in 8 devices: the KV cache alone needs 21.5 GB per device",),
+        engine="llama.cpp",
+        batch=16,
+        context=8192,
         rank=3,
     )
     return PlanResult(
@@ -295,6 +309,49 @@ def sample_plan() -> PlanResult:
         ),
         warnings=("Tiny 24 GB <card> has no price on file: pass --price tiny-24=USD",),
         assumptions=("decode is a roofline with stated efficiencies", "prices are on-demand"),
+    )
+
+
+def _at_batch(entry: PlanEntry, batch: int, tokens_per_s: float, cost_scale: float) -> PlanEntry:
+    """``entry`` at another batch: decode ``tokens_per_s``, ``cost_scale`` x the step time."""
+    decode = entry.decode
+    if decode is None:
+        return replace(entry, batch=batch)
+    step = _step(decode.step.memory_s * 1e3 * cost_scale, decode.step.compute_s * 1e3)
+    return replace(
+        entry,
+        batch=batch,
+        decode=replace(
+            decode,
+            tokens_per_s=tokens_per_s,
+            per_sequence_tokens_per_s=tokens_per_s / batch,
+            step=step,
+        ),
+    )
+
+
+def sample_plan_sweep() -> PlanResult:
+    """The sample plan swept over batch 1, 16, 64 at one context, ranked at batch 16: a GPU
+    whose count grows with the batch and one that never fits, so the lines have gaps."""
+    base = sample_plan()
+    big, nvidia, small = base.entries
+    sweep = (
+        _at_batch(big, 1, 98.0, 0.7),
+        big,
+        _at_batch(big, 64, 3900.0, 1.6),
+        _at_batch(nvidia, 1, 140.0, 0.7),
+        nvidia,
+        replace(_at_batch(nvidia, 64, 4100.0, 1.7), fits=False, decode=None, prefill=None),
+        replace(small, batch=1),
+        small,
+        replace(small, batch=64),
+    )
+    request = replace(_REQUEST, batches=(16, 1, 64))
+    return replace(
+        base,
+        request=request,
+        sweep=sweep,
+        summary=(*base.summary, "Sweep: batch 1, 16, 64 at 8,192 tokens; ranked at batch 16."),
     )
 
 

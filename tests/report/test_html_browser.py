@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from report_samples import HOSTILE_STRINGS, TOOL_VERSION, hostile_assessment, sample_scan
-from result_samples import hostile_port, sample_plan
+from result_samples import hostile_port, sample_plan, sample_plan_sweep
 
 from gpuport.assess import Assessment, assess
 from gpuport.report import Format, RenderOptions, render
@@ -154,6 +154,21 @@ def test_plan_report_is_styled_under_its_policy(browser: Any, tmp_path: Path) ->
     with visit(browser, tmp_path, sample_plan()) as opened:
         opened.assert_inert()
         assert colour_of(opened.page, "td", "borderTopColor") == "rgb(204, 204, 204)"
+
+
+def test_plan_sweep_charts_draw_under_the_policy(browser: Any, tmp_path: Path) -> None:
+    with visit(browser, tmp_path, sample_plan_sweep()) as opened:
+        opened.assert_inert()
+        page = opened.page
+        charts = page.locator("h3:text('Sweep') ~ figure svg")
+        assert charts.count() == 2  # tokens/s and $/1M output tokens against the batch
+        for index in range(2):
+            box = charts.nth(index).bounding_box()
+            assert box is not None and box["width"] > 300 and box["height"] > 150
+        # a line per GPU that fits somewhere; the one that never fits draws none
+        assert page.locator("h3:text('Sweep') ~ figure polyline").count() == 4
+        assert page.locator("table.sweep tbody tr").count() == 9
+        assert colour_of(page, "table.sweep td", "borderTopColor") == "rgb(204, 204, 204)"
 
 
 # --- a phone: the report reads top-down at 390 px -------------------------------------------

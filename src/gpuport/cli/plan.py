@@ -8,13 +8,16 @@ import click
 
 from gpuport.cli.common import format_options, handle_errors, render_options
 from gpuport.cli.ui import emit
+from gpuport.plan.engines import DATACENTER_ENGINE, DESKTOP_ENGINE, ENGINES
 from gpuport.plan.inputs import build_plan, parse_count
 from gpuport.plan.planner import (
     DEFAULT_BATCH,
     DEFAULT_CONTEXT,
     DEFAULT_PP_MAX,
     DEFAULT_TP_MAX,
+    MAX_SWEEP_COMBINATIONS,
     PlanResult,
+    parse_values,
 )
 from gpuport.report import Format, render
 
@@ -24,17 +27,27 @@ from gpuport.report import Format, render
 @click.option("--params", "params_text", help="A bare parameter count instead of MODEL (70e9).")
 @click.option(
     "--context",
-    type=int,
-    default=DEFAULT_CONTEXT,
+    "context_text",
+    default=str(DEFAULT_CONTEXT),
     show_default=True,
-    help="Tokens per sequence (prompt + output).",
+    metavar="TOKENS[,TOKENS...]",
+    help="Tokens per sequence (prompt + output); a comma list (2048,8192) sweeps them.",
 )
 @click.option(
     "--batch",
-    type=int,
-    default=DEFAULT_BATCH,
+    "batch_text",
+    default=str(DEFAULT_BATCH),
     show_default=True,
-    help="Sequences served at once.",
+    metavar="N[,N...]",
+    help="Sequences served at once; a comma list (1,8,64) sweeps them, ranked at the first. "
+    f"At most {MAX_SWEEP_COMBINATIONS} batch x context combinations.",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(ENGINES),
+    help=f"Serving engine the speed assumes. Default per GPU: {DATACENTER_ENGINE} on datacenter "
+    f"GPUs (continuous batching, CUDA/HIP graphs), {DESKTOP_ENGINE} on workstation and consumer "
+    "cards (one request at a time, GGUF weights welcome).",
 )
 @click.option(
     "--precision",
@@ -92,8 +105,9 @@ from gpuport.report import Format, render
 def plan(
     model: str | None,
     params_text: str | None,
-    context: int,
-    batch: int,
+    context_text: str,
+    batch_text: str,
+    engine: str | None,
     precision: str | None,
     kv_dtype: str | None,
     gpus: str | None,
@@ -109,14 +123,16 @@ def plan(
     """Which GPUs MODEL fits on, how fast it runs and what a million tokens cost.
 
     MODEL is a preset name (gpuport plan llama-3.1-70b), a config.json, or a folder with
-    one. NVIDIA and AMD GPUs are ranked in one table, cheapest per token first.
+    one. NVIDIA and AMD GPUs are ranked in one table, cheapest per token first; comma lists
+    after --batch and --context add a sweep (gpuport plan llama-3.1-8b --batch 1,8,64).
     """
     result = build_plan(
         model,
         params=parse_count(params_text) if params_text is not None else None,
         gpus=gpus,
-        context=context,
-        batch=batch,
+        context=parse_values(context_text, "--context"),
+        batch=parse_values(batch_text, "--batch"),
+        engine=engine,
         precision=precision,
         kv_dtype=kv_dtype,
         tp_max=tp_max,

@@ -30,10 +30,11 @@ def build_plan(
     *,
     params: float | None = None,
     gpus: str | None = None,
-    context: int = DEFAULT_CONTEXT,
-    batch: int = DEFAULT_BATCH,
+    context: int | tuple[int, ...] = DEFAULT_CONTEXT,
+    batch: int | tuple[int, ...] = DEFAULT_BATCH,
     precision: str | None = None,
     kv_dtype: str | None = None,
+    engine: str | None = None,
     tp_max: int = DEFAULT_TP_MAX,
     pp_max: int = DEFAULT_PP_MAX,
     utilization: float = 0.9,
@@ -63,6 +64,7 @@ def build_plan(
         tp_max=tp_max,
         pp_max=pp_max,
         utilization=utilization,
+        engine=engine,
     )
     prices: dict[str, Price] = default_prices()
     if price_file is not None:

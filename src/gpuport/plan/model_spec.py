@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -184,7 +185,8 @@ class ModelSpec:
 
     def kv_tokens_held(self, context: int) -> int:
         """Token-layers of cache one sequence of ``context`` tokens holds (windows capped)."""
-        return sum(min(context, w) if w else context for w in self.layer_windows)
+        full, windows = _window_counts(self.layer_windows)
+        return full * context + sum(count * min(context, w) for w, count in windows)
 
     def kv_bytes_per_sequence(self, context: int, bytes_per_element: float) -> float:
         return self.kv_tokens_held(context) * self.kv_elements_per_token() * bytes_per_element
@@ -204,6 +206,15 @@ class ModelSpec:
             per_head = 2 * self.head_dim
         attention = 2.0 * self.num_heads * per_head * self.kv_tokens_held(context)
         return weights + attention
+
+
+@lru_cache(maxsize=256)
+def _window_counts(layer_windows: tuple[int, ...]) -> tuple[int, tuple[tuple[int, int], ...]]:
+    """(full-attention layers, ((window, layers with it), ...)): the planner's searches ask
+    for a model's KV size thousands of times, and a model has only a few distinct windows."""
+    counts = Counter(layer_windows)
+    full = counts.pop(0, 0)
+    return full, tuple(sorted(counts.items()))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,6 @@
 """The plan: for each GPU, the fewest devices that hold the model and the batch, how fast
-they decode and prefill, what a million tokens costs, and why -- ranked in one table."""
+they decode and prefill, what a million tokens costs, and why -- ranked in one table, and the
+same for every batch size and context length of a sweep."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from gpuport.plan.catalog import GPUS_PER_NODE, Gpu, MeasuredRates
+from gpuport.plan.engines import DATACENTER_ENGINE, DESKTOP_ENGINE, ENGINES, default_engine
 from gpuport.plan.errors import PlanInputError
 from gpuport.plan.memory import ASSUMPTIONS as MEMORY_ASSUMPTIONS
 from gpuport.plan.memory import (
@@ -26,6 +28,7 @@ from gpuport.plan.speed import (
     DecodeEstimate,
     PrefillEstimate,
     Rates,
+    Uncertainty,
     achieved_rates,
     cost_per_million_tokens,
     estimate_decode,
@@ -39,6 +42,44 @@ DEFAULT_TP_MAX = 8
 DEFAULT_PP_MAX = 4
 _TP_SIZES = (1, 2, 4, 8)
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 6: "six", 8: "eight"}
+# A sweep's limits: each GPU is planned once per batch x context, and the tables print one
+# row per combination, so past these the output stops being readable.
+MAX_SWEEP_VALUES = 16
+MAX_SWEEP_COMBINATIONS = 64
+DASH = "\N{EN DASH}"  # between the ends of a range: 60-85 as typeset
+_UNITS = {"--context": "token", "--batch": "sequence"}
+
+
+def parse_values(text: str, option: str) -> tuple[int, ...]:
+    """Whole numbers as typed after ``--batch`` or ``--context``: one, or a comma list
+    ("1,8,64"); their range and repeats are checked by :class:`PlanRequest`."""
+    values: list[int] = []
+    for item in text.split(","):
+        word = item.strip()
+        try:
+            values.append(int(word))
+        except ValueError:
+            raise PlanInputError(
+                f"{option} {text!r}: {word!r} is not a whole number; give one or several "
+                f"separated by commas ({option} {'1,8,64' if option == '--batch' else '2048,8192'})"
+            ) from None
+    return tuple(values)
+
+
+def _check_values(option: str, values: tuple[int, ...]) -> None:
+    unit = _UNITS[option]
+    for value in values:
+        if value < 1:
+            raise PlanInputError(f"{option} must be at least 1 {unit}, not {value}")
+    seen: set[int] = set()
+    for value in values:
+        if value in seen:
+            raise PlanInputError(f"{option} gives {value:,} twice: name each value once")
+        seen.add(value)
+    if len(values) > MAX_SWEEP_VALUES:
+        raise PlanInputError(
+            f"{option} gives {len(values)} values; a sweep takes at most {MAX_SWEEP_VALUES}"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,12 +95,27 @@ class PlanRequest:
     utilization: float = DEFAULT_UTILIZATION
     precision_from_checkpoint: bool = False
     engine: str | None = None  # plan/engines.py ENGINES; None: default_engine per GPU
+    # A sweep: every batch x context is planned. Empty: just ``batch`` / ``context``, which
+    # are the first value of each list, the point the ranking and its reasons are for.
+    batches: tuple[int, ...] = ()
+    contexts: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.context < 1:
-            raise PlanInputError(f"--context must be at least 1 token, not {self.context}")
-        if self.batch < 1:
-            raise PlanInputError(f"--batch must be at least 1 sequence, not {self.batch}")
+        _check_values("--context", self.context_values)
+        _check_values("--batch", self.batch_values)
+        if self.context not in self.context_values or self.batch not in self.batch_values:
+            raise PlanInputError("the ranked batch and context must be among the sweep's values")
+        combinations = len(self.batch_values) * len(self.context_values)
+        if combinations > MAX_SWEEP_COMBINATIONS:
+            raise PlanInputError(
+                f"--batch and --context: {len(self.batch_values)} batch sizes x "
+                f"{len(self.context_values)} contexts = {combinations} combinations per GPU; "
+                f"a sweep takes at most {MAX_SWEEP_COMBINATIONS}: drop some values"
+            )
+        if self.engine is not None and self.engine not in ENGINES:
+            raise PlanInputError(
+                f"--engine {self.engine!r}: not an engine plan models; one of {', '.join(ENGINES)}"
+            )
         if self.tp_max < 1 or self.pp_max < 1:
             raise PlanInputError("--tp and --pp limits must be at least 1")
         if not 0 < self.utilization <= 1:
@@ -67,29 +123,55 @@ class PlanRequest:
                 f"--utilization must be above 0 and at most 1, not {self.utilization}"
             )
 
+    @property
+    def batch_values(self) -> tuple[int, ...]:
+        """Every batch size planned, as given (the first is the ranked one)."""
+        return self.batches or (self.batch,)
+
+    @property
+    def context_values(self) -> tuple[int, ...]:
+        return self.contexts or (self.context,)
+
+    @property
+    def is_sweep(self) -> bool:
+        return len(self.batch_values) * len(self.context_values) > 1
+
+    def at(self, batch: int, context: int) -> PlanRequest:
+        """The same request for one point of the sweep."""
+        return replace(self, batch=batch, context=context, batches=(), contexts=())
+
 
 def request_for(
     model: ModelSpec,
     *,
     precision: str | None = None,
     kv_dtype: KvDtype | None = None,
-    context: int = DEFAULT_CONTEXT,
-    batch: int = DEFAULT_BATCH,
+    context: int | tuple[int, ...] = DEFAULT_CONTEXT,
+    batch: int | tuple[int, ...] = DEFAULT_BATCH,
     tp_max: int = DEFAULT_TP_MAX,
     pp_max: int = DEFAULT_PP_MAX,
     utilization: float = DEFAULT_UTILIZATION,
+    engine: str | None = None,
 ) -> PlanRequest:
-    """A request whose precision defaults to the checkpoint's own weight format."""
+    """A request whose precision defaults to the checkpoint's own weight format; a tuple of
+    contexts or batch sizes makes a sweep, ranked at the first of each."""
     chosen = parse_precision(precision or model.native_precision)
+    contexts = context if isinstance(context, tuple) else (context,)
+    batches = batch if isinstance(batch, tuple) else (batch,)
+    if not contexts or not batches:
+        raise PlanInputError("--batch and --context need at least one value each")
     return PlanRequest(
         precision=chosen,
         kv_dtype=kv_dtype or default_kv_dtype(chosen),
-        context=context,
-        batch=batch,
+        context=contexts[0],
+        batch=batches[0],
         tp_max=tp_max,
         pp_max=pp_max,
         utilization=utilization,
         precision_from_checkpoint=precision is None,
+        engine=engine,
+        batches=batches if len(batches) > 1 else (),
+        contexts=contexts if len(contexts) > 1 else (),
     )
 
 
@@ -109,6 +191,9 @@ class PlanEntry:
     prefill: PrefillEstimate | None
     price: Price | None
     reasons: tuple[str, ...]
+    engine: str  # the serving engine the speed assumes (--engine, or the GPU's default)
+    batch: int  # the workload this entry is for (one point of a sweep)
+    context: int
     rank: int = 0
 
     @property
@@ -146,6 +231,13 @@ class PlanResult:
     summary: tuple[str, ...]
     warnings: tuple[str, ...]
     assumptions: tuple[str, ...] = field(default=())
+    # Every GPU at every batch x context, in rank order of the GPUs, then by context and
+    # batch; without a sweep, the entries themselves.
+    sweep: tuple[PlanEntry, ...] = field(default=())
+
+    @property
+    def sweep_entries(self) -> tuple[PlanEntry, ...]:
+        return self.sweep or self.entries
 
     @property
     def weights_bytes(self) -> float:
@@ -156,6 +248,15 @@ class PlanResult:
         return self.model.kv_bytes_per_sequence(
             self.request.context, self.request.kv_dtype.bytes_per_element
         )
+
+
+PLAN_ASSUMPTIONS = (
+    f"the serving engine is --engine, or by default {DATACENTER_ENGINE} on datacenter GPUs and "
+    f"{DESKTOP_ENGINE} on workstation and consumer cards; each entry names the one it assumes",
+    f'a range ("typically 60{DASH}85 tok/s") is where published measurements landed around the '
+    "estimate when validated on GPUs the fit did not see (leave-one-GPU-out, "
+    "benchmarks/plan_accuracy.md): the typical case, not a bound",
+)
 
 
 def _layouts(model: ModelSpec, request: PlanRequest) -> Iterator[tuple[int, int]]:
@@ -186,9 +287,51 @@ def _count(n: int, gpu: Gpu) -> str:
     return f"{_NUMBER_WORDS.get(n, str(n))} {noun}" + ("s" if n > 1 else "")
 
 
+def _rate(value: float) -> str:
+    return f"{value:,.0f}" if value >= 10 else f"{value:,.1f}"
+
+
+def range_sentence(estimate: DecodeEstimate | PrefillEstimate) -> str | None:
+    """The typical range of an estimate and what it rests on, "typically 60-85 tok/s; within
+    18% for vllm on datacenter GPUs, ..." (None: no validation covers the case)."""
+    span = estimate.range_tokens_per_s
+    uncertainty: Uncertainty | None = estimate.uncertainty
+    if span is None or uncertainty is None:
+        return None
+    low, high = span
+    return (
+        f"typically {_rate(low)}{DASH}{_rate(high)} tok/s; within {uncertainty.typical_error:.0%} "
+        f"for {uncertainty.basis}"
+    )
+
+
+def _engine_reason(gpu: Gpu, engine: str, chosen: bool) -> str:
+    if chosen:
+        return f"speed assumes {engine} (--engine)"
+    return f"speed assumes {engine}, the default on {gpu.segment} GPUs (--engine for another)"
+
+
+def _range_reasons(decode: DecodeEstimate, prefill: PrefillEstimate, rates: Rates) -> list[str]:
+    reasons = []
+    missing = []
+    for what, estimate in (("decode", decode), ("prefill", prefill)):
+        sentence = range_sentence(estimate)
+        if sentence is not None:
+            reasons.append(f"{what} {sentence}")
+        else:
+            missing.append(what)
+    if missing and not rates.measured:
+        reasons.append(
+            f"{' and '.join(missing)}: no validated range for this engine and GPU class, a "
+            "rough estimate (--measured calibrates it)"
+        )
+    return reasons
+
+
 def _entry(
     model: ModelSpec,
     gpu: Gpu,
+    engine: str,
     request: PlanRequest,
     price: Price | None,
     measured: MeasuredRates | None,
@@ -226,7 +369,21 @@ def _entry(
             f"(weights {_gb(total_weights)} in all)"
         )
         return PlanEntry(
-            gpu, False, tp, pp, memory, sequences, longest, rates, None, None, price, tuple(reasons)
+            gpu,
+            False,
+            tp,
+            pp,
+            memory,
+            sequences,
+            longest,
+            rates,
+            None,
+            None,
+            price,
+            tuple(reasons),
+            engine,
+            request.batch,
+            request.context,
         )
     devices = tp * pp
     if devices == 1:
@@ -279,6 +436,8 @@ def _entry(
         if short is not None:
             turn += f"; with short contexts it turns compute-bound from batch {short:,}"
     reasons.append(f"decode is {decode.bound}-bound at batch {request.batch}; {turn}")
+    reasons.append(_engine_reason(gpu, engine, request.engine is not None))
+    reasons.extend(_range_reasons(decode, prefill, rates))
     if rates.note:
         reasons.append(rates.note)
     if rates.measured:
@@ -286,7 +445,21 @@ def _entry(
     if price is None:
         reasons.append(f"no price on file: pass --price {gpu.id}=USD_PER_HOUR")
     return PlanEntry(
-        gpu, True, tp, pp, memory, sequences, longest, rates, decode, prefill, price, tuple(reasons)
+        gpu,
+        True,
+        tp,
+        pp,
+        memory,
+        sequences,
+        longest,
+        rates,
+        decode,
+        prefill,
+        price,
+        tuple(reasons),
+        engine,
+        request.batch,
+        request.context,
     )
 
 
@@ -335,6 +508,20 @@ def _vendor_sentence(entries: list[PlanEntry], batch: int) -> str | None:
     return text[0].upper() + text[1:] + "."
 
 
+def _cheapest_sentence(sweep: tuple[PlanEntry, ...]) -> str | None:
+    """The sweep's cheapest point per output token, when prices allow."""
+    priced = [e for e in sweep if e.cost_per_million_output is not None]
+    if not priced:
+        return None
+    best = min(priced, key=lambda e: (e.cost_per_million_output or 0.0, e.rank))
+    assert best.decode is not None
+    return (
+        f"Cheapest in the sweep: {_count(best.devices, best.gpu)} at batch {best.batch:,} and "
+        f"{best.context:,} tokens, ${best.cost_per_million_output:,.3f} per 1M output tokens "
+        f"({_rate(best.decode.tokens_per_s)} tokens/s)."
+    )
+
+
 def plan(
     model: ModelSpec,
     request: PlanRequest,
@@ -342,11 +529,35 @@ def plan(
     prices: Mapping[str, Price],
     measured: Mapping[str, MeasuredRates] | None = None,
 ) -> PlanResult:
-    """Plan ``model`` on each of ``gpus``: a pure function of its inputs."""
+    """Plan ``model`` on each of ``gpus`` at every batch x context: a pure function of its inputs.
+
+    The ranking (and the summary's reasons) is at ``request.batch`` and ``request.context``.
+    """
     measured = measured or {}
-    built = [_entry(model, gpu, request, prices.get(gpu.id), measured.get(gpu.id)) for gpu in gpus]
-    ordered = sorted(built, key=_rank_key)
+    points: dict[tuple[str, int, int], PlanEntry] = {}
+    headline: list[PlanEntry] = []
+    contexts = sorted(request.context_values)
+    batches = sorted(request.batch_values)
+    for gpu in gpus:
+        engine = request.engine or default_engine(gpu)
+        price, rates = prices.get(gpu.id), measured.get(gpu.id)
+        for context in contexts:
+            for batch in batches:
+                at = request.at(batch, context) if request.is_sweep else request
+                entry = _entry(model, gpu, engine, at, price, rates)
+                points[gpu.id, batch, context] = entry
+                if batch == request.batch and context == request.context:
+                    headline.append(entry)
+    ordered = sorted(headline, key=_rank_key)
     entries = tuple(replace(e, rank=i) for i, e in enumerate(ordered, start=1))
+    sweep: tuple[PlanEntry, ...] = ()
+    if request.is_sweep:
+        sweep = tuple(
+            replace(points[e.gpu.id, batch, context], rank=e.rank)
+            for e in entries
+            for context in contexts
+            for batch in batches
+        )
     kv = request.kv_dtype
     kv_sequence = model.kv_bytes_per_sequence(request.context, kv.bytes_per_element)
     params = model.params
@@ -360,20 +571,32 @@ def plan(
         f"{_gb(kv_sequence)} per {request.context:,}-token sequence, "
         f"{_gb(kv_sequence * request.batch)} for {request.batch}.",
     ]
+    if request.is_sweep:
+        summary.append(
+            f"Sweep: batch {', '.join(f'{b:,}' for b in batches)} x context "
+            f"{', '.join(f'{c:,}' for c in contexts)} on {len(entries)} GPU type(s); the "
+            f"ranking is at batch {request.batch:,} and {request.context:,} tokens (the first "
+            "value of each list)."
+        )
     fitting = [e for e in entries if e.fits]
     if fitting:
         top = fitting[0]
         assert top.decode is not None
         cost = top.cost_per_million_output
         money = f" at ${cost:,.3f} per 1M output tokens" if cost is not None else ""
+        span = top.decode.range_tokens_per_s
+        typical = f", typically {_rate(span[0])}{DASH}{_rate(span[1])}" if span else ""
         summary.append(
-            f"Best: {_count(top.devices, top.gpu)}{money} "
-            f"({top.decode.tokens_per_s:,.0f} tokens/s at batch {request.batch}, "
+            f"Best: {_count(top.devices, top.gpu)} on {top.engine}{money} "
+            f"({_rate(top.decode.tokens_per_s)} tokens/s at batch {request.batch}{typical}; "
             f"{top.decode.bound}-bound)."
         )
     sentence = _vendor_sentence(list(entries), request.batch)
     if sentence:
         summary.append(sentence)
+    cheapest = _cheapest_sentence(sweep)
+    if cheapest:
+        summary.append(cheapest)
     misfits = [e.gpu.short for e in entries if not e.fits]
     if misfits:
         limit = min(request.tp_max, GPUS_PER_NODE) * request.pp_max
@@ -396,7 +619,7 @@ def plan(
             "prices mix " + ", ".join(sorted(kinds)) + " figures (see each price's source); "
             "pass --prices FILE or --price GPU=USD for your own"
         )
-    assumptions = (*MEMORY_ASSUMPTIONS, *SPEED_ASSUMPTIONS)
+    assumptions = (*MEMORY_ASSUMPTIONS, *SPEED_ASSUMPTIONS, *PLAN_ASSUMPTIONS)
     return PlanResult(
         model=model,
         request=request,
@@ -404,13 +627,18 @@ def plan(
         summary=tuple(summary),
         warnings=tuple(warnings),
         assumptions=assumptions,
+        sweep=sweep,
     )
 
 
 __all__ = [
+    "MAX_SWEEP_COMBINATIONS",
+    "MAX_SWEEP_VALUES",
     "PlanEntry",
     "PlanRequest",
     "PlanResult",
+    "parse_values",
     "plan",
+    "range_sentence",
     "request_for",
 ]

@@ -1,5 +1,8 @@
 """The plan in every format: a ranked table, JSON, Markdown, HTML with inline SVG, SARIF.
 
+A sweep (several batch sizes or contexts) adds its table, and in HTML its line charts, from
+:mod:`gpuport.report.plan_sweep`.
+
 Also the sections the project report (``gpuport assess --model``) embeds:
 :func:`plan_terminal_section`, :func:`plan_markdown_section`, :func:`plan_html_section`
 and :func:`plan_json`. Model names and paths come from the user's files, so every string
@@ -27,12 +30,22 @@ from gpuport.report.common import (
     memory_console,
     with_content_security_policy,
 )
+from gpuport.report.plan_sweep import (
+    any_range,
+    range_text,
+    sweep_html_charts,
+    sweep_html_table,
+    sweep_json,
+    sweep_markdown,
+    sweep_table,
+    uncertainty_json,
+)
 
 GB = 1e9
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TERMINAL_ROWS_IN_ASSESS = 10  # the project report shows the top of the ranking
 BOUND_STYLE = {"memory": "cyan", "compute": "magenta", "communication": "yellow"}
-_BOUND_SHORT = {"memory": "mem", "compute": "cmp", "communication": "comm"}
+_BOUND_SHORT = {"memory": "mem", "compute": "cmp", "communication": "comm", "overhead": "ovh"}
 TERMINAL_REASONS = 5  # GPUs whose reasons the terminal table spells out
 
 
@@ -65,9 +78,12 @@ def _layout(entry: PlanEntry) -> str:
 
 def _title(plan: PlanResult) -> str:
     r = plan.request
+    contexts = ", ".join(f"{c:,}" for c in sorted(r.context_values))
+    batches = ", ".join(f"{b:,}" for b in sorted(r.batch_values))
+    engine = r.engine or "engine per GPU"
     return (
         f"{plan.model.name} · {r.precision.name} weights · KV {r.kv_dtype.name} · "
-        f"{r.context:,} tokens x {r.batch} sequences"
+        f"{contexts} tokens x {batches} sequences · {engine}"
     )
 
 
@@ -84,6 +100,7 @@ def _entry_json(entry: PlanEntry) -> dict[str, Any]:
         "gpu": entry.gpu.id,
         "name": entry.gpu.name,
         "vendor": entry.gpu.vendor,
+        "engine": entry.engine,
         "fits": entry.fits,
         "gpus_needed": entry.devices if entry.fits else None,
         "devices_per_package": entry.gpu.devices_per_package,
@@ -116,6 +133,7 @@ def _entry_json(entry: PlanEntry) -> dict[str, Any]:
             "communication_ms": round(decode.step.communication_s * 1e3, 3),
             "compute_bound_from_batch": decode.compute_bound_from_batch,
             "compute_bound_from_batch_short_context": decode.weights_compute_bound_from_batch,
+            "uncertainty": uncertainty_json(decode),
         },
         "prefill": None
         if prefill is None
@@ -123,6 +141,7 @@ def _entry_json(entry: PlanEntry) -> dict[str, Any]:
             "tokens_per_s": round(prefill.tokens_per_s, 1),
             "bound": prefill.bound,
             "chunk_tokens": prefill.chunk_tokens,
+            "uncertainty": uncertainty_json(prefill),
         },
         "rates": {
             "source": entry.rates.label,
@@ -179,6 +198,9 @@ def plan_json(plan: PlanResult) -> dict[str, Any]:
         "request": {
             "context": request.context,
             "batch": request.batch,
+            "contexts": sorted(request.context_values),
+            "batches": sorted(request.batch_values),
+            "engine": request.engine,
             "precision": request.precision.name,
             "bits_per_weight": round(request.precision.bits_per_weight, 4),
             "precision_source": request.precision.source,
@@ -188,6 +210,7 @@ def plan_json(plan: PlanResult) -> dict[str, Any]:
             "utilization": request.utilization,
         },
         "entries": [_entry_json(e) for e in plan.entries],
+        "sweep": sweep_json(plan),
         "summary": list(plan.summary),
         "warnings": list(plan.warnings),
         "assumptions": list(plan.assumptions),
@@ -256,6 +279,7 @@ def _table(entries: tuple[PlanEntry, ...] | list[PlanEntry]) -> Table:
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     table.add_column("#", justify="right")
     table.add_column("GPU", no_wrap=True)
+    table.add_column("engine", no_wrap=True)
     table.add_column("count", no_wrap=True)
     table.add_column("weights\nGB", justify="right")
     table.add_column("KV\nGB", justify="right")
@@ -270,6 +294,7 @@ def _table(entries: tuple[PlanEntry, ...] | list[PlanEntry]) -> Table:
             table.add_row(
                 str(e.rank),
                 Text(display_text(e.gpu.short)),
+                e.engine,
                 Text(f">{e.devices}", style="red"),
                 _gb(m.weights),
                 _gb(m.kv_cache),
@@ -283,9 +308,12 @@ def _table(entries: tuple[PlanEntry, ...] | list[PlanEntry]) -> Table:
         assert e.decode is not None and e.prefill is not None
         decode = Text(_tokens(e.decode.tokens_per_s) + " ")
         decode.append(_BOUND_SHORT[e.decode.bound], style=BOUND_STYLE.get(e.decode.bound, ""))
+        if e.decode.range_tokens_per_s is not None:  # under the estimate: keeps the table narrow
+            decode.append("\n" + range_text(e.decode), style="dim")
         table.add_row(
             str(e.rank),
             Text(display_text(e.gpu.short)),
+            e.engine,
             _short_layout(e),
             _gb(m.weights),
             _gb(m.kv_cache),
@@ -308,10 +336,15 @@ def _print_body(console: Console, plan: PlanResult, rows: int | None, details: b
         Text(
             "  count: GPUs per replica (TP tensor-, PP pipeline-parallel; >N: does not fit in "
             "N); weights and KV per GPU; seqs: sequences of --context that fit; decode bound: "
-            "mem(ory), c(o)mp(ute), comm(unication)",
+            "mem(ory), c(o)mp(ute), comm(unication)"
+            + ("; under decode, the typical range (see Why)" if any_range(shown) else ""),
             style="dim",
         )
     )
+    if plan.request.is_sweep:
+        console.print()
+        console.print(Text("Sweep", style="bold"))
+        console.print(sweep_table(plan))
     if rows is not None and len(plan.entries) > rows:
         console.print(
             Text(
@@ -373,9 +406,10 @@ def plan_markdown_section(plan: PlanResult) -> str:
     lines += [f"- {md_text(s)}" for s in plan.summary]
     lines += [
         "",
-        "| # | GPU | needs | weights GB/GPU | KV GB/GPU | usable GB/GPU | max seqs | "
-        "max context | decode tok/s | bound | prefill tok/s | $/GPU-h | $/1M out | $/1M in |",
-        "|---:|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+        "| # | GPU | engine | needs | weights GB/GPU | KV GB/GPU | usable GB/GPU | max seqs | "
+        "max context | decode tok/s | typically tok/s | bound | prefill tok/s | typically tok/s "
+        "| $/GPU-h | $/1M out | $/1M in |",
+        "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|",
     ]
     for e in plan.entries:
         m = e.memory
@@ -384,6 +418,7 @@ def plan_markdown_section(plan: PlanResult) -> str:
         cells = [
             str(e.rank),
             md_text(e.gpu.name),
+            md_text(e.engine),
             md_text(_layout(e)) if e.fits else f"does not fit in {md_text(_layout(e))}",
             _gb(m.weights),
             _gb(m.kv_cache),
@@ -391,13 +426,17 @@ def plan_markdown_section(plan: PlanResult) -> str:
             f"{e.max_sequences:,}" if e.fits else "—",
             f"{e.max_context:,}" if e.fits else "—",
             _tokens(decode.tokens_per_s if decode else None),
+            range_text(decode),
             decode.bound if decode else "—",
             _tokens(prefill.tokens_per_s if prefill else None),
+            range_text(prefill),
             _money(e.price.usd_per_hour, 2) if e.price else "—",
             _money(e.cost_per_million_output),
             _money(e.cost_per_million_input),
         ]
         lines.append("| " + " | ".join(cells) + " |")
+    if plan.request.is_sweep:
+        lines += sweep_markdown(plan)
     lines += ["", "### Why", ""]
     for e in plan.entries:
         lines.append(f"- **{md_text(e.gpu.name)}**: " + "; ".join(md_text(r) for r in e.reasons))
@@ -529,14 +568,16 @@ def plan_html_section(plan: PlanResult) -> str:
         prefill = e.prefill
         rows.append(
             "<tr>"
-            f"<td>{e.rank}</td><td>{html_text(e.gpu.name)}</td>"
+            f"<td>{e.rank}</td><td>{html_text(e.gpu.name)}</td><td>{html_text(e.engine)}</td>"
             f"<td>{html_text(_layout(e)) if e.fits else 'does not fit in ' + html_text(_layout(e))}</td>"
             f"<td>{_gb(e.memory.weights)}</td><td>{_gb(e.memory.kv_cache)}</td>"
             f"<td>{_gb(e.memory.budget)}</td>"
             f"<td>{e.max_sequences if e.fits else '—'}</td>"
             f"<td>{_tokens(decode.tokens_per_s if decode else None)}</td>"
+            f"<td>{html_text(range_text(decode))}</td>"
             f"<td>{html_text(decode.bound) if decode else '—'}</td>"
             f"<td>{_tokens(prefill.tokens_per_s if prefill else None)}</td>"
+            f"<td>{html_text(range_text(prefill))}</td>"
             f"<td>{html_text(_money(e.cost_per_million_output))}</td>"
             f"<td>{html_text(_money(e.cost_per_million_input))}</td>"
             f"<td><ul>{''.join(f'<li>{html_text(r)}</li>' for r in e.reasons)}</ul></td>"
@@ -560,10 +601,16 @@ def plan_html_section(plan: PlanResult) -> str:
         "<h3>Cost per 1M output tokens</h3>"
         f"<figure>{_cost_svg(fitting)}</figure>"
         "<h3>Ranking</h3>"
-        "<table><thead><tr><th>#</th><th>GPU</th><th>needs</th><th>weights GB/GPU</th>"
-        "<th>KV GB/GPU</th><th>usable GB/GPU</th><th>max seqs</th><th>decode tok/s</th>"
-        "<th>bound</th><th>prefill tok/s</th><th>$/1M out</th><th>$/1M in</th><th>why</th>"
+        "<table><thead><tr><th>#</th><th>GPU</th><th>engine</th><th>needs</th>"
+        "<th>weights GB/GPU</th><th>KV GB/GPU</th><th>usable GB/GPU</th><th>max seqs</th>"
+        "<th>decode tok/s</th><th>typically</th><th>bound</th><th>prefill tok/s</th>"
+        "<th>typically</th><th>$/1M out</th><th>$/1M in</th><th>why</th>"
         f"</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        + (
+            f"<h3>Sweep</h3>{sweep_html_charts(plan)}{sweep_html_table(plan)}"
+            if plan.request.is_sweep
+            else ""
+        )
         + (f"<h3>Prices</h3><ul>{prices}</ul>" if prices else "")
         + (f"<h3>Notes</h3><ul>{warnings}</ul>" if warnings else "")
         + f"<h3>Assumptions</h3><ul>{assumptions}</ul>"
