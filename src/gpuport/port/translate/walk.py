@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from gpuport.files import FileKind
 from gpuport.port.apimap import Version, parse_version
-from gpuport.port.translate import arch, includes, names, warp
+from gpuport.port.translate import arch, includes, names, signatures, warp
 from gpuport.port.translate.actions import CANDIDATE_PREFIXES, Rename, actions
 from gpuport.port.translate.syntax import starts_line
 from gpuport.port.translate.translation import CONVERTED, Translation
@@ -55,6 +55,7 @@ _SPECIAL: dict[str, NameHandler] = {
     "CUDART_CB": names.cudart_cb,
     **{name: names.cast_argument for name in names.CAST_ARGUMENTS},
     "cudaGraphInstantiate": names.graph_instantiate,
+    **{name: signatures.rewrite for name in signatures.handled_names()},
     "operator": names.operator,
     **{name: warp.warp_masked for name in warp.MASKED_WARP},
     **{name: warp.warp_match for name in warp.MATCH_WARP},
