@@ -28,12 +28,14 @@ SIGNATURE_KEYS = COMMON | {
     "append_from",
     "constants",
     "symbol_string",
+    "report",
     "note",
 }
 TABLE_KEYS = {
-    "legacy_cublas": COMMON | {"header", "v2_header", "note"},
+    "legacy_cublas": COMMON | {"header", "v2_header", "note", "v1_only"},
     "clash_guard": COMMON
     | {"guard", "atomics", "atomic_types", "vector_operators", "scalar_types"},
+    "device_printf": COMMON | {"builtins", "cast", "note"},
 }
 DATA = raw(SIGNATURES_TOML)
 
@@ -78,6 +80,7 @@ def test_the_loaded_facts_cover_the_issue_s_signatures() -> None:
     assert "atomicMin" in facts.clash_guard.atomics
     assert "cublasSaxpy" in signatures.legacy_cublas_names()
     assert "cublasSetVector" not in signatures.legacy_cublas_names()  # one form for both APIs
+    assert "cublasAlloc" in signatures.legacy_cublas_names()  # v1's own helper
 
 
 def _entry(**fields: Any) -> Entry:
@@ -101,6 +104,7 @@ def _entry(**fields: Any) -> Entry:
         ({"append_from": {"call": "f", "match": 0, "take": 1}}, "needs 'append'"),
         ({"drop": 5, "keep_note": "fix"}, "drop 5 is not an argument"),
         ({"sources": []}, "needs at least one source"),
+        ({"report": "fix", "hip": "hipX"}, "no rewrite keys"),
     ],
 )
 def test_malformed_entries_are_refused_with_their_name(

@@ -194,3 +194,31 @@ def test_guarding_twice_changes_nothing() -> None:
 def test_guards_keep_crlf() -> None:
     src = "__device__ float atomicMin(float* p, float v) { return v; }\r\nint x;\r\n"
     assert out(port(src)) == f"{GUARD}\r\n" + src.replace("int x;", "#endif\r\nint x;")
+
+
+def test_cuda_12_graph_exec_update_is_reported_with_the_fix() -> None:
+    src = "void f() {\n  cudaGraphExecUpdate(exec, g, &info);\n  cudaGraphExecUpdate(exec, g, &n, &r);\n}\n"
+    r = port(src)
+    assert out(r).splitlines()[1:3] == [
+        "  cudaGraphExecUpdate(exec, g, &info);",
+        "  hipGraphExecUpdate(exec, g, &n, &r);",
+    ]
+    [report] = reports(r)
+    assert report.line == 2 and report.status is UNCONVERTED
+    assert "hipGraphExecUpdateResult" in report.note
+
+
+def test_device_printf_takes_built_in_coordinates_cast() -> None:
+    src = (
+        "__global__ void k() {\n"
+        '  printf("%d %d %u\\n", blockIdx.x, threadIdx . y, blockDim.x * 2);\n'
+        '  std::printf("%d", gridDim.z);\n'
+        "}\n"
+    )
+    once = out(port(src))
+    assert once.splitlines()[1] == (
+        '  printf("%d %d %u\\n", (unsigned int)blockIdx.x, (unsigned int)threadIdx . y,'
+        " blockDim.x * 2);"
+    )
+    assert once.splitlines()[2] == '  std::printf("%d", gridDim.z);'  # a host call: left
+    assert out(port(once)) == once

@@ -17,6 +17,7 @@ from gpuport.port.apimap import load_api_map, parse_version
 from gpuport.port.model import FileResult
 from gpuport.port.translate.actions import actions
 from gpuport.port.translate.diagnostics import scanner_findings
+from gpuport.port.translate.signatures import cast_printf_builtins
 from gpuport.port.translate.translation import TranslateOptions, Translation, apply_edits
 from gpuport.port.translate.walk import candidate_identifiers, is_candidate_name, walk
 
@@ -52,6 +53,7 @@ def translate_source(
     options = TranslateOptions(fix_warp_masks, translate_strings, diagnostics)
     work = Translation(rel, text, file_kind, target, options, load_api_map(), actions(target))
     walk(work)
+    cast_printf_builtins(work)
     changes = work.changes()
     if diagnostics and file_kind in _SOURCE_KINDS:
         taken = {(c.line, c.column) for c in changes}

@@ -60,6 +60,7 @@ class Signature:
     append_from: AppendFrom | None = None
     constants: Mapping[str, str] = field(default_factory=dict)
     symbol_string: int | None = None
+    report: str = ""  # no rewrite is sound: the call is left and reported with this fix
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +68,7 @@ class LegacyCublas:
     header: str  # "cublas.h": the legacy API
     v2_header: str  # "cublas_v2.h": the handle API
     note: str
+    v1_only: frozenset[str]  # cublasInit, cublasAlloc...: helpers of the legacy API alone
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +83,18 @@ class ClashGuard:
 
 
 @dataclass(frozen=True, slots=True)
+class DevicePrintf:
+    builtins: frozenset[str]  # threadIdx, blockIdx...: cast when passed to printf as they are
+    cast: str
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
 class SignatureFacts:
     signatures: Mapping[str, tuple[Signature, ...]]  # by CUDA name
     legacy_cublas: LegacyCublas
     clash_guard: ClashGuard
+    device_printf: DevicePrintf
 
 
 def _optional_int(entry: Entry, key: str) -> int | None:
@@ -120,7 +130,11 @@ def _signature(entry: Entry) -> Signature:
         if "constants" in entry.raw
         else MappingProxyType({}),
         symbol_string=_optional_int(entry, "symbol_string"),
+        report=entry.text("report", ""),
     )
+    rewrites = ("hip", "drop", "insert_at", "replace_at", "append", "constants", "symbol_string")
+    if signature.report and any(key in entry.raw for key in rewrites):
+        raise KbError(f"{entry.where}: 'report' leaves the call as it is: no rewrite keys")
     if (drop is not None) != bool(signature.keep_note):
         raise KbError(f"{entry.where}: 'drop' and 'keep_note' go together")
     if (insert_at is not None) != bool(signature.insert):
@@ -152,11 +166,18 @@ def signature_facts() -> SignatureFacts:
     legacy.sources()
     legacy.date()
     clash = table_entry(data, "clash_guard", SIGNATURES_TOML)
-    clash.sources()
-    clash.date()
+    printf = table_entry(data, "device_printf", SIGNATURES_TOML)
+    for table in (clash, printf):
+        table.sources()
+        table.date()
     return SignatureFacts(
         MappingProxyType({k: tuple(v) for k, v in found.items()}),
-        LegacyCublas(legacy.text("header"), legacy.text("v2_header"), legacy.text("note")),
+        LegacyCublas(
+            legacy.text("header"),
+            legacy.text("v2_header"),
+            legacy.text("note"),
+            frozenset(legacy.texts("v1_only", required=True)),
+        ),
         ClashGuard(
             clash.text("guard"),
             frozenset(clash.texts("atomics", required=True)),
@@ -164,14 +185,21 @@ def signature_facts() -> SignatureFacts:
             frozenset(clash.texts("vector_operators", required=True)),
             frozenset(clash.texts("scalar_types", required=True)),
         ),
+        DevicePrintf(
+            frozenset(printf.texts("builtins", required=True)),
+            printf.text("cast"),
+            printf.text("note"),
+        ),
     )
 
 
 @functools.cache
 def legacy_cublas_names() -> frozenset[str]:
-    """cuBLAS names the legacy (v1) and v2 APIs share: ``cublasSaxpy`` (v2: ``cublasSaxpy_v2``)."""
+    """cuBLAS names of the legacy (v1) API: those it shares with v2 (``cublasSaxpy``, v2's
+    ``cublasSaxpy_v2``) and its own helpers (``cublasAlloc``)."""
     names = load_api_map().entries
-    return frozenset(n for n in names if n.startswith("cublas") and f"{n}_v2" in names)
+    shared = {n for n in names if n.startswith("cublas") and f"{n}_v2" in names}
+    return frozenset(shared | signature_facts().legacy_cublas.v1_only)
 
 
 def handled_names() -> frozenset[str]:
@@ -231,6 +259,9 @@ def _hip_version(t: Translation) -> str:
 def _rewrite_call(
     t: Translation, name: str, start: int, end: int, call: Call, form: Signature, action: Rename
 ) -> None:
+    if form.report:
+        t.report(start, action.family, name, UNCONVERTED, form.report)
+        return
     text = t.text
     spans = call.args
     args = [text[a.start : a.end] for a in spans]
@@ -325,3 +356,23 @@ def _argument_of_earlier_call(
             taken = call.args[source.take]
             found = t.text[taken.start : taken.end]
     return found
+
+
+_PRINTF_RE = re.compile(rf"(?<![{_ID}.>:])printf[ \t]*(?=\()")
+
+
+def cast_printf_builtins(t: Translation) -> None:
+    """``printf("%d", blockIdx.x)`` → ``printf("%d", (unsigned int)blockIdx.x)``: HIP's
+    built-in coordinates are objects device printf cannot take as they are."""
+    if "printf" not in t.text:
+        return
+    facts = signature_facts().device_printf
+    builtin = re.compile(rf"(?:{'|'.join(sorted(facts.builtins))})[ \t]*\.[ \t]*[xyz]", re.ASCII)
+    for match in _PRINTF_RE.finditer(t.code):
+        call = t.call_arguments(match.end())
+        if call is None:
+            continue
+        for span in call.args[1:]:
+            arg = t.text[span.start : span.end]
+            if builtin.fullmatch(arg) and t.edit(span.start, span.end, f"({facts.cast}){arg}"):
+                t.change(span.start, "device", arg, f"({facts.cast}){arg}", CONVERTED, facts.note)
