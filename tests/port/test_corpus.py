@@ -6,7 +6,9 @@ must happen to its translation for the ROCm release whose compiler is installed 
 (Debian's HIP 5.2); any other outcome fails. Newer releases cannot be compiled here, so the
 translations for them are checked against the API map: no name or header the release lacks,
 no CUDA name left that the release could have taken, warp intrinsics with 64-bit masks or a
-report. The compile tests carry the ``compilers`` marker and skip only when nvcc or hipcc
+report. No silent failure: every hipcc error of every corpus translation must be explained by
+a diagnostic of gpuport's (on the error's line, or naming what the error names), or the
+compile test fails whatever EXPECTED.toml says. The compile tests carry the ``compilers`` marker and skip only when nvcc or hipcc
 is missing; without ``pytest-xdist`` the compilations run two at a time in the background.
 """
 
@@ -407,6 +409,127 @@ def _assert_errors_match(program: Program, errors: list[str]) -> None:
     assert not unseen, f"expected hipcc errors that did not occur: {unseen}"
 
 
+_HIPCC_ERROR_RE = re.compile(
+    r"^(?P<path>.+?):(?P<line>\d+):(?:\d+:)?\s*(?:fatal )?error:\s*(?P<message>.*)$"
+)
+_QUOTED_RE = re.compile(r"'([^']+)'")
+
+
+def _diagnostics(result: PortResult) -> list[tuple[str, int, set[str], str]]:
+    """Every change gpuport left for a person: file, line, the names it shows, its note."""
+    found = []
+    for file in result.files:
+        for change in file.changes:
+            if change.status is ChangeStatus.CONVERTED:
+                continue
+            names = {change.before, change.after}
+            names |= set(_IDENT_RE.findall(f"{change.before} {change.after}"))
+            found.append((file.path, change.line, names, change.note))
+    return found
+
+
+_DEFINE_RE = re.compile(
+    r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:[^\n]*\\\n)*[^\n]*", re.MULTILINE
+)
+
+
+def _flagged_macros(
+    result: PortResult, diagnostics: list[tuple[str, int, set[str], str]]
+) -> set[str]:
+    """Macros whose definition holds a diagnostic: an error where one is used is explained."""
+    lines_by_file: dict[str, set[int]] = {}
+    for path, line, _, _ in diagnostics:
+        lines_by_file.setdefault(path, set()).add(line)
+    flagged = set()
+    for file in result.files:
+        lines = lines_by_file.get(file.path)
+        if not lines:
+            continue
+        for match in _DEFINE_RE.finditer(file.original):
+            first = file.original.count("\n", 0, match.start()) + 1
+            last = first + match.group().count("\n")
+            if any(first <= line <= last for line in lines):
+                flagged.add(match.group(1))
+    return flagged
+
+
+def silent_errors(result: PortResult, errors: list[str]) -> list[str]:
+    """The hipcc errors no diagnostic of gpuport's explains: a diagnostic on the error's line
+    (its line in the original, for a translated file) or one naming something the error quotes
+    (an unknown name, a missing header, a function that HIP's headers define)."""
+    diagnostics = _diagnostics(result)
+    flagged_macros = _flagged_macros(result, diagnostics)
+    by_new_path = {f.new_path: f for f in result.files}
+    line_maps: dict[str, dict[int, int]] = {}
+    silent = []
+    for error in errors:
+        match = _HIPCC_ERROR_RE.match(error)
+        if match is None:
+            silent.append(error)
+            continue
+        file = by_new_path.get(match.group("path"))
+        line = int(match.group("line"))
+        if file is not None:
+            original_line: int | None = line
+            if file.translated is not None:
+                if file.new_path not in line_maps:
+                    line_maps[file.new_path] = _line_map(file.original, file.translated)
+                original_line = line_maps[file.new_path].get(line)  # None: a line port added
+            if any(p == file.path and n == original_line for p, n, _, _ in diagnostics):
+                continue
+            if original_line is not None and flagged_macros:
+                used = set(_IDENT_RE.findall(file.original.splitlines()[original_line - 1]))
+                if used & flagged_macros:
+                    continue  # the error is in a macro's expansion, reported where it is defined
+        quoted = _QUOTED_RE.findall(match.group("message"))
+        words = {w for q in quoted for w in _IDENT_RE.findall(q) if len(w) >= 3}
+        words |= {f"operator{q}" for q in quoted if not _IDENT_RE.search(q)}
+        texts = [q for q in quoted if len(q) >= 4]  # a header, a type: named in a note
+        if any(words & names or any(t in note for t in texts) for _, _, names, note in diagnostics):
+            continue
+        silent.append(error)
+    return silent
+
+
+def _assert_no_silent_failure(result: PortResult, run: ProgramRun) -> None:
+    silent = silent_errors(result, _hip_errors(run))
+    assert not silent, (
+        "hipcc errors that no gpuport diagnostic explains (a silent failure: report it where "
+        "the translator knows, or fix the translation):\n" + "\n".join(silent[:10])
+    )
+
+
+def test_a_hipcc_error_without_a_diagnostic_is_a_silent_failure() -> None:
+    """The checker itself: errors on a reported line, or quoting a reported name, a header or
+    an operator, are explained; any other error is silent."""
+    from gpuport.port.model import Change
+
+    def report(line: int, before: str, note: str = "why") -> Change:
+        return Change(line, 1, "runtime", before, before, ChangeStatus.UNCONVERTED, note)
+
+    original = "a\nb\nc\nd\n#define CHECK(x) \\\n  cusparseFail(x)\nCHECK(1);\n"
+    translated = "#include <hip/hip_runtime.h>\n" + original  # one line added on top
+    changes = [
+        report(2, "cudaFoo"),
+        report(4, "operator+=", "defines operator+= on float4"),
+        report(6, "cusparseFail"),
+        Change(3, 1, "runtime", "cudaBar", "hipBar", ChangeStatus.CONVERTED, ""),
+    ]
+    result = PortResult(
+        "/p", "5.2", [FileResult("a.cu", "a.cu", "cuda", original, translated, changes)]
+    )
+    errors = [
+        "a.cu:3:5: error: too few arguments to function call",  # line 2 of the original
+        "a.cu:5:1: error: use of undeclared identifier 'cudaFoo'",
+        "a.cu:4:1: error: no matching function for call to 'hipBar'",  # converted: silent
+        "/usr/include/hip/x.h:9:1: error: use of overloaded operator '+=' is ambiguous",
+        "a.cu:1:10: fatal error: 'cusparse.h' file not found",
+        "garbled",
+        "a.cu:8:1: error: cannot initialize a parameter of type 'int'",  # CHECK's expansion
+    ]
+    assert silent_errors(result, errors) == [errors[2], errors[4], errors[5]]
+
+
 def _assert_reported(program: Program, result: PortResult) -> None:
     notes = [
         f"{c.before} -> {c.after}: {c.note}"
@@ -437,6 +560,7 @@ def test_translation_compiles(program: Program, runs: Callable[[Program], Progra
     if program.kind == "both-compile":
         assert hip_ok, "hipcc rejects the translation:\n" + _explain(run)
         return
+    _assert_no_silent_failure(result, run)
     if program.kind == "known-failure":
         assert not hip_ok, f"now compiles: update EXPECTED.toml ({program.outcome})"
         _assert_errors_match(program, _hip_errors(run))
@@ -476,6 +600,7 @@ def test_library_header_unavailable(
         assert f"translation not compiled: header {header} unavailable" in check.detail, check
     translated = "".join(f.translated or "" for f in result.files)
     assert f"#include <{header}>" in translated
+    _assert_reported(program, result)
     problems = map_problems(result, COMPILED_ROCM)
     assert not problems, "\n".join(problems)
 
