@@ -214,21 +214,27 @@ def rewrite(t: Translation, name: str, start: int, end: int) -> None:
     """A call of ``name``: legacy cuBLAS is reported, a listed signature rewritten, any other
     use takes the name map's action."""
     action = t.actions.get(name)
-    if t.is_member_or_foreign(start) or is_definition(t.index, t.text, start, end):
-        if action is not None:
-            t.apply_action(name, start, end, action)
-        return
-    if name in legacy_cublas_names() and _uses_legacy_cublas(t) and t.followed_by(end, "("):
+    legacy = name in legacy_cublas_names() and _uses_legacy_cublas(t)
+    forms = signature_facts().signatures.get(name, ())
+    if (legacy or forms) and not _is_call(t, start, end):
+        legacy, forms = False, ()
+    if legacy:
         t.report(start, "cublas", name, UNCONVERTED, signature_facts().legacy_cublas.note)
         return
-    call = t.call_arguments(end)
-    forms = signature_facts().signatures.get(name, ())
+    call = t.call_arguments(end) if forms else None
     form = next((f for f in forms if call is not None and len(call.args) in f.arguments), None)
     if call is None or form is None or not isinstance(action, Rename):
         if action is not None:
             t.apply_action(name, start, end, action)
         return
     _rewrite_call(t, name, start, end, call, form, action)
+
+
+def _is_call(t: Translation, start: int, end: int) -> bool:
+    """``name(...)`` in an expression: not a member, another namespace's, or a declaration."""
+    if not t.followed_by(end, "(") or t.is_member_or_foreign(start):
+        return False
+    return not is_definition(t.index, t.text, start, end)
 
 
 def _uses_legacy_cublas(t: Translation) -> bool:
@@ -361,18 +367,31 @@ def _argument_of_earlier_call(
 _PRINTF_RE = re.compile(rf"(?<![{_ID}.>:])printf[ \t]*(?=\()")
 
 
+@functools.cache
+def _printf_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A printf call that may pass a built-in coordinate (looked for on the text first: the
+    code text, comments blanked, costs a pass over the whole file), and one such argument."""
+    words = "|".join(sorted(signature_facts().device_printf.builtins))
+    return (
+        re.compile(rf"printf[^;]*?\b(?:{words})\b"),
+        re.compile(rf"(?:{words})[ \t]*\.[ \t]*[xyz]", re.ASCII),
+    )
+
+
 def cast_printf_builtins(t: Translation) -> None:
     """``printf("%d", blockIdx.x)`` → ``printf("%d", (unsigned int)blockIdx.x)``: HIP's
     built-in coordinates are objects device printf cannot take as they are."""
     if "printf" not in t.text:
         return
-    facts = signature_facts().device_printf
-    builtin = re.compile(rf"(?:{'|'.join(sorted(facts.builtins))})[ \t]*\.[ \t]*[xyz]", re.ASCII)
+    maybe, builtin = _printf_patterns()
+    if maybe.search(t.text) is None:
+        return
+    cast, note = signature_facts().device_printf.cast, signature_facts().device_printf.note
     for match in _PRINTF_RE.finditer(t.code):
         call = t.call_arguments(match.end())
         if call is None:
             continue
         for span in call.args[1:]:
             arg = t.text[span.start : span.end]
-            if builtin.fullmatch(arg) and t.edit(span.start, span.end, f"({facts.cast}){arg}"):
-                t.change(span.start, "device", arg, f"({facts.cast}){arg}", CONVERTED, facts.note)
+            if builtin.fullmatch(arg) and t.edit(span.start, span.end, f"({cast}){arg}"):
+                t.change(span.start, "device", arg, f"({cast}){arg}", CONVERTED, note)
