@@ -222,3 +222,17 @@ def test_device_printf_takes_built_in_coordinates_cast() -> None:
     )
     assert once.splitlines()[2] == '  std::printf("%d", gridDim.z);'  # a host call: left
     assert out(port(once)) == once
+
+
+def test_an_include_port_adds_stays_outside_the_guard() -> None:
+    src = "#pragma once\ninline float4 operator+(float4 a, float4 b) { return a; }\n"
+    guarded = translate_source("v.cu", src + "__global__ void k() {}\n", "6.4").translated
+    assert guarded is not None
+    assert guarded.startswith(f"#pragma once\n#include <hip/hip_runtime.h>\n{GUARD}\ninline")
+    assert translate_source("v.cu", guarded, "6.4").translated is None  # nothing left to do
+
+
+def test_a_guard_closes_on_its_own_line_at_the_end_of_a_file() -> None:
+    src = "__device__ float atomicMin(float* p, float v);// no newline at the end "
+    assert out(port(src)) == f"{GUARD}\n{src}\n#endif"
+    assert port(out(port(src))).translated is None

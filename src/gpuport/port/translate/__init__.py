@@ -16,6 +16,7 @@ from gpuport.files import FileKind, classify
 from gpuport.port.apimap import load_api_map, parse_version
 from gpuport.port.model import FileResult
 from gpuport.port.translate.actions import actions
+from gpuport.port.translate.clashes import insert_guards
 from gpuport.port.translate.diagnostics import scanner_findings
 from gpuport.port.translate.signatures import cast_printf_builtins
 from gpuport.port.translate.translation import TranslateOptions, Translation, apply_edits
@@ -54,6 +55,7 @@ def translate_source(
     work = Translation(rel, text, file_kind, target, options, load_api_map(), actions(target))
     walk(work)
     cast_printf_builtins(work)
+    insert_guards(work)
     changes = work.changes()
     if diagnostics and file_kind in _SOURCE_KINDS:
         taken = {(c.line, c.column) for c in changes}

@@ -93,10 +93,14 @@ def _guard(t: Translation, name: str, start: int, params_close: int, why: str) -
     before = code[max(0, begin - 200) : begin].rstrip("\r\n").rsplit("\n", 1)[-1].strip()
     if before == f"#if {guard}":
         return True  # guarded already (a translation translated again)
-    if not (
-        t.edit(begin, begin, f"#if {guard}{newline}") and t.edit(stop, stop, f"#endif{newline}")
-    ):
+    close = f"#endif{newline}"
+    if stop == len(t.text) and not t.text.endswith(("\n", "\r")):
+        close = f"{newline}#endif"  # the file ends on the definition's line
+    if any(e.start < p < e.end for e in t.edits for p in (begin, stop)):
         return False
+    # queued after the walk (insert_guards), so that an #include the walk adds at the same
+    # place goes first, outside the guard
+    t.pending_inserts.extend([(begin, f"#if {guard}{newline}"), (stop, close)])
     t.report(
         start,
         "clash",
@@ -139,3 +143,9 @@ def _definition_end(t: Translation, params_close: int) -> int:
         end = close + 1
     line_end = re.compile(r"[ \t]*(?:\r\n|\r|\n|$)").match(code, end)
     return line_end.end() if line_end else -1
+
+
+def insert_guards(t: Translation) -> None:
+    """Queue the guards :func:`_guard` decided on, after every edit of the walk."""
+    for pos, text in t.pending_inserts:
+        t.edit(pos, pos, text)

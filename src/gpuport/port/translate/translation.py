@@ -65,6 +65,7 @@ class Translation:
     no_angle_close_before: int = -1  # a '<' before this has no '>' on its line
     legacy_cublas: bool | None = None  # includes <cublas.h>, not <cublas_v2.h> (signatures.py)
     handled: set[int] = field(default_factory=set)  # names a call's rewrite already translated
+    pending_inserts: list[tuple[int, str]] = field(default_factory=list)  # clashes.py's guards
     _line_pos: int = 0
     _line_no: int = 1
     _line_begins: int = 0  # where the line holding _line_pos starts
