@@ -6,13 +6,14 @@ must happen to its translation for the ROCm release whose compiler is installed 
 (Debian's HIP 5.2); any other outcome fails. Newer releases cannot be compiled here, so the
 translations for them are checked against the API map: no name or header the release lacks,
 no CUDA name left that the release could have taken, warp intrinsics with 64-bit masks or a
-report. The compile tests carry the ``compilers`` marker and skip only when nvcc or hipcc
+report. No silent failure: every hipcc error of every corpus translation must be explained by
+a diagnostic of gpuport's (on the error's line, or naming what the error names), or the
+compile test fails whatever EXPECTED.toml says. The compile tests carry the ``compilers`` marker and skip only when nvcc or hipcc
 is missing; without ``pytest-xdist`` the compilations run two at a time in the background.
 """
 
 from __future__ import annotations
 
-import difflib
 import functools
 import os
 import re
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from silent_failures import line_map, silent_errors
 
 from gpuport.port.apimap import ApiMap, Version, load_api_map, parse_version, version_text
 from gpuport.port.check import ROCM_LIBRARY_HEADER_PREFIXES, CheckOptions, check_project
@@ -407,6 +409,45 @@ def _assert_errors_match(program: Program, errors: list[str]) -> None:
     assert not unseen, f"expected hipcc errors that did not occur: {unseen}"
 
 
+def _assert_no_silent_failure(result: PortResult, run: ProgramRun) -> None:
+    silent = silent_errors(result, _hip_errors(run))
+    assert not silent, (
+        "hipcc errors that no gpuport diagnostic explains (a silent failure: report it where "
+        "the translator knows, or fix the translation):\n" + "\n".join(silent[:10])
+    )
+
+
+def test_a_hipcc_error_without_a_diagnostic_is_a_silent_failure() -> None:
+    """The checker itself: errors on a reported line, or quoting a reported name, a header or
+    an operator, are explained; any other error is silent."""
+    from gpuport.port.model import Change
+
+    def report(line: int, before: str, note: str = "why") -> Change:
+        return Change(line, 1, "runtime", before, before, ChangeStatus.UNCONVERTED, note)
+
+    original = "a\nb\nc\nd\n#define CHECK(x) \\\n  cusparseFail(x)\nCHECK(1);\n"
+    translated = "#include <hip/hip_runtime.h>\n" + original  # one line added on top
+    changes = [
+        report(2, "cudaFoo"),
+        report(4, "operator+=", "defines operator+= on float4"),
+        report(6, "cusparseFail"),
+        Change(3, 1, "runtime", "cudaBar", "hipBar", ChangeStatus.CONVERTED, ""),
+    ]
+    result = PortResult(
+        "/p", "5.2", [FileResult("a.cu", "a.cu", "cuda", original, translated, changes)]
+    )
+    errors = [
+        "a.cu:3:5: error: too few arguments to function call",  # line 2 of the original
+        "a.cu:5:1: error: use of undeclared identifier 'cudaFoo'",
+        "a.cu:4:1: error: no matching function for call to 'hipBar'",  # converted: silent
+        "/usr/include/hip/x.h:9:1: error: use of overloaded operator '+=' is ambiguous",
+        "a.cu:1:10: fatal error: 'cusparse.h' file not found",
+        "garbled",
+        "a.cu:8:1: error: cannot initialize a parameter of type 'int'",  # CHECK's expansion
+    ]
+    assert silent_errors(result, errors) == [errors[2], errors[4], errors[5]]
+
+
 def _assert_reported(program: Program, result: PortResult) -> None:
     notes = [
         f"{c.before} -> {c.after}: {c.note}"
@@ -437,6 +478,7 @@ def test_translation_compiles(program: Program, runs: Callable[[Program], Progra
     if program.kind == "both-compile":
         assert hip_ok, "hipcc rejects the translation:\n" + _explain(run)
         return
+    _assert_no_silent_failure(result, run)
     if program.kind == "known-failure":
         assert not hip_ok, f"now compiles: update EXPECTED.toml ({program.outcome})"
         _assert_errors_match(program, _hip_errors(run))
@@ -476,6 +518,7 @@ def test_library_header_unavailable(
         assert f"translation not compiled: header {header} unavailable" in check.detail, check
     translated = "".join(f.translated or "" for f in result.files)
     assert f"#include <{header}>" in translated
+    _assert_reported(program, result)
     problems = map_problems(result, COMPILED_ROCM)
     assert not problems, "\n".join(problems)
 
@@ -532,17 +575,6 @@ def _header_right(api: ApiMap, cuda: str, path: str, target: Version) -> bool:
     return (entry.since is None or entry.since <= target) and entry.path_for(target) == path
 
 
-def _line_map(original: str, translated: str) -> dict[int, int]:
-    """Translated line number -> original line number, for lines the port kept or edited."""
-    a, b = original.splitlines(), translated.splitlines()
-    mapping: dict[int, int] = {}
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
-            for k in range(i2 - i1):
-                mapping[j1 + k + 1] = i1 + k + 1
-    return mapping
-
-
 def _first_argument(code: str, open_paren: int) -> str:
     depth, start = 0, open_paren + 1
     for i in range(open_paren, len(code)):
@@ -570,7 +602,7 @@ def map_problems(result: PortResult, rocm: str, *, fixed_masks: bool = False) ->
         where = f"{file.path} (ROCm {rocm})"
         reported = _reported_names(file)
         code = code_only(file.translated)
-        lines_back = _line_map(file.original, file.translated)
+        lines_back = line_map(file.original, file.translated)
         for match in _IDENT_RE.finditer(code):
             name = match.group()
             line = code.count("\n", 0, match.start()) + 1

@@ -18,8 +18,10 @@ from gpuport.files import FileKind, classify
 from gpuport.port.apimap import load_api_map, parse_version
 from gpuport.port.model import FileResult
 from gpuport.port.translate.actions import actions
+from gpuport.port.translate.clashes import insert_guards
 from gpuport.port.translate.diagnostics import scanner_findings
 from gpuport.port.translate.includes import INCLUDE_STYLES
+from gpuport.port.translate.signatures import cast_printf_builtins
 from gpuport.port.translate.translation import TranslateOptions, Translation, apply_edits
 from gpuport.port.translate.versions import warp_size_for_target
 from gpuport.port.translate.walk import candidate_identifiers, is_candidate_name, walk
@@ -65,6 +67,8 @@ def translate_source(
     if project_files:
         work.project_files = project_files
     walk(work)
+    cast_printf_builtins(work)
+    insert_guards(work)
     changes = work.changes()
     if diagnostics and file_kind in _SOURCE_KINDS:
         taken = {(c.line, c.column) for c in changes}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from gpuport.port.knowledge import translation_facts
+from gpuport.port.translate import clashes
 from gpuport.port.translate.actions import Rename
 from gpuport.port.translate.syntax import is_definition, operator_declaration
 from gpuport.port.translate.translation import CONVERTED, NEEDS_REVIEW, Translation
@@ -72,6 +73,8 @@ def clash(t: Translation, name: str, start: int, end: int) -> None:
             return  # a new overload (make_float3(float4)): nothing of HIP's clashes
         why = "HIP's hip_vector_types.h defines the make_* functions for its vector types"
     elif name.startswith("atomic"):
+        if clashes.guard_atomic(t, name, start, end):
+            return
         why = (
             f"HIP defines {name} for int, unsigned, unsigned long long, float and double "
             "(CUDA lacks some of these, so CUDA code often adds its own)"
@@ -126,6 +129,8 @@ def operator(t: Translation, name: str, start: int, end: int) -> None:
     if vector_type is None or _STREAM_WORD_RE.search(t.code, params_start, params_end):
         return
     vector = vector_type.group()
+    if clashes.guard_operator(t, op, start, declaration.params, vector) != "report":
+        return  # guarded, or two different vector types: HIP defines nothing like it
     t.report(
         start,
         "clash",

@@ -68,6 +68,9 @@ class Translation:
     arch_plan: dict[int, ArchUse] | None = None  # built at the first __CUDA_ARCH__
     mask_definitions: MaskDefinitions | None = None  # built at the first mask that is a name
     no_angle_close_before: int = -1  # a '<' before this has no '>' on its line
+    legacy_cublas: bool | None = None  # includes <cublas.h>, not <cublas_v2.h> (signatures.py)
+    handled: set[int] = field(default_factory=set)  # names a call's rewrite already translated
+    pending_inserts: list[tuple[int, str]] = field(default_factory=list)  # clashes.py's guards
     _line_pos: int = 0
     _line_no: int = 1
     _line_begins: int = 0  # where the line holding _line_pos starts
@@ -160,7 +163,7 @@ class Translation:
 
     def apply_action(self, name: str, start: int, end: int, action: Action) -> None:
         """Rename the CUDA name at ``start``, or report that it has no counterpart."""
-        if self.is_member_or_foreign(start):
+        if self.is_member_or_foreign(start) or (self.handled and start in self.handled):
             return
         if isinstance(action, Rename):
             if self.edit(start, end, action.hip):

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from gpuport.port.apimap import Version, parse_version
-from gpuport.port.translate import arch, includes, names, versions, warp
+from gpuport.port.translate import arch, includes, names, signatures, versions, warp
 from gpuport.port.translate.actions import CANDIDATE_PREFIXES, Rename, actions
 from gpuport.port.translate.syntax import starts_line
 from gpuport.port.translate.translation import CONVERTED, Translation
@@ -54,6 +54,7 @@ _SPECIAL: dict[str, NameHandler] = {
     "CUDART_CB": names.cudart_cb,
     **{name: names.cast_argument for name in names.CAST_ARGUMENTS},
     "cudaGraphInstantiate": names.graph_instantiate,
+    **{name: signatures.rewrite for name in signatures.handled_names()},
     "operator": names.operator,
     **{name: warp.warp_masked for name in warp.MASKED_WARP},
     **{name: warp.warp_match for name in warp.MATCH_WARP},
