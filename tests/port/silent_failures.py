@@ -77,7 +77,10 @@ def silent_errors(result: PortResult, errors: list[str]) -> list[str]:
                 if file.new_path not in line_maps:
                     line_maps[file.new_path] = line_map(file.original, file.translated)
                 original_line = line_maps[file.new_path].get(line)  # None: a line port added
-            if any(p == file.path and n == original_line for p, n, _, _ in diagnostics):
+            if original_line is not None and any(
+                p == file.path and _same_statement(file.original, n, original_line)
+                for p, n, _, _ in diagnostics
+            ):
                 continue
             if original_line is not None and flagged_macros:
                 used = set(_IDENT_RE.findall(file.original.splitlines()[original_line - 1]))
@@ -91,6 +94,16 @@ def silent_errors(result: PortResult, errors: list[str]) -> list[str]:
             continue
         silent.append(error)
     return silent
+
+
+def _same_statement(original: str, diagnostic_line: int, error_line: int) -> bool:
+    """Is ``error_line`` the diagnostic's own line or a continuation of the statement that
+    starts there (a call whose arguments run over several lines)? Up to 8 lines."""
+    if not 0 <= error_line - diagnostic_line <= 8:
+        return False
+    lines = original.splitlines()
+    between = lines[diagnostic_line - 1 : error_line - 1]
+    return not any(line.rstrip().endswith((";", "{", "}")) for line in between)
 
 
 def line_map(original: str, translated: str) -> dict[int, int]:
