@@ -32,7 +32,7 @@ GB = 1e9
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TERMINAL_ROWS_IN_ASSESS = 10  # the project report shows the top of the ranking
 BOUND_STYLE = {"memory": "cyan", "compute": "magenta", "communication": "yellow"}
-_BOUND_SHORT = {"memory": "mem", "compute": "cmp", "communication": "comm"}
+_BOUND_SHORT = {"memory": "mem", "compute": "cmp", "communication": "comm", "overhead": "ovh"}
 TERMINAL_REASONS = 5  # GPUs whose reasons the terminal table spells out
 
 
