@@ -25,6 +25,7 @@ import argparse
 import csv
 import datetime
 import math
+import platform
 import statistics
 import sys
 from collections import defaultdict
@@ -550,7 +551,8 @@ def report(
         "",
         f"{len(rows)} measurements ({data.name}), {len(gpus)} GPUs, engines: "
         f"{', '.join(engines)}; {len(skipped)} rows skipped. Computed "
-        f"{datetime.date.today().isoformat()} on a CPU-only machine (the fit needs no GPU).",
+        f"{datetime.date.today().isoformat()} on {platform.machine()} {platform.system()}, "
+        f"Python {platform.python_version()}, no GPU (the fit needs none).",
         "",
         "| phase | rows | median error, leave-one-GPU-out | before (previous model) |",
         "|---|---:|---:|---:|",
@@ -580,10 +582,11 @@ def report(
 
 METHOD = """# How accurate is `gpuport plan`?
 
-`gpuport plan` models a decode or prefill step as a fixed per-step overhead (kernel
-launches, sampling, host work) plus the longer of its memory reads at a share of the peak
-bandwidth and its matrix products at a share of the dense peak, plus all-reduce time under
-tensor parallelism. The overhead and the two shares are **fitted from published
+`gpuport plan` models a decode or prefill step as a fixed overhead (kernel launches,
+sampling, host work: stated per 32 layers and scaled by the model's layer count, plus a
+smaller cost per running sequence) and the longer of its memory reads at a share of the
+peak bandwidth and its matrix products at a share of the dense peak, plus all-reduce time
+under tensor parallelism. The overheads and the two shares are **fitted from published
 measurements** (benchmarks/plan_data/measurements.csv, each row with its source) per
 engine, vendor, GPU class and architecture family, and written to
 src/gpuport/kb/plan_efficiency.toml. This page says how far the fitted model lands from
@@ -598,15 +601,18 @@ Regenerate (refits the tables and rewrites this page):
 
 - **The step model** (plan/speed.py): decode at batch *b* reads the weights (MoE: the
   experts the batch picks) and every sequence's KV cache at the *average* context of the
-  generation; prefill runs prompts in chunks (512 tokens for llama.cpp, 2048 otherwise),
-  each chunk reading the weights once; causal attention costs grow with the context.
+  generation (half way from the prompt to the end); prefill runs prompts in chunks (512
+  tokens for llama.cpp, 2048 otherwise), each chunk reading the weights once; causal
+  attention costs grow with the context. llama.cpp splits a model over GPUs by layers that
+  run in turn, so its multi-GPU rows run at one GPU's pace.
 - **The fit**: per group of (engine, vendor, GPU class: datacenter or desktop, architecture
-  family) three parameters (overhead, bandwidth share, matrix share) minimize the squared
-  log ratio of estimated to measured tokens/s, with a pull towards the wider group's values
-  (engine + vendor + class, engine + vendor, engine, all) so that a group with few rows
-  stays near what the wider data says, and a group without rows uses its nearest fitted
-  ancestor. A factor per (engine, weight format: 16-bit, FP8, INT8, INT4 GPTQ/AWQ, GGUF
-  legacy/K/IQ quants) captures dequantization. Pure Python coordinate search.
+  family) four parameters (overhead per step, per sequence, bandwidth share, matrix share)
+  minimize the squared log ratio of estimated to measured tokens/s, with a pull towards the
+  wider group's values (engine + vendor + class, engine + vendor, engine, engine class:
+  serving engines / GGUF / eager PyTorch, all) so that a group with few rows stays near what
+  the wider data says, and a group without rows uses its nearest fitted ancestor. A factor
+  per (engine, weight format: 16-bit, FP8, INT8, INT4 GPTQ/AWQ, GGUF legacy/K/IQ quants)
+  captures dequantization. Pure Python coordinate search; no numpy or scipy.
 - **Leave-one-GPU-out**: for each GPU, everything is refitted without its rows and then
   predicts them. Errors are |estimated / measured - 1|; "decode" includes serving
   (offline) rows, whose rates are output tokens/s.
