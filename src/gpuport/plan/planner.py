@@ -355,7 +355,7 @@ def _entry(
             break
         tried.append((tp, pp, memory))
     tp, pp, memory = chosen or tried[-1]
-    rates = achieved_rates(gpu, request.precision, tp, measured)
+    rates = achieved_rates(gpu, request.precision, tp, measured, engine=request.engine)
     reasons: list[str] = []
     fits = chosen is not None
     sequences = max_sequences(model, request.kv_dtype, memory, request.context, tp, pp)
