@@ -54,6 +54,21 @@ class Component:
 
 
 @dataclass(frozen=True, slots=True)
+class VendorExtras:
+    """The extras of one pyproject that install another vendor's builds, and where they sit."""
+
+    path: str  # the pyproject, relative to the project root
+    line: int  # the first requirement line of the first such extra
+    extras: tuple[str, ...]  # their names, in file order
+    lines: frozenset[int]  # every requirement line inside them
+    rocm_extras: tuple[str, ...]  # the same file's ROCm extras (the alternative), in file order
+    evidence: tuple[Evidence, ...] = ()
+
+    def holds(self, path: str, line: int) -> bool:
+        return path == self.path and line in self.lines
+
+
+@dataclass(frozen=True, slots=True)
 class ProjectModel:
     """What the project is: its name, its own packages, its ROCm path, components and tiers."""
 
@@ -64,6 +79,9 @@ class ProjectModel:
     # GPU architectures (gfx…) its ROCm build targets, when the build names them.
     rocm_archs: tuple[str, ...] = ()
     components: tuple[Component, ...] = ()
+    # Extras that install another vendor's builds (CUDA, XPU), found when the project has a
+    # ROCm path: findings in them are folded into one line per pyproject.
+    vendor_extras: tuple[VendorExtras, ...] = ()
     # (path prefix, tier) pairs, most specific first; files under none are product code.
     tiers: tuple[tuple[str, Tier], ...] = ()
     notes: tuple[str, ...] = field(default=())  # what the model could not work out, said plainly

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from gpuport.findings import Category, Confidence, Finding, Fix, Location, Severity, Tier
-from gpuport.project.model import Component, ComponentStatus, ProjectModel
+from gpuport.project.model import Component, ComponentStatus, ProjectModel, VendorExtras
 from gpuport.rules import rule
 
 NVIDIA_ONLY_COMPONENT = rule(
@@ -43,6 +43,30 @@ NVIDIA_ONLY_COMPONENT = rule(
 )
 
 
+VENDOR_EXTRAS = rule(
+    id="GP602",
+    slug="vendor-only-extras",
+    category=Category.PROJECT,
+    severity=Severity.INFO,
+    confidence=Confidence.MEDIUM,
+    summary="Optional-dependency extras that install CUDA or XPU builds, in a project with a ROCm "
+    "path",
+    what="Folds every finding inside a pyproject's extras that select another vendor's build "
+    "(named cu118, cuda12, intelgpu, xpu…; pinning /whl/cu121/ or +cu118 wheels; or asking for "
+    "such an extra of the project itself) into one finding per pyproject, naming the extras and "
+    "the project's ROCm extras. The folded findings are kept with the scan's result, set aside.",
+    why="A ROCm user never installs a CUDA extra: the project's ROCm install (its ROCm extras or "
+    "its ROCm guide) is the decision, once, not one finding per CUDA wheel pinned in each extra.",
+    example='[project.optional-dependencies]\ncu121-torch240 = ["xformers @ https://download.'
+    'pytorch.org/whl/cu121/xformers-0.0.27.post2-cp311-cp311-manylinux2014_x86_64.whl"]\n'
+    'rocm64-torch260 = ["torch==2.6.0"]',
+    instead="pip install 'pkg[rocm64-torch260]' on ROCm; leave the cu1xx extras as they are.",
+    fix="Nothing to port in these extras: install the project's ROCm extras (or follow its ROCm "
+    "install guide) on ROCm.",
+    mechanical=False,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class FolderFold:
     """A rule whose findings in one folder share one fix, and how the folded finding reads."""
@@ -62,6 +86,7 @@ FOLD_BY_FOLDER: tuple[FolderFold, ...] = (
     FolderFold("GP312", "use CUTLASS/CuTe, which has no AMD backend"),
 )
 _MIN_FILES_TO_FOLD = 2  # one file's finding stays as it is
+_PROJECT_RULES = frozenset({"GP601", "GP602"})  # the folds' own lines are never folded
 
 
 def triage(
@@ -81,6 +106,8 @@ def triage(
             by_component[component].append(finding)
         else:
             kept.append(finding)
+    if VENDOR_EXTRAS.id in enabled and model.vendor_extras:
+        kept = _fold_vendor_extras(kept, model, set_aside)
     if nvidia_only:
         # One line per NVIDIA-only component, also when no finding fell in it: the reader
         # learns that the folder is not porting work, and what ROCm runs instead.
@@ -90,6 +117,52 @@ def triage(
                 kept.append(_component_finding(component, inside, model))
                 set_aside.extend(inside)
     return kept, set_aside
+
+
+def _fold_vendor_extras(
+    findings: list[Finding], model: ProjectModel, set_aside: list[Finding]
+) -> list[Finding]:
+    """``findings`` with those inside another vendor's extras replaced by one line per file
+    (the originals appended to ``set_aside``)."""
+    kept: list[Finding] = []
+    by_group: dict[VendorExtras, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        loc = finding.location
+        group = next((g for g in model.vendor_extras if g.holds(loc.path, loc.line)), None)
+        if group is None or finding.rule_id in _PROJECT_RULES:
+            kept.append(finding)
+        else:
+            by_group[group].append(finding)
+    for group in model.vendor_extras:
+        inside = by_group.get(group, [])
+        if inside:  # extras with nothing reported in them need no line
+            kept.append(_extras_finding(group, inside, model))
+            set_aside.extend(inside)
+    return kept
+
+
+def _shown_names(names: tuple[str, ...], most: int = 4) -> str:
+    shown = ", ".join(names[:most])
+    return f"{shown} and {len(names) - most} more" if len(names) > most else shown
+
+
+def _extras_finding(group: VendorExtras, inside: list[Finding], model: ProjectModel) -> Finding:
+    alternative = (
+        f"its ROCm extras ({_shown_names(group.rocm_extras)})"
+        if group.rocm_extras
+        else "its ROCm install path"
+    )
+    message = (
+        f"{group.path} has {len(group.extras)} extras that install CUDA or XPU builds "
+        f"({_shown_names(group.extras)}): {len(inside)} finding(s) in them set aside "
+        f"({_rule_counts(inside)}); on ROCm the project installs {alternative}."
+    )
+    fix = Fix(
+        f"Nothing to port in these extras: install {alternative} on ROCm; leave the CUDA and "
+        "XPU extras as they are."
+    )
+    finding = VENDOR_EXTRAS.finding(group.path, group.line, message=message, fix=fix)
+    return replace(finding, tier=model.tier_of(group.path))
 
 
 def _with_tier(finding: Finding, model: ProjectModel) -> Finding:
