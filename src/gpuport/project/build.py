@@ -17,6 +17,7 @@ from gpuport.findings import Tier
 from gpuport.project.components import nvidia_only_components
 from gpuport.project.extras import vendor_extras
 from gpuport.project.headers import header_facts
+from gpuport.project.hipify import native_cuda_dirs, torch_hipify_evidence
 from gpuport.project.model import Component, ProjectModel, VendorExtras
 from gpuport.project.rocm import rocm_archs, rocm_evidence, rocm_macros
 from gpuport.project.survey import Survey, survey
@@ -76,6 +77,8 @@ def build_model(root: Path) -> ProjectModel:
         rocm_archs=rocm_archs(texts, found),
         components=tuple(components),
         vendor_extras=tuple(extras),
+        torch_hipify=tuple(torch_hipify_evidence(texts, found)),
+        native_cuda_dirs=tuple(native_cuda_dirs(texts, found)),
         tiers=tuple(tiers),
         notes=tuple(notes),
     )

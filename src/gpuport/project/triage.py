@@ -2,7 +2,10 @@
 
 The scan folds every finding inside an NVIDIA-only component (one the project's ROCm build
 leaves out, with a ROCm alternative the project already has) into **one** GP601 finding for the
-component, keeping the originals in ``ScanResult.set_aside`` (nothing is lost).
+component, keeping the originals in ``ScanResult.set_aside`` (nothing is lost); another
+vendor's extras (CUDA, XPU) of a pyproject into one GP602 finding; and sets aside the GP300
+renames that torch's hipify does itself when the project builds its extensions through
+``torch.utils.cpp_extension`` (project/hipify.py).
 :func:`fold_by_folder` folds the rules of :data:`FOLD_BY_FOLDER`, whose findings in the files of
 one folder share one fix, into one finding per folder and tier, for reports that summarise.
 """
@@ -86,6 +89,8 @@ FOLD_BY_FOLDER: tuple[FolderFold, ...] = (
     FolderFold("GP312", "use CUTLASS/CuTe, which has no AMD backend"),
 )
 _MIN_FILES_TO_FOLD = 2  # one file's finding stays as it is
+# Renames that torch.utils.cpp_extension does itself in a project built through it.
+TORCH_HIPIFIED_RULE = "GP300"
 _PROJECT_RULES = frozenset({"GP601", "GP602"})  # the folds' own lines are never folded
 
 
@@ -104,6 +109,11 @@ def triage(
         component = model.component_of(finding.location.path) if nvidia_only else None
         if component is not None and component.status is ComponentStatus.NVIDIA_ONLY:
             by_component[component].append(finding)
+        elif finding.rule_id == TORCH_HIPIFIED_RULE and model.hipified_by_torch(
+            finding.location.path
+        ):
+            # Done by the build: torch's hipify renames these names on a ROCm PyTorch.
+            set_aside.append(finding)
         else:
             kept.append(finding)
     if VENDOR_EXTRAS.id in enabled and model.vendor_extras:
