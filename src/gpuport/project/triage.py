@@ -3,7 +3,8 @@
 The scan folds every finding inside an NVIDIA-only component (one the project's ROCm build
 leaves out, with a ROCm alternative the project already has) into **one** GP601 finding for the
 component, keeping the originals in ``ScanResult.set_aside`` (nothing is lost); another
-vendor's extras (CUDA, XPU) of a pyproject into one GP602 finding; and sets aside the GP300
+vendor's extras (CUDA, XPU) of a pyproject into one GP602 finding; every other finding of a
+file GP330 calls a Blackwell-only kernel under that one finding; and sets aside the GP300
 renames that torch's hipify does itself when the project builds its extensions through
 ``torch.utils.cpp_extension`` (project/hipify.py).
 :func:`fold_by_folder` folds the rules of :data:`FOLD_BY_FOLDER`, whose findings in the files of
@@ -89,6 +90,8 @@ FOLD_BY_FOLDER: tuple[FolderFold, ...] = (
     FolderFold("GP312", "use CUTLASS/CuTe, which has no AMD backend"),
 )
 _MIN_FILES_TO_FOLD = 2  # one file's finding stays as it is
+# A file this rule fires in is built on Blackwell-only hardware (scan/kernels/arch_rules.py).
+BLACKWELL_FILE_RULE = "GP330"
 # Renames that torch.utils.cpp_extension does itself in a project built through it.
 TORCH_HIPIFIED_RULE = "GP300"
 _PROJECT_RULES = frozenset({"GP601", "GP602"})  # the folds' own lines are never folded
@@ -116,6 +119,7 @@ def triage(
             set_aside.append(finding)
         else:
             kept.append(finding)
+    kept = _fold_blackwell_files(kept, set_aside)
     if VENDOR_EXTRAS.id in enabled and model.vendor_extras:
         kept = _fold_vendor_extras(kept, model, set_aside)
     if nvidia_only:
@@ -127,6 +131,28 @@ def triage(
                 kept.append(_component_finding(component, inside, model))
                 set_aside.extend(inside)
     return kept, set_aside
+
+
+def _fold_blackwell_files(findings: list[Finding], set_aside: list[Finding]) -> list[Finding]:
+    """``findings`` with every other finding of a file GP330 calls a Blackwell-only kernel set
+    aside under GP330's one line (appended to ``set_aside``): the file is one decision."""
+    heads = {f.location.path: f for f in findings if f.rule_id == BLACKWELL_FILE_RULE}
+    if not heads:
+        return findings
+    kept: list[Finding] = []
+    inside: dict[str, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        head = heads.get(finding.location.path)
+        if head is None or finding is head or finding.rule_id in _PROJECT_RULES:
+            kept.append(finding)
+        else:
+            inside[finding.location.path].append(finding)
+    for path, folded in inside.items():
+        head = heads[path]
+        note = f"; {len(folded)} other finding(s) in this file set aside ({_rule_counts(folded)})"
+        kept[kept.index(head)] = replace(head, message=head.message + note)
+        set_aside.extend(folded)
+    return kept
 
 
 def _fold_vendor_extras(
