@@ -30,8 +30,12 @@ def test_the_fixture_folds_its_cuda_and_xpu_extras_into_one_line() -> None:
     result = scan_path(root, ScanOptions(jobs=1), display_root=root.name)
     assert result.project is not None and result.project.supports_rocm
     assert not result.skipped
-    check_findings(text, result.findings, "pyproject.toml")
-    (line,) = [f for f in result.findings if f.rule_id == VENDOR_EXTRAS.id]
+    # GP602's line is marked; the other rules' findings outside the extras stay listed
+    folds = [f for f in result.findings if f.rule_id == VENDOR_EXTRAS.id]
+    check_findings(text, folds, "pyproject.toml")
+    listed = {(f.rule_id, f.location.line) for f in result.findings if f not in folds}
+    assert listed == {("GP106", n) for n in lines_with(text, "stays listed (GP106)")}
+    (line,) = folds
     assert "5 extras" in line.message and "rocm64-torch260" in line.message
     assert "cu121onlytorch240" in line.message
     # each finding in the CUDA/XPU extras is kept, set aside, at its own line (the XPU pin and
@@ -85,3 +89,20 @@ def test_the_fold_is_off_when_gp602_is_ignored() -> None:
     assert VENDOR_EXTRAS.id not in {f.rule_id for f in result.findings}
     assert not result.set_aside
     assert any(f.rule_id == "GP101" for f in result.findings)
+
+
+def test_no_line_for_extras_inside_an_nvidia_only_package(tmp_path: Path) -> None:
+    # flash-attention's flash_attn/cute: the package is NVIDIA-only (GP601) and so its cu13 extra
+    files = {
+        "setup.py": "import torch\nIS_ROCM = torch.version.hip\n",
+        "cute/pyproject.toml": (
+            '[project]\nname = "cute-kernels"\nversion = "1"\n'
+            'dependencies = ["nvidia-cutlass-dsl>=4.6"]\n'
+            "[project.optional-dependencies]\n"
+            'cu13 = ["nvidia-cutlass-dsl[cu13]>=4.6"]\n'
+        ),
+    }
+    result = scan_path(write(tmp_path, files), ScanOptions(jobs=1), display_root="p")
+    assert result.project is not None and result.project.vendor_extras
+    rules = {f.rule_id for f in result.findings}
+    assert "GP601" in rules and VENDOR_EXTRAS.id not in rules

@@ -170,10 +170,14 @@ def _fold_vendor_extras(
         else:
             by_group[group].append(finding)
     for group in model.vendor_extras:
+        component = model.component_of(group.path)
+        if component is not None and component.status is ComponentStatus.NVIDIA_ONLY:
+            continue  # the whole package is folded into its GP601 line already
+        # One line per file, also when nothing was reported in the extras: the reader learns
+        # which install the ROCm build takes.
         inside = by_group.get(group, [])
-        if inside:  # extras with nothing reported in them need no line
-            kept.append(_extras_finding(group, inside, model))
-            set_aside.extend(inside)
+        kept.append(_extras_finding(group, inside, model))
+        set_aside.extend(inside)
     return kept
 
 
