@@ -400,6 +400,17 @@ def test_a_gp601_line_is_matched_on_the_component_it_folds() -> None:
     assert score.component_text("no such marker here") == ""
 
 
+def test_a_gp602_line_is_matched_on_the_pyproject_it_folds() -> None:
+    item = {
+        "rule_id": "GP602",
+        "location": {"path": "sub/pyproject.toml", "line": 241, "column": 0},
+        "message": "sub/pyproject.toml has 151 extras that install CUDA or XPU builds (cu118)",
+        "excerpt": None,
+    }
+    (line,) = score.findings_from_json("p", {"findings": [item]})
+    assert line.text == "sub/pyproject.toml"
+
+
 def test_nvidia_only_components_come_from_the_project_model() -> None:
     report = _report_with_project([], ["hopper/", "csrc/gemm_sm80.cu"])
     assert score.nvidia_only_components(report) == ["hopper", "csrc/gemm_sm80.cu"]

@@ -53,6 +53,10 @@ PRODUCT_TIER = "product"
 # component's path, taken from the message ("hopper/ is NVIDIA-only: ...").
 COMPONENT_RULE = "GP601"
 COMPONENT_MARK = " is NVIDIA-only"
+# GP602 folds a pyproject's CUDA/XPU extras into one line, also with no excerpt: its text is
+# the pyproject's path ("pyproject.toml has 151 extras that install CUDA or XPU builds ...").
+EXTRAS_RULE = "GP602"
+EXTRAS_MARK = " has "
 NVIDIA_ONLY_STATUS = "NVIDIA-only"
 # Severities that cost nothing in assess's effort (gpuport.findings.Severity.INFO's label).
 INFO_SEVERITIES = frozenset({"info"})
@@ -129,6 +133,8 @@ def findings_from_json(project: str, report: dict[str, object]) -> list[Current]
         message = str(item.get("message", ""))
         if item["rule_id"] == COMPONENT_RULE and not text.strip():
             text = component_text(message)
+        elif item["rule_id"] == EXTRAS_RULE and not text.strip():
+            text = message.partition(EXTRAS_MARK)[0].strip()
         found.append(
             Current(
                 project=project,

@@ -121,7 +121,8 @@ def classify(name: str, parent: str = "") -> FileKind | None:
         return FileKind.MAKEFILE
     if (
         lower == "dockerfile"
-        or lower.startswith("dockerfile.")
+        # Dockerfile.rocm, and the underscore/dash spellings (AutoGPTQ's Dockerfile_amd)
+        or lower.startswith(("dockerfile.", "dockerfile_", "dockerfile-"))
         or lower.endswith(".dockerfile")
         or lower == "containerfile"
     ):

@@ -25,6 +25,8 @@ from gpuport.findings import SkipKind, Skipped
         ("Pipfile", FileKind.PIPFILE),
         ("Dockerfile", FileKind.DOCKERFILE),
         ("Dockerfile.rocm", FileKind.DOCKERFILE),
+        ("Dockerfile_amd", FileKind.DOCKERFILE),
+        ("Dockerfile-cuda12", FileKind.DOCKERFILE),
         ("train.dockerfile", FileKind.DOCKERFILE),
         ("docker-compose.yml", FileKind.COMPOSE),
         ("compose.yaml", FileKind.COMPOSE),

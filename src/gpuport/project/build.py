@@ -15,8 +15,10 @@ from pathlib import Path
 from gpuport.files import ProjectFacts
 from gpuport.findings import Tier
 from gpuport.project.components import nvidia_only_components
+from gpuport.project.extras import vendor_extras
 from gpuport.project.headers import header_facts
-from gpuport.project.model import Component, ProjectModel
+from gpuport.project.hipify import native_cuda_dirs, torch_hipify_evidence
+from gpuport.project.model import Component, ProjectModel, VendorExtras
 from gpuport.project.rocm import rocm_archs, rocm_evidence, rocm_macros
 from gpuport.project.survey import Survey, survey
 from gpuport.project.texts import ProjectTexts, python_tree
@@ -51,7 +53,9 @@ def build_model(root: Path) -> ProjectModel:
     # Compat headers are the project's own: vendored copies (CUTLASS, CK) are not read.
     headers = header_facts(texts, found, macros, lambda rel: model_tier(tiers, rel) is Tier.PRODUCT)
     components: list[Component] = []
+    extras: list[VendorExtras] = []
     if supports:
+        extras = vendor_extras(texts, found.pyprojects)
         components, component_notes = nvidia_only_components(
             root, texts, found, found.backend_dirs[:4]
         )
@@ -72,6 +76,9 @@ def build_model(root: Path) -> ProjectModel:
         rocm_support=tuple(evidence),
         rocm_archs=rocm_archs(texts, found),
         components=tuple(components),
+        vendor_extras=tuple(extras),
+        torch_hipify=tuple(torch_hipify_evidence(texts, found)),
+        native_cuda_dirs=tuple(native_cuda_dirs(texts, found)),
         tiers=tuple(tiers),
         notes=tuple(notes),
     )

@@ -54,6 +54,21 @@ class Component:
 
 
 @dataclass(frozen=True, slots=True)
+class VendorExtras:
+    """The extras of one pyproject that install another vendor's builds, and where they sit."""
+
+    path: str  # the pyproject, relative to the project root
+    line: int  # the first requirement line of the first such extra
+    extras: tuple[str, ...]  # their names, in file order
+    lines: frozenset[int]  # every requirement line inside them
+    rocm_extras: tuple[str, ...]  # the same file's ROCm extras (the alternative), in file order
+    evidence: tuple[Evidence, ...] = ()
+
+    def holds(self, path: str, line: int) -> bool:
+        return path == self.path and line in self.lines
+
+
+@dataclass(frozen=True, slots=True)
 class ProjectModel:
     """What the project is: its name, its own packages, its ROCm path, components and tiers."""
 
@@ -64,6 +79,14 @@ class ProjectModel:
     # GPU architectures (gfx…) its ROCm build targets, when the build names them.
     rocm_archs: tuple[str, ...] = ()
     components: tuple[Component, ...] = ()
+    # Extras that install another vendor's builds (CUDA, XPU), found when the project has a
+    # ROCm path: findings in them are folded into one line per pyproject.
+    vendor_extras: tuple[VendorExtras, ...] = ()
+    # Where the project builds CUDA extensions through torch.utils.cpp_extension, which
+    # hipifies their sources itself on a ROCm PyTorch (project/hipify.py); empty when none.
+    torch_hipify: tuple[Evidence, ...] = ()
+    # Folders a CMake build compiles as CUDA itself ("" for the root): torch never hipifies them.
+    native_cuda_dirs: tuple[str, ...] = ()
     # (path prefix, tier) pairs, most specific first; files under none are product code.
     tiers: tuple[tuple[str, Tier], ...] = ()
     notes: tuple[str, ...] = field(default=())  # what the model could not work out, said plainly
@@ -78,6 +101,15 @@ class ProjectModel:
             if rel == prefix.rstrip("/") or rel.startswith(prefix.rstrip("/") + "/"):
                 return tier
         return tier_by_name(rel) or Tier.PRODUCT
+
+    def hipified_by_torch(self, rel: str) -> bool:
+        """Whether torch's hipify renames ``rel``'s CUDA names when the project builds."""
+        if not self.torch_hipify:
+            return False
+        return not any(
+            not folder or rel.startswith(folder.rstrip("/") + "/")
+            for folder in self.native_cuda_dirs
+        )
 
     def component_of(self, rel: str) -> Component | None:
         """The most specific component ``rel`` belongs to, or None."""

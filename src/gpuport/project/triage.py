@@ -2,7 +2,11 @@
 
 The scan folds every finding inside an NVIDIA-only component (one the project's ROCm build
 leaves out, with a ROCm alternative the project already has) into **one** GP601 finding for the
-component, keeping the originals in ``ScanResult.set_aside`` (nothing is lost).
+component, keeping the originals in ``ScanResult.set_aside`` (nothing is lost); another
+vendor's extras (CUDA, XPU) of a pyproject into one GP602 finding; every other finding of a
+file GP330 calls a Blackwell-only kernel under that one finding; and sets aside the GP300
+renames that torch's hipify does itself when the project builds its extensions through
+``torch.utils.cpp_extension`` (project/hipify.py).
 :func:`fold_by_folder` folds the rules of :data:`FOLD_BY_FOLDER`, whose findings in the files of
 one folder share one fix, into one finding per folder and tier, for reports that summarise.
 """
@@ -14,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from gpuport.findings import Category, Confidence, Finding, Fix, Location, Severity, Tier
-from gpuport.project.model import Component, ComponentStatus, ProjectModel
+from gpuport.project.model import Component, ComponentStatus, ProjectModel, VendorExtras
 from gpuport.rules import rule
 
 NVIDIA_ONLY_COMPONENT = rule(
@@ -43,6 +47,30 @@ NVIDIA_ONLY_COMPONENT = rule(
 )
 
 
+VENDOR_EXTRAS = rule(
+    id="GP602",
+    slug="vendor-only-extras",
+    category=Category.PROJECT,
+    severity=Severity.INFO,
+    confidence=Confidence.MEDIUM,
+    summary="Optional-dependency extras that install CUDA or XPU builds, in a project with a ROCm "
+    "path",
+    what="Folds every finding inside a pyproject's extras that select another vendor's build "
+    "(named cu118, cuda12, intelgpu, xpu…; pinning /whl/cu121/ or +cu118 wheels; or asking for "
+    "such an extra of the project itself) into one finding per pyproject, naming the extras and "
+    "the project's ROCm extras. The folded findings are kept with the scan's result, set aside.",
+    why="A ROCm user never installs a CUDA extra: the project's ROCm install (its ROCm extras or "
+    "its ROCm guide) is the decision, once, not one finding per CUDA wheel pinned in each extra.",
+    example='[project.optional-dependencies]\ncu121-torch240 = ["xformers @ https://download.'
+    'pytorch.org/whl/cu121/xformers-0.0.27.post2-cp311-cp311-manylinux2014_x86_64.whl"]\n'
+    'rocm64-torch260 = ["torch==2.6.0"]',
+    instead="pip install 'pkg[rocm64-torch260]' on ROCm; leave the cu1xx extras as they are.",
+    fix="Nothing to port in these extras: install the project's ROCm extras (or follow its ROCm "
+    "install guide) on ROCm.",
+    mechanical=False,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class FolderFold:
     """A rule whose findings in one folder share one fix, and how the folded finding reads."""
@@ -62,6 +90,11 @@ FOLD_BY_FOLDER: tuple[FolderFold, ...] = (
     FolderFold("GP312", "use CUTLASS/CuTe, which has no AMD backend"),
 )
 _MIN_FILES_TO_FOLD = 2  # one file's finding stays as it is
+# A file this rule fires in is built on Blackwell-only hardware (scan/kernels/arch_rules.py).
+BLACKWELL_FILE_RULE = "GP330"
+# Renames that torch.utils.cpp_extension does itself in a project built through it.
+TORCH_HIPIFIED_RULE = "GP300"
+_PROJECT_RULES = frozenset({"GP601", "GP602"})  # the folds' own lines are never folded
 
 
 def triage(
@@ -79,8 +112,16 @@ def triage(
         component = model.component_of(finding.location.path) if nvidia_only else None
         if component is not None and component.status is ComponentStatus.NVIDIA_ONLY:
             by_component[component].append(finding)
+        elif finding.rule_id == TORCH_HIPIFIED_RULE and model.hipified_by_torch(
+            finding.location.path
+        ):
+            # Done by the build: torch's hipify renames these names on a ROCm PyTorch.
+            set_aside.append(finding)
         else:
             kept.append(finding)
+    kept = _fold_blackwell_files(kept, set_aside)
+    if VENDOR_EXTRAS.id in enabled and model.vendor_extras:
+        kept = _fold_vendor_extras(kept, model, set_aside)
     if nvidia_only:
         # One line per NVIDIA-only component, also when no finding fell in it: the reader
         # learns that the folder is not porting work, and what ROCm runs instead.
@@ -90,6 +131,78 @@ def triage(
                 kept.append(_component_finding(component, inside, model))
                 set_aside.extend(inside)
     return kept, set_aside
+
+
+def _fold_blackwell_files(findings: list[Finding], set_aside: list[Finding]) -> list[Finding]:
+    """``findings`` with every other finding of a file GP330 calls a Blackwell-only kernel set
+    aside under GP330's one line (appended to ``set_aside``): the file is one decision."""
+    heads = {f.location.path: f for f in findings if f.rule_id == BLACKWELL_FILE_RULE}
+    if not heads:
+        return findings
+    kept: list[Finding] = []
+    inside: dict[str, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        head = heads.get(finding.location.path)
+        if head is None or finding is head or finding.rule_id in _PROJECT_RULES:
+            kept.append(finding)
+        else:
+            inside[finding.location.path].append(finding)
+    for path, folded in inside.items():
+        head = heads[path]
+        note = f"; {len(folded)} other finding(s) in this file set aside ({_rule_counts(folded)})"
+        kept[kept.index(head)] = replace(head, message=head.message + note)
+        set_aside.extend(folded)
+    return kept
+
+
+def _fold_vendor_extras(
+    findings: list[Finding], model: ProjectModel, set_aside: list[Finding]
+) -> list[Finding]:
+    """``findings`` with those inside another vendor's extras replaced by one line per file
+    (the originals appended to ``set_aside``)."""
+    kept: list[Finding] = []
+    by_group: dict[VendorExtras, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        loc = finding.location
+        group = next((g for g in model.vendor_extras if g.holds(loc.path, loc.line)), None)
+        if group is None or finding.rule_id in _PROJECT_RULES:
+            kept.append(finding)
+        else:
+            by_group[group].append(finding)
+    for group in model.vendor_extras:
+        component = model.component_of(group.path)
+        if component is not None and component.status is ComponentStatus.NVIDIA_ONLY:
+            continue  # the whole package is folded into its GP601 line already
+        # One line per file, also when nothing was reported in the extras: the reader learns
+        # which install the ROCm build takes.
+        inside = by_group.get(group, [])
+        kept.append(_extras_finding(group, inside, model))
+        set_aside.extend(inside)
+    return kept
+
+
+def _shown_names(names: tuple[str, ...], most: int = 4) -> str:
+    shown = ", ".join(names[:most])
+    return f"{shown} and {len(names) - most} more" if len(names) > most else shown
+
+
+def _extras_finding(group: VendorExtras, inside: list[Finding], model: ProjectModel) -> Finding:
+    alternative = (
+        f"its ROCm extras ({_shown_names(group.rocm_extras)})"
+        if group.rocm_extras
+        else "its ROCm install path"
+    )
+    message = (
+        f"{group.path} has {len(group.extras)} extras that install CUDA or XPU builds "
+        f"({_shown_names(group.extras)}): {len(inside)} finding(s) in them set aside "
+        f"({_rule_counts(inside)}); on ROCm the project installs {alternative}."
+    )
+    fix = Fix(
+        f"Nothing to port in these extras: install {alternative} on ROCm; leave the CUDA and "
+        "XPU extras as they are."
+    )
+    finding = VENDOR_EXTRAS.finding(group.path, group.line, message=message, fix=fix)
+    return replace(finding, tier=model.tier_of(group.path))
 
 
 def _with_tier(finding: Finding, model: ProjectModel) -> Finding:

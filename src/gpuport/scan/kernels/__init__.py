@@ -21,6 +21,7 @@ from gpuport.findings import Finding, Skipped
 from gpuport.rules import NeedleSet, Rule
 from gpuport.scan.base import scanner
 from gpuport.scan.kernels import (
+    arch_rules,
     feature_rules,
     library_rules,
     ptx_rules,
@@ -70,6 +71,7 @@ CHECKS: tuple[tuple[Rule, Check], ...] = (
     (wave_rules.WARP_SIZE_FIXED_64, wave_rules.warp_size_fixed_64_on_amd),
     (wave_rules.SHUFFLE_FROM_LANE_31, wave_rules.shuffle_from_lane_31),
     (wave_rules.LANE_MASK_32_BIT, wave_rules.lane_mask_32_bit_shift),
+    (arch_rules.BLACKWELL_ONLY_KERNEL, arch_rules.blackwell_only_kernel),
 )
 KERNEL_RULES: tuple[Rule, ...] = tuple(rule for rule, _ in CHECKS)
 

@@ -57,7 +57,10 @@ CUDA_API_RENAMES = rule(
         "(cuBLAS, cuRAND, cuFFT, cuSPARSE, cuSOLVER, CUB) identifiers and CUDA headers that "
         "have a one-to-one HIP counterpart, and lists the most frequent ones. APIs with their "
         "own rule (cuDNN, cuBLASLt, NVRTC, NVTX, texture references, clusters, TMA) are not "
-        "counted here."
+        "counted here. In a project that builds its extensions through "
+        "torch.utils.cpp_extension (CUDAExtension, load()), the scan sets these findings aside "
+        "(outside folders a CMake build compiles as CUDA): torch's hipify renames the names "
+        "when it builds on a ROCm PyTorch."
     ),
     why=(
         "None of these names exist on ROCm, so the file does not build until they are renamed "

@@ -62,6 +62,29 @@ def import_guarded(parents: Parents, node: ast.AST) -> bool:
     return False
 
 
+def import_has_fallback(parents: Parents, node: ast.AST) -> bool:
+    """``node`` sits in a ``try:`` whose handler catches a failed import and carries on (no
+    ``raise`` in it): the code runs without the module."""
+    for child, parent in ancestors(parents, node):
+        if isinstance(parent, ast.Try) and child in parent.body:
+            for handler in parent.handlers:
+                caught = handler.type
+                names = (
+                    []
+                    if caught is None
+                    else (caught.elts if isinstance(caught, ast.Tuple) else [caught])
+                )
+                if (
+                    caught is None or any(last_name(n) in _IMPORT_ERRORS for n in names)
+                ) and not any(
+                    isinstance(inner, ast.Raise)
+                    for statement in handler.body
+                    for inner in ast.walk(statement)
+                ):
+                    return True
+    return False
+
+
 def in_condition(parents: Parents, node: ast.AST) -> bool:
     """``node`` is tested for truth: an if/while/assert test, a comprehension filter, ``bool()``,
     through ``and``/``or``/``not``."""

@@ -53,8 +53,9 @@ CUDA_ONLY_IMPORT = rule(
         "artifacts (MEDIUM), and packages that need a ROCm build from another index or from "
         "source (LOW). Frameworks such as torch, whose only change is the install index, are "
         "left to the dependency rules (GP1xx). An import guarded by `try/except ImportError` "
-        "is at most LOW, because the code already copes with its absence; imports under "
-        "`if TYPE_CHECKING:` are ignored."
+        "is at most LOW, because the code already copes with its absence, and not reported "
+        "at all for a package whose ROCm build comes from elsewhere when the handler carries "
+        "on without it (no `raise`); imports under `if TYPE_CHECKING:` are ignored."
     ),
     why=(
         "Packages such as TensorRT, PyCUDA, pynvml or numba.cuda talk to the CUDA driver or "
@@ -89,6 +90,12 @@ def cuda_only_import(ctx: PythonContext, imported: ModuleImport) -> None:
     if guards.under_type_checking(ctx.parents, node):
         return
     if not ctx.first_time(CUDA_ONLY_IMPORT, package.name):
+        return
+    if package.status is kb.PackageStatus.NEEDS_ROCM_BUILD and guards.import_has_fallback(
+        ctx.parents, node
+    ):
+        # Missing on ROCm until its ROCm build is installed, and the code carries on without
+        # it (DeepSpeed's optional apex, exllamav2's flash_attn): nothing breaks.
         return
     where_imported = python_code.statuses_where_imported()[package.status]
     severity = Severity.parse(where_imported.severity)

@@ -1,0 +1,67 @@
+"""Whether torch's own hipify renames a project's CUDA names when it builds for ROCm.
+
+``torch.utils.cpp_extension.CUDAExtension`` and ``load()`` run torch's hipify over an
+extension's sources (and the project headers they include) by themselves when PyTorch is a ROCm
+build: ``cudaStream_t`` becomes ``hipStream_t`` at build time, with nothing to do by hand
+(https://github.com/ROCm/pytorch/wiki/Enabling-PyTorch-CUDA-extensions-for-ROCm, read
+2026-11-25: "Invoked for ROCm builds automatically under-the-hood by CUDAExtension class";
+``CppExtension`` does not hipify). A project whose build files build CUDA extensions that way
+gets its GP300 renames done by the build, except in folders a CMake build compiles as CUDA
+itself (TransformerEngine's core library, bitsandbytes), which torch never hipifies.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuport.project.model import Evidence
+from gpuport.project.survey import Survey
+from gpuport.project.texts import ProjectTexts
+
+# A torch CUDA extension: CUDAExtension (imported or called), load()/load_inline() of
+# torch.utils.cpp_extension (exllamav2's and DeepSpeed's JIT builds).
+_TORCH_CUDA_BUILD_RE = re.compile(
+    r"\bCUDAExtension\b|\bload_inline\b|cpp_extension\s+import\s+[^\n]*\bload\b"
+    r"|cpp_extension\.load\s*\("
+)
+# CMake compiling CUDA itself: the CUDA language, or nvcc-era cuda_add_library.
+_CMAKE_CUDA_RE = re.compile(
+    r"enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bCUDA\b|LANGUAGES\s+[^)]*\bCUDA\b"
+    r"|cuda_add_library\s*\(",
+    re.IGNORECASE,
+)
+
+
+def torch_hipify_evidence(texts: ProjectTexts, found: Survey) -> list[Evidence]:
+    """Where the project builds a CUDA extension through torch (at most one per file)."""
+    out: list[Evidence] = []
+    for rel in [*found.setup_pys, *found.build_helpers]:
+        if not rel.endswith(".py"):
+            continue
+        text = texts.text(rel)
+        if text is None:
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            if line.lstrip().startswith("#"):
+                continue
+            match = _TORCH_CUDA_BUILD_RE.search(line)
+            if match:
+                what = (
+                    f"builds a CUDA extension through torch.utils.cpp_extension "
+                    f"({match.group().strip()}), which hipifies its sources on a ROCm PyTorch"
+                )
+                out.append(Evidence(rel, number, what))
+                break
+    return out
+
+
+def native_cuda_dirs(texts: ProjectTexts, found: Survey) -> list[str]:
+    """Folders a CMakeLists.txt compiles as CUDA itself ("" for the project root)."""
+    dirs: list[str] = []
+    for rel in found.cmake_files:
+        if not rel.lower().endswith("cmakelists.txt"):
+            continue
+        text = texts.text(rel)
+        if text is not None and _CMAKE_CUDA_RE.search(text):
+            dirs.append(rel.rpartition("/")[0])
+    return sorted(dirs)
