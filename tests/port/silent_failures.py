@@ -97,13 +97,12 @@ def silent_errors(result: PortResult, errors: list[str]) -> list[str]:
 
 
 def _same_statement(original: str, diagnostic_line: int, error_line: int) -> bool:
-    """Is ``error_line`` the diagnostic's own line or a continuation of the statement that
-    starts there (a call whose arguments run over several lines)? Up to 8 lines."""
+    """Is ``error_line`` the diagnostic's own line or inside a call opened there whose
+    arguments run over several lines (a parenthesis still open)? Up to 8 lines."""
     if not 0 <= error_line - diagnostic_line <= 8:
         return False
-    lines = original.splitlines()
-    between = lines[diagnostic_line - 1 : error_line - 1]
-    return not any(line.rstrip().endswith((";", "{", "}")) for line in between)
+    before = "\n".join(original.splitlines()[diagnostic_line - 1 : error_line - 1])
+    return error_line == diagnostic_line or before.count("(") > before.count(")")
 
 
 def line_map(original: str, translated: str) -> dict[int, int]:

@@ -448,6 +448,17 @@ def test_a_hipcc_error_without_a_diagnostic_is_a_silent_failure() -> None:
     assert silent_errors(result, errors) == [errors[2], errors[4], errors[5]]
 
 
+def test_an_error_on_a_continuation_line_is_explained_by_the_calls_report() -> None:
+    from gpuport.port.model import Change
+
+    original = "int f() {\n  use(cudaAdvise(p,\n             loc));\n  other(x);\n}\n"
+    change = Change(2, 7, "runtime", "cudaAdvise", "cudaAdvise", ChangeStatus.UNCONVERTED, "why")
+    result = PortResult("/p", "5.2", [FileResult("a.cu", "a.cu", "cuda", original, None, [change])])
+    inside = "a.cu:3:14: error: no viable conversion from 'hipMemLocation' to 'int'"
+    after = "a.cu:4:3: error: use of undeclared identifier 'other'"
+    assert silent_errors(result, [inside, after]) == [after]
+
+
 def _assert_reported(program: Program, result: PortResult) -> None:
     notes = [
         f"{c.before} -> {c.after}: {c.note}"
