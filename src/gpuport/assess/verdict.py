@@ -17,6 +17,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gpuport.assess.decision_model import Recommendation
 from gpuport.assess.guidance import (
     MAX_EVIDENCE,
     FoldedComponent,
@@ -138,6 +139,7 @@ class Assessment:
     # Where the knowledge base says this project's ROCm build lives when this checkout has no
     # ROCm path of its own (AMD's fork of apex or TransformerEngine): "" when it names none.
     elsewhere: str = ""
+    recommendation: Recommendation | None = None  # should we move: assess/decision.py
 
     @property
     def effort_title(self) -> str:
