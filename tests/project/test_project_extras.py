@@ -8,16 +8,9 @@ from expect import check_findings
 from gpuport.project.build import build_model
 from gpuport.project.triage import VENDOR_EXTRAS
 from gpuport.scan.engine import ScanOptions, scan_path
+from project_tree import write
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "project"
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def lines_with(text: str, *needles: str) -> set[int]:

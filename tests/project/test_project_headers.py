@@ -14,6 +14,7 @@ from gpuport.project.headers import header_facts
 from gpuport.project.survey import survey
 from gpuport.project.texts import ProjectTexts
 from gpuport.scan.engine import ScanOptions, scan_path
+from project_tree import write
 
 EXLLAMA_STYLE = """\
 #ifndef _compat_cuh
@@ -59,14 +60,6 @@ __device__ int f(const int* p) {{
   return v;
 }}
 """
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def facts_of(tmp_path: Path, files: dict[str, str]) -> ProjectFacts:

@@ -10,15 +10,7 @@ import pytest
 from gpuport.findings import Tier
 from gpuport.project.build import build_model
 from gpuport.project.model import ComponentStatus
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
-
+from project_tree import write
 
 # A torch extension whose setup.py picks a CK backend on ROCm and a CUTLASS one on CUDA
 # (flash-attention's pattern), builds through torch's hipify, and names gfx targets.

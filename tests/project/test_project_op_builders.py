@@ -8,6 +8,7 @@ from pathlib import Path
 from gpuport.project.build import build_model
 from gpuport.project.model import ComponentStatus
 from gpuport.scan.engine import ScanOptions, scan_path
+from project_tree import write
 
 BUILDER = """\
 import os
@@ -91,14 +92,6 @@ if torch.version.hip:
     print('hipify every op')
 setup(name='speedy', packages=['pkg'])
 """
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 PROJECT = {
