@@ -156,7 +156,7 @@ def _payback(
 
 def _payback_words(move_usd: tuple[float, float] | None, saving: float | None) -> str:
     if saving is None:
-        return "the saving is unknown (no price for today's GPU)"
+        return "the saving is unknown (no cost for today's fleet)"
     if saving <= 0:
         return (
             f"the AMD fleet costs ${-saving:,.0f} a month more: it never pays back at these prices"
@@ -172,16 +172,6 @@ def _check_fleet(
 ) -> None:
     """A declared fleet that cannot serve the volume even at the top of the plan's typical
     range is a contradiction in the settings, not a cost to compute."""
-    uncertainty = today.decode.uncertainty if today.decode else None
-    best_case = uncertainty.high_factor if uncertainty is not None else 1.0
-    top = "at the top of its typical range" if uncertainty is not None else "at its estimate"
-    rate = _speed(today) * best_case
-    served = (
-        f"{volume.tokens:,.0f} output tokens a month (tokens_per_month) need about "
-        f"{volume.tokens / (rate * 3600):,.0f} busy hours of a {_layout(today)} copy of the model "
-        f"on {today.gpu.short} ({today.devices} GPU(s), {rate:,.0f} tok/s by gpuport plan {top}: "
-        f"{today.engine}, batch {today.batch}, {today.context:,} tokens)"
-    )
     count = settings.current_gpu_count
     if count is not None and volume.hours is not None and volume.hours > count * HOURS_PER_MONTH:
         raise DecisionInputError(
@@ -189,22 +179,30 @@ def _check_fleet(
             f"{_where(settings)}: gpu_hours_per_month = {volume.hours:,.0f} is more than "
             f"current_gpu_count = {count} GPUs run in a month ({count * HOURS_PER_MONTH:,.0f} h)",
         )
-    if count is not None and volume.hours is None:
-        capacity = count // today.devices * rate * 3600 * HOURS_PER_MONTH
-        if capacity < volume.tokens:
-            raise DecisionInputError(
-                "current_gpu_count",
-                f"{_where(settings)}: current_gpu_count = {count} cannot serve the declared "
-                f"volume: {served}, more than {count} GPU(s) run in {HOURS_PER_MONTH:,.0f} h",
-            )
-    if declared_hours is not None and volume.hours is None:
-        busy = declared_hours / today.devices * rate * 3600
-        if busy < volume.tokens:
-            raise DecisionInputError(
-                "gpu_hours_per_month",
-                f"{_where(settings)}: gpu_hours_per_month = {declared_hours:,.0f} cannot serve "
-                f"the declared volume: {served}, more than the declared GPU-hours",
-            )
+    if volume.hours is not None:
+        return
+    uncertainty = today.decode.uncertainty if today.decode else None
+    rate = _speed(today) * (uncertainty.high_factor if uncertainty is not None else 1.0)
+    top = "the top of gpuport plan's typical range" if uncertainty else "gpuport plan's estimate"
+    at = (
+        f"at {rate:,.0f} tok/s per copy of the model ({_layout(today)} on {today.gpu.short}: "
+        f"{top}, {today.engine}, batch {today.batch}, {today.context:,} tokens)"
+    )
+    wanted = f"tokens_per_month = {volume.tokens:,.0f}"
+    if count is not None and count // today.devices * rate * 3600 * HOURS_PER_MONTH < volume.tokens:
+        needed = _replicas_for(volume.tokens, today, rate / _speed(today)) * today.devices
+        raise DecisionInputError(
+            "current_gpu_count",
+            f"{_where(settings)}: current_gpu_count = {count} cannot serve {wanted}: {at} that "
+            f"takes {needed} GPUs busy {HOURS_PER_MONTH:,.0f} h a month",
+        )
+    if declared_hours is not None and declared_hours / today.devices * rate * 3600 < volume.tokens:
+        needed_hours = volume.tokens / (rate * 3600) * today.devices
+        raise DecisionInputError(
+            "gpu_hours_per_month",
+            f"{_where(settings)}: gpu_hours_per_month = {declared_hours:,.0f} cannot serve "
+            f"{wanted}: {at} that takes {needed_hours:,.0f} GPU-hours",
+        )
 
 
 def _volume(settings: DecisionSettings, today: PlanEntry | None) -> tuple[_Volume | None, str]:
