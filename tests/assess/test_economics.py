@@ -278,3 +278,25 @@ def test_declared_gpu_hours_too_few_for_the_declared_tokens_is_an_error(model: M
     assert "gpu_hours_per_month = 10 cannot serve tokens_per_month = 30,000,000,000" in str(
         caught.value
     )
+
+
+def test_a_current_gpu_that_cannot_hold_the_model_leaves_today_uncosted_and_says_so() -> None:
+    huge = load_model("llama-3.1-405b")
+    by_hours = replace(
+        BASE, current_gpu="rtx-3090", tokens_per_month=None, gpu_hours_per_month=500.0
+    )
+    economics = estimate_economics(by_hours, EFFORT, huge)
+    assert economics is not None
+    assert economics.today is None and economics.options == () and economics.best is None
+    assert economics.move_usd == (4800.0, 19200.0)
+    assert any(
+        "RTX 3090 (current_gpu) does not hold llama-3.1-405b" in a for a in economics.assumptions
+    )
+    by_tokens = estimate_economics(
+        replace(BASE, current_gpu="rtx-3090", candidate_gpus=("mi300x", "mi250x")), EFFORT, huge
+    )
+    assert by_tokens is not None and by_tokens.today is None
+    assert [o.gpu_id for o in by_tokens.options] == ["mi300x", "mi250x"]  # unpriced last
+    assert by_tokens.options[1].usd_per_month is None
+    assert by_tokens.best is not None and by_tokens.best.gpu_id == "mi300x"
+    assert any("MI250X: counted and priced per GCD" in a for a in by_tokens.assumptions)

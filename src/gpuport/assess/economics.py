@@ -401,8 +401,13 @@ def estimate_economics(
             f"does not hold {model.name} at batch {batch} and {context:,} tokens: "
             f"{', '.join(misfits)} (not costed)"
         )
-    if today is None:
-        assumptions.append("no `current_gpu` (or no fit): today's cost and the saving are unknown")
+    split = sorted({e.gpu.short for e in priced if e.gpu.devices_per_package > 1})
+    if split:
+        assumptions.append(
+            f"{', '.join(split)}: counted and priced per GCD (two devices in one package)"
+        )
+    if settings.current_gpu is None:
+        assumptions.append("no `current_gpu`: today's cost and the saving are unknown")
     assumptions.extend(move_notes)
     sensitivity = _sensitivity(amd, volume, today_usd, best, move_usd)
     return Economics(
