@@ -300,3 +300,21 @@ def test_a_current_gpu_that_cannot_hold_the_model_leaves_today_uncosted_and_says
     assert by_tokens.options[1].usd_per_month is None
     assert by_tokens.best is not None and by_tokens.best.gpu_id == "mi300x"
     assert any("MI250X: counted and priced per GCD" in a for a in by_tokens.assumptions)
+
+
+@pytest.mark.parametrize(
+    ("key", "settings"),
+    [
+        ("tokens_per_month", replace(BASE, tokens_per_month=-1.0)),
+        ("engineer_usd_per_hour", replace(BASE, engineer_usd_per_hour=0.0)),
+        ("revalidation_hours", replace(BASE, regulated=True, revalidation_hours=-5.0)),
+        ("current_gpu_count", replace(BASE, current_gpu_count=0)),
+    ],
+)
+def test_a_number_at_or_below_zero_is_an_error_naming_its_key(
+    model: ModelSpec, key: str, settings: DecisionSettings
+) -> None:
+    with pytest.raises(DecisionInputError) as caught:
+        estimate_economics(settings, EFFORT, model)
+    assert caught.value.key == key
+    assert f"{SOURCE}: {key} must be a number above zero" in str(caught.value)

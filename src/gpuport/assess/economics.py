@@ -65,6 +65,23 @@ def _where(settings: DecisionSettings) -> str:
     return settings.source or "the decision settings"
 
 
+def _check_numbers(settings: DecisionSettings) -> None:
+    """Settings parsing refuses these already; the check keeps a caller's mistake from turning
+    into a negative cost (every number here must be finite and above zero)."""
+    for key in (
+        "tokens_per_month",
+        "gpu_hours_per_month",
+        "engineer_usd_per_hour",
+        "revalidation_hours",
+        "current_gpu_count",
+    ):
+        value = getattr(settings, key)
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise DecisionInputError(
+                key, f"{_where(settings)}: {key} must be a number above zero, not {value!r}"
+            )
+
+
 def _gpu(name: str, key: str, settings: DecisionSettings) -> Gpu:
     gpu = find_gpu(name)
     if gpu is None:
@@ -316,6 +333,7 @@ def estimate_economics(
     default engine unless ``engine``), prices from ``prices`` or kb/prices.toml. Raises
     :class:`DecisionInputError` when the declared fleet cannot serve the declared volume.
     """
+    _check_numbers(settings)
     if economics_missing(settings, model) or model is None:
         return None
     table = dict(default_prices() if prices is None else prices)
