@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from gpuport.config import ConfigError
+
 
 class Direction(enum.StrEnum):
     """Which way a decided factor pushes."""
@@ -106,3 +108,14 @@ class Recommendation:
     economics: Economics | None = None
     missing: tuple[str, ...] = ()  # what to provide to decide the unknown factors
     settings: DecisionSettings = field(default_factory=DecisionSettings)
+
+
+class DecisionInputError(ConfigError):
+    """Decision settings that contradict each other or the plan (a volume the declared fleet
+    cannot serve): ``key`` names the setting, ``message`` says why, and the file or flag it
+    came from. A :class:`~gpuport.config.ConfigError`, so the CLI reports it and exits 2."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+        self.message = message
