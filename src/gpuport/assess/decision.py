@@ -56,6 +56,7 @@ LONG_CONTEXT = 32768
 SMALL_GPU = "h100-sxm"  # the 80 GB GPU of the "needs two 80 GB GPUs" factor
 LARGE_GPU = "mi300x"  # the 192 GB GPU
 MAX_PLACES = 3  # places named per factor; the count says how many more
+MAX_TARGETS = 8  # GPU targets named by current-gpus
 READY = frozenset({Verdict.READY, Verdict.READY_WITH_WORK, Verdict.ALREADY_SUPPORTS_ROCM})
 
 
@@ -309,7 +310,7 @@ def _consumer_amd(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
     lines = []
     for gpu_id in inputs.settings.candidate_gpus:
         gpu = find_gpu(gpu_id)
-        if gpu is None or gpu.segment != "consumer":
+        if gpu is None:
             continue
         arch = find_gpu_arch(gpu.arch_id)
         if arch is None or not arch.officially_supported:
@@ -412,7 +413,9 @@ def _current_gpus(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
         lines.append(f"{label}: {places[0]}")
     if not lines:
         return _Decided(FactorState.UNKNOWN)
-    return _Decided(FactorState.YES, tuple(lines[: MAX_PLACES + 2]))
+    if len(lines) > MAX_TARGETS:
+        lines[MAX_TARGETS:] = [f"and {len(lines) - MAX_TARGETS} more"]
+    return _Decided(FactorState.YES, tuple(lines))
 
 
 DECIDERS: dict[str, Callable[[DecisionFactor, _Inputs], _Decided]] = {

@@ -85,8 +85,8 @@ def _gpu_id(value: object) -> str:
         raise ConfigError(f"{value!r} is not a GPU name")
     gpu = find_gpu(value)
     if gpu is None:
-        known = ", ".join(sorted(catalog()))
-        raise ConfigError(f"{value!r} is not a GPU gpuport knows ({known})")
+        known = ", ".join(sorted(i for i, g in catalog().items() if g.vendor == "nvidia"))
+        raise ConfigError(f"{value!r} is not a GPU gpuport knows (NVIDIA GPUs: {known})")
     if gpu.vendor != "nvidia":
         raise ConfigError(
             f"{value!r} is an {gpu.vendor.upper()} GPU: current_gpu is the NVIDIA GPU used today"
@@ -209,8 +209,8 @@ def _check_together(settings: DecisionSettings, where: Mapping[str, str]) -> Non
     """Values that contradict each other: an error naming both keys."""
     if settings.revalidation_hours is not None and settings.regulated is False:
         raise ConfigError(
-            f"{where['revalidation_hours']}: revalidation hours are given but "
-            f"{where['regulated']} says the project is not regulated: drop one of them"
+            f"{where['revalidation_hours']}: revalidation hours are given for a project that "
+            f"is not regulated (regulated = false, {where['regulated']}): drop one of them"
         )
     count = settings.current_gpu_count
     if count is not None and settings.current_gpu is None:
