@@ -190,6 +190,7 @@ def test_training_from_code_from_settings_or_unknown(tmp_path: Path) -> None:
         (DecisionSettings(batch=128, latency_target_ms=20), YES, NO),
         (DecisionSettings(latency_target_ms=200), NO, UNKNOWN),
         (DecisionSettings(), UNKNOWN, UNKNOWN),
+        (DecisionSettings(workload="training"), NO, NO),
     ],
 )
 def test_latency_critical_against_throughput_serving(
@@ -316,6 +317,7 @@ def test_pilot_first_without_a_proven_saving(tmp_path: Path) -> None:
     result = recommend(tmp_path, VLLM_SERVICE, DECLARED, None, plan_of("llama-3.1-70b"))
     assert result.outcome is Outcome.PILOT
     assert "no proven saving on AMD" in result.headline
+    assert "factors for CUDA" not in result.headline  # vLLM, throughput, a 70B model: for ROCm
     assert any("tokens_per_month" in m for m in result.missing)
 
 
@@ -381,3 +383,19 @@ def test_assess_command_sets_the_recommendation_and_json_still_renders(tmp_path:
     )
     assert result.exit_code in (0, 1), result.output
     assert json.loads(result.stdout)["kind"] == "assessment"
+
+
+def test_pilot_first_for_kernel_heavy_training_and_a_new_team(tmp_path: Path) -> None:
+    settings = DecisionSettings(
+        rocm_experience="none", regulated=False, deployment="cloud", workload="training"
+    )
+    files = {
+        "csrc/norm.cu": "__global__ void norm(float* x) { x[threadIdx.x] *= 2; }\n",
+        "trainer/train.py": "import torch\nloss.backward()\noptimizer.step()\n",
+    }
+    result = recommend(tmp_path, files, settings)
+    assert result.outcome is Outcome.PILOT, result.headline
+    assert "factors for CUDA" in result.headline and "outweigh" in result.headline
+    assert factor(result, "latency-critical-serving").state is NO  # training serves nothing
+    held = {f.factor_id for f in result.decisive}
+    assert {"training-workload", "no-rocm-experience", "custom-cuda-kernels"} <= held

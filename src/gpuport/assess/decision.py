@@ -236,8 +236,17 @@ def _training(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
     return _Decided(FactorState.UNKNOWN)
 
 
+def _not_serving(settings: DecisionSettings) -> _Decided | None:
+    """A training-only workload serves nothing: the serving factors do not hold."""
+    if settings.workload == "training":
+        return _Decided(FactorState.NO, ("workload = training: nothing is served",))
+    return None
+
+
 def _latency_critical(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
     settings = inputs.settings
+    if (training := _not_serving(settings)) is not None:
+        return training
     target = settings.latency_target_ms
     if target is not None and target <= LATENCY_CRITICAL_MS:
         return _Decided(
@@ -253,6 +262,8 @@ def _latency_critical(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
 
 
 def _throughput(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
+    if (training := _not_serving(inputs.settings)) is not None:
+        return training
     batch = inputs.settings.batch
     if batch is None:
         return _Decided(FactorState.UNKNOWN)
@@ -545,7 +556,7 @@ def _recommend(inputs: _Inputs, results: list[FactorResult]) -> Recommendation:
         return build(
             Outcome.MOVE,
             f"Move: {cheaper.evidence[0]}, readiness {verdict.value}, and the factors for ROCm "
-            f"({rocm_weight:g}) outweigh those for CUDA ({cuda_weight:g})",
+            f"({rocm_weight:.1f}) outweigh those for CUDA ({cuda_weight:.1f})",
             for_rocm,
         )
     if dearer is not None and cuda_weight >= rocm_weight:
@@ -560,6 +571,9 @@ def _recommend(inputs: _Inputs, results: list[FactorResult]) -> Recommendation:
     if verdict not in READY:
         why.append(f"readiness {verdict.value}")
     if cuda_weight >= rocm_weight:
-        why.append(f"factors for CUDA ({cuda_weight:g}) match those for ROCm ({rocm_weight:g})")
+        verb = "outweigh" if cuda_weight > rocm_weight else "match"
+        why.append(
+            f"factors for CUDA ({cuda_weight:.1f}) {verb} those for ROCm ({rocm_weight:.1f})"
+        )
     reason = "; ".join(why) or "the evidence is mixed"
     return build(Outcome.PILOT, f"Pilot first: {reason}", (for_rocm + for_cuda)[:4])
