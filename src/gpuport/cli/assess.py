@@ -6,15 +6,20 @@ the chosen format, the self-contained HTML report beside it, a one-line verdict 
 
 from __future__ import annotations
 
+import importlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
 from gpuport import __version__
 from gpuport.assess import Assessment
 from gpuport.assess import assess as make_assessment
+from gpuport.assess.decision import decide
+from gpuport.assess.decision_model import DecisionSettings, Economics
+from gpuport.assess.settings import DEPLOYMENTS, ROCM_EXPERIENCE, WORKLOADS, load_decision_settings
 from gpuport.cli.common import (
     check_project_path,
     format_options,
@@ -28,6 +33,116 @@ from gpuport.io import refuse_outputs, write_atomic
 from gpuport.plan.inputs import plan_for_assess
 from gpuport.report import Format, RenderOptions, render_chunks
 from gpuport.report.summary import assessment_summary_line
+
+F = TypeVar("F", bound=Callable[..., Any])
+DECISION_PREFIX = "decision_"  # the flags' parameter names: decision_<key of DecisionSettings>
+
+
+def decision_options(function: F) -> F:
+    """The flags that mirror ``[tool.gpuport.decision]``; each wins over the file's key."""
+    options = [
+        click.option("--current-gpu", "decision_current_gpu", help="The NVIDIA GPU used today."),
+        click.option(
+            "--current-gpu-count", "decision_current_gpu_count", type=int, help="How many of them."
+        ),
+        click.option(
+            "--gpu-hours-per-month",
+            "decision_gpu_hours_per_month",
+            type=float,
+            help="GPU-hours used a month today.",
+        ),
+        click.option(
+            "--tokens-per-month",
+            "decision_tokens_per_month",
+            type=float,
+            help="Output tokens served a month.",
+        ),
+        click.option(
+            "--engineer-usd-per-hour",
+            "decision_engineer_usd_per_hour",
+            type=float,
+            help="What an engineer's hour costs (USD).",
+        ),
+        click.option(
+            "--rocm-experience",
+            "decision_rocm_experience",
+            type=click.Choice(ROCM_EXPERIENCE),
+            help="The team's ROCm experience.",
+        ),
+        click.option(
+            "--regulated/--not-regulated",
+            "decision_regulated",
+            default=None,
+            help="Must it be revalidated when the GPU vendor changes?",
+        ),
+        click.option(
+            "--revalidation-hours",
+            "decision_revalidation_hours",
+            type=float,
+            help="Hours of revalidation a vendor change costs.",
+        ),
+        click.option(
+            "--latency-target-ms",
+            "decision_latency_target_ms",
+            type=float,
+            help="Target time per output token (ms, p50).",
+        ),
+        click.option(
+            "--deployment",
+            "decision_deployment",
+            type=click.Choice(DEPLOYMENTS),
+            help="Where it runs.",
+        ),
+        click.option(
+            "--workload",
+            "decision_workload",
+            type=click.Choice(WORKLOADS),
+            help="What the GPUs do.",
+        ),
+        click.option(
+            "--candidate-gpus",
+            "decision_candidate_gpus",
+            help="AMD GPUs to compare, comma-separated.",
+        ),
+        click.option(
+            "--serving-batch",
+            "decision_batch",
+            type=int,
+            help="Concurrent sequences per GPU in production.",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _decision_flags(flags: dict[str, Any]) -> dict[str, object]:
+    """The decision flags given, by DecisionSettings key (taken out of ``flags``)."""
+    names = [name for name in flags if name.startswith(DECISION_PREFIX)]
+    return {name.removeprefix(DECISION_PREFIX): flags.pop(name) for name in names}
+
+
+def _economics(
+    settings: DecisionSettings, assessment: Assessment, context: int, batch: int
+) -> Economics | None:
+    """The economics of the move, when gpuport.assess.economics (issue 13) is present."""
+    try:
+        module = importlib.import_module("gpuport.assess.economics")
+    except ImportError:
+        return None
+    estimate = getattr(module, "estimate_economics", None)
+    if estimate is None:
+        return None
+    model = assessment.plan.model if assessment.plan is not None else None
+    hours = assessment.total_hours
+    result = estimate(
+        settings,
+        (hours / 2, hours * 2),
+        model,
+        context=context,
+        batch=settings.batch or batch,
+    )
+    return result if isinstance(result, Economics) else None
 
 
 @click.command("assess")
@@ -59,6 +174,7 @@ from gpuport.report.summary import assessment_summary_line
     help="Concurrent sequences for --model.",
 )
 @click.option("--precision", help="Weight precision for --model (bf16, fp8, int4-g128, Q4_K_M…).")
+@decision_options
 @handle_errors
 def assess(
     path: Path,
@@ -75,13 +191,18 @@ def assess(
 ) -> None:
     """The main job: one report on PATH — what breaks on ROCm, what gpuport fixes, effort, verdict."""
     check_project_path(path)
+    decision_flags = _decision_flags(flags)
     refuse_outputs(path, output, None if no_html else html_path, flags.get("write_baseline"))
     settings = settings_from_flags(path, flags)
+    # read before the scan, so that a bad [tool.gpuport.decision] fails fast
+    decision = load_decision_settings(path, decision_flags)
     result = run_scan(path, settings, flags["jobs"], flags["no_progress"])
     plan = None
     if model:
         plan = plan_for_assess(model, gpus, context=context, batch=batch, precision=precision)
     assessment = make_assessment(result, plan=plan)
+    economics = _economics(decision, assessment, context, batch)
+    assessment.recommendation = decide(assessment, decision, economics, exclude=settings.exclude)
     chosen = Format(fmt)
     options = render_options(chosen, output, fit_terminal=True)
     emit(render_chunks(assessment, chosen, options), output)
