@@ -6,7 +6,6 @@ the chosen format, the self-contained HTML report beside it, a one-line verdict 
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +18,7 @@ from gpuport.assess import Assessment
 from gpuport.assess import assess as make_assessment
 from gpuport.assess.decision import decide
 from gpuport.assess.decision_model import DecisionSettings, Economics
+from gpuport.assess.economics import estimate_economics
 from gpuport.assess.settings import DEPLOYMENTS, ROCM_EXPERIENCE, WORKLOADS, load_decision_settings
 from gpuport.cli.common import (
     check_project_path,
@@ -125,24 +125,13 @@ def _decision_flags(flags: dict[str, Any]) -> dict[str, object]:
 def _economics(
     settings: DecisionSettings, assessment: Assessment, context: int, batch: int
 ) -> Economics | None:
-    """The economics of the move, when gpuport.assess.economics (issue 13) is present."""
-    try:
-        module = importlib.import_module("gpuport.assess.economics")
-    except ImportError:
-        return None
-    estimate = getattr(module, "estimate_economics", None)
-    if estimate is None:
-        return None
+    """The economics of the move at the declared volume, with the plan's model when given."""
     model = assessment.plan.model if assessment.plan is not None else None
     hours = assessment.total_hours
-    result = estimate(
-        settings,
-        (hours / 2, hours * 2),
-        model,
-        context=context,
-        batch=settings.batch or batch,
+    effort = (hours / 2, hours * 2)  # the effort range of verdict.day_range
+    return estimate_economics(
+        settings, effort, model, context=context, batch=settings.batch or batch
     )
-    return result if isinstance(result, Economics) else None
 
 
 @click.command("assess")
