@@ -50,6 +50,9 @@ _KEYS = {
     "offload-arch": "offload_arch",
 }
 
+# Tables inside [tool.gpuport] that other stages read: [tool.gpuport.decision] (assess).
+SUBTABLES = frozenset({"decision"})
+
 
 # pyproject.toml and baseline files larger than this are not configuration: refused, not read.
 CONFIG_MAX_BYTES = 16 * 1024 * 1024
@@ -124,6 +127,8 @@ def load_settings(target: Path, overrides: dict[str, Any] | None = None) -> Sett
         if not isinstance(table, dict):
             raise ConfigError(f"{pyproject}: [tool.gpuport] must be a table")
         for key, value in table.items():
+            if key in SUBTABLES:
+                continue  # read by the stage it belongs to (assess/settings.py)
             if key not in _KEYS:
                 known = ", ".join(sorted(_KEYS))
                 raise ConfigError(f"{pyproject}: unknown key {key!r} in [tool.gpuport] ({known})")

@@ -49,6 +49,7 @@ DIRECTION_TEXT = {
     Direction.CUDA: "towards CUDA",
     Direction.NEUTRAL: "neutral",
 }
+DAYS_PER_MONTH = 365 / 12
 READINESS_TITLE = "Readiness (what breaks on ROCm)"
 
 
@@ -104,6 +105,11 @@ def option_label(option: CostOption) -> str:
 def payback_text(economics: Economics) -> str:
     """The payback in words: months, or why it never pays back."""
     if economics.payback_months is not None:
+        low, high = economics.payback_months
+        if high < 1:  # a month is too coarse: days (30.4 a month, 365/12)
+            return "under a month: " + span_text(
+                (low * DAYS_PER_MONTH, high * DAYS_PER_MONTH), "days"
+            )
         return span_text(economics.payback_months, "months")
     saving = economics.monthly_saving_usd
     if saving is None:

@@ -22,8 +22,8 @@ from gpuport.report.recommendation import (
     economics_lines,
     evidence_text,
     ordered_factors,
+    payback_text,
     settings_items,
-    span_text,
     state_text,
     usd_text,
 )
@@ -244,4 +244,4 @@ def payback_kpi(recommendation: Recommendation) -> tuple[str, str] | None:
     economics = recommendation.economics
     if economics is None or economics.payback_months is None:
         return None
-    return ("payback", span_text(economics.payback_months, "months"))
+    return ("payback", payback_text(economics))
