@@ -84,11 +84,21 @@ def direction_text(factor: FactorResult) -> str:
     return DIRECTION_TEXT[factor.direction]
 
 
-def evidence_text(factor: FactorResult) -> str:
-    """What decided the factor; for an unknown one, what to tell gpuport to decide it."""
+def evidence_lines(factor: FactorResult) -> list[str]:
+    """What decided the factor, a line each; for an unknown one, what to tell gpuport."""
     if factor.state is FactorState.UNKNOWN:
-        return f"unknown: {factor.ask}" if factor.ask else "unknown: no evidence"
-    return "; ".join(factor.evidence) if factor.evidence else "(no evidence recorded)"
+        return [f"unknown: {factor.ask}" if factor.ask else "unknown: no evidence"]
+    return list(factor.evidence) or ["(no evidence recorded)"]
+
+
+def evidence_text(factor: FactorResult) -> str:
+    """:func:`evidence_lines` on one line (a Markdown table cell, a JSON-less summary)."""
+    return "; ".join(evidence_lines(factor))
+
+
+def decided_it(recommendation: Recommendation, factor: FactorResult) -> bool:
+    """Whether ``factor`` is one of those that decided the outcome (marked in the tables)."""
+    return any(f.factor_id == factor.factor_id for f in recommendation.decisive)
 
 
 def ordered_factors(recommendation: Recommendation) -> list[FactorResult]:
@@ -248,9 +258,10 @@ def _hanging(marks: list[str], lines: list[Text]) -> Table:
 
 
 def _factor_line(factor: FactorResult) -> Text:
+    """A decisive factor: its question and its first line of evidence (the table has them all)."""
     line = Text(display_text(factor.question), style="bold")
     line.append(f" {state_text(factor)}, {direction_text(factor)}: ")
-    line.append(display_text(evidence_text(factor)))
+    line.append(display_text(evidence_lines(factor)[0]))
     return line
 
 
@@ -276,12 +287,15 @@ def terminal_renderables(recommendation: Recommendation, root: str) -> list[Rend
     table.add_column("direction", no_wrap=True)
     table.add_column("evidence", overflow="fold")
     for factor in ordered_factors(recommendation):
-        name = Text(display_text(factor.factor_id), style="bold" if factor.decisive else "")
+        decided = decided_it(recommendation, factor)
+        name = Text(display_text(factor.factor_id), style="bold" if decided else "")
+        if decided:
+            name.append(" (decisive)", style="dim")
         table.add_row(
             name,
             state_text(factor),
             direction_text(factor),
-            Text(display_text(evidence_text(factor))),
+            Text("\n".join(display_text(line) for line in evidence_lines(factor))),
         )
     out.append(table)
     economics = recommendation.economics
@@ -335,7 +349,7 @@ def markdown_lines(recommendation: Recommendation) -> list[str]:
         out.extend(["### Decisive factors", ""])
         out.extend(
             f"- **{md_text(f.question)}** {state_text(f)}, {direction_text(f)}: "
-            f"{md_text(evidence_text(f))}"
+            f"{md_text(evidence_lines(f)[0])}"
             for f in recommendation.decisive
         )
         out.append("")
@@ -346,7 +360,8 @@ def markdown_lines(recommendation: Recommendation) -> list[str]:
             "| factor | holds | direction | evidence |",
             "|---|---|---|---|",
             *(
-                f"| {md_code_cell(f.factor_id)}{' (decisive)' if f.decisive else ''}"
+                f"| {md_code_cell(f.factor_id)}"
+                f"{' (decisive)' if decided_it(recommendation, f) else ''}"
                 f" | {state_text(f)} | {direction_text(f)} | {md_text(evidence_text(f))} |"
                 for f in ordered_factors(recommendation)
             ),

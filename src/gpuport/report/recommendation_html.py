@@ -16,11 +16,13 @@ from markupsafe import Markup
 from gpuport.assess.decision_model import CostOption, Economics, FactorResult, Recommendation
 from gpuport.report.common import html_text
 from gpuport.report.recommendation import (
+    DAYS_PER_MONTH,
     OUTCOME_TITLE,
     READINESS_TITLE,
+    decided_it,
     direction_text,
     economics_lines,
-    evidence_text,
+    evidence_lines,
     ordered_factors,
     payback_text,
     settings_items,
@@ -43,7 +45,13 @@ def cost_chart_svg(economics: Economics) -> str:
     priced = [(kind, o) for kind, o in rows if o.usd_per_month is not None]
     if not priced:
         return ""
-    label_w, bar_w, value_w, row_h, bar_h, top = 220, 320, 90, 30, 20, 8
+    labels = [
+        f"{'today: ' if kind == 'today' else ''}{option.gpus} x {option.gpu_name}"
+        for kind, option in priced
+    ]
+    # about 7 px a character at the chart's 12 px font: the longest label fits beside its bar
+    label_w = max(120, 12 + 7 * max(len(label) for label in labels))
+    bar_w, value_w, row_h, bar_h, top = 320, 90, 30, 20, 8
     width = label_w + bar_w + value_w
     height = top + row_h * len(priced) + 4
     biggest = max(o.usd_per_month or 0.0 for _, o in priced) or 1.0
@@ -54,14 +62,13 @@ def cost_chart_svg(economics: Economics) -> str:
         'aria-labelledby="cost-chart-title">',
         '<title id="cost-chart-title">Cost per month of each GPU option at the same volume</title>',
     ]
-    for index, (kind, option) in enumerate(priced):
+    for index, ((kind, option), label) in enumerate(zip(priced, labels, strict=True)):
         y = top + index * row_h
         cost = option.usd_per_month or 0.0
         w = max(1.0, bar_w * cost / biggest)
         color = TODAY_COLOR if kind == "today" else AMD_COLOR
         if kind == "amd" and option.gpu_id == best:
             color = BEST_COLOR
-        label = f"{'today: ' if kind == 'today' else ''}{option.gpus} x {option.gpu_name}"
         parts.append(
             f'<text x="{label_w - 8}" y="{y + bar_h - 5}" text-anchor="end" class="axis">'
             f"{html_text(label)}</text>"
@@ -75,23 +82,26 @@ def cost_chart_svg(economics: Economics) -> str:
 
 
 def payback_chart_svg(economics: Economics) -> str:
-    """The saving so far minus the cost of moving, month by month: it crosses zero at payback.
+    """The saving so far minus the cost of moving, over time: it crosses zero at payback.
 
-    Two lines, for the low and the high end of the cost of moving; "" when the move never pays
-    back or there is no cost or saving to draw.
+    Two lines, for the low and the high end of the cost of moving; the axis runs in days when the
+    move pays back within a month. "" when it never pays back or there is nothing to draw.
     """
-    saving = economics.monthly_saving_usd
-    if economics.move_usd is None or economics.payback_months is None or not saving:
+    monthly = economics.monthly_saving_usd
+    if economics.move_usd is None or economics.payback_months is None or not monthly:
         return ""
     low_cost, high_cost = economics.move_usd
-    months = min(MAX_PAYBACK_MONTHS, max(6, math.ceil(economics.payback_months[1] * 1.5)))
+    latest = economics.payback_months[1]
+    unit, per_month = ("days", DAYS_PER_MONTH) if latest < 1 else ("months", 1.0)
+    saving = monthly / per_month  # per unit of the axis
+    span = min(MAX_PAYBACK_MONTHS * per_month, max(6, math.ceil(latest * per_month * 1.5)))
     left, plot_w, plot_h, top, bottom = 80, 440, 160, 12, 36
-    width, height = left + plot_w + 90, top + plot_h + bottom
+    width, height = left + plot_w + 150, top + plot_h + bottom
     y_low = -high_cost
-    y_high = max(saving * months - low_cost, 1.0)
+    y_high = max(saving * span - low_cost, 1.0)
 
-    def x_at(month: float) -> float:
-        return left + plot_w * month / months
+    def x_at(t: float) -> float:
+        return left + plot_w * t / span
 
     def y_at(usd: float) -> float:
         return top + plot_h * (y_high - usd) / (y_high - y_low)
@@ -100,54 +110,64 @@ def payback_chart_svg(economics: Economics) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
         f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
         'aria-labelledby="payback-chart-title">',
-        '<title id="payback-chart-title">Saving so far minus the cost of moving, by month</title>',
+        f'<title id="payback-chart-title">Saving so far minus the cost of moving, by {unit[:-1]}'
+        "</title>",
         f'<line x1="{left}" y1="{y_at(0):.1f}" x2="{left + plot_w}" y2="{y_at(0):.1f}" '
         'stroke="#111827" stroke-width="1"/>',
-        f'<text x="{left - 6}" y="{y_at(0) + 4:.1f}" text-anchor="end" class="axis">$0</text>',
-        f'<text x="{left - 6}" y="{y_at(y_low) + 4:.1f}" text-anchor="end" class="axis">'
-        f"{html_text(usd_text(y_low))}</text>",
-        f'<text x="{left - 6}" y="{y_at(y_high) + 4:.1f}" text-anchor="end" class="axis">'
-        f"{html_text(usd_text(y_high))}</text>",
     ]
-    step = max(1, math.ceil(months / 6))
-    for month in range(0, months + 1, step):
+    shown: list[float] = []  # y of the axis labels drawn, so that none overlaps another
+    for usd in (0.0, y_low, y_high):
+        y = y_at(usd)
+        if all(abs(y - other) >= 14 for other in shown):
+            shown.append(y)
+            parts.append(
+                f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" class="axis">'
+                f"{html_text(usd_text(usd))}</text>"
+            )
+    step = max(1, math.ceil(span / 6))
+    for t in range(0, int(span) + 1, step):
         parts.append(
-            f'<text x="{x_at(month):.1f}" y="{top + plot_h + 16}" text-anchor="middle" '
-            f'class="axis">{month}</text>'
+            f'<text x="{x_at(t):.1f}" y="{top + plot_h + 16}" text-anchor="middle" '
+            f'class="axis">{t}</text>'
         )
     parts.append(
         f'<text x="{left + plot_w / 2:.0f}" y="{top + plot_h + 32}" text-anchor="middle" '
-        'class="axis">months after the move</text>'
+        f'class="axis">{unit} after the move</text>'
     )
+    ends: list[float] = []
     for cost, color, name in ((low_cost, BEST_COLOR, "low"), (high_cost, AMD_COLOR, "high")):
-        end = saving * months - cost
+        end = saving * span - cost
         payback = cost / saving
         parts.append(
-            f'<line x1="{x_at(0):.1f}" y1="{y_at(-cost):.1f}" x2="{x_at(months):.1f}" '
+            f'<line x1="{x_at(0):.1f}" y1="{y_at(-cost):.1f}" x2="{x_at(span):.1f}" '
             f'y2="{y_at(end):.1f}" stroke="{color}" stroke-width="2.5">'
             f"<title>{name} cost of moving {html_text(usd_text(cost))}: pays back in "
-            f"{payback:.1f} months</title></line>"
+            f"{payback:.1f} {unit}</title></line>"
         )
-        if payback <= months:
+        if payback <= span:
             parts.append(
                 f'<circle cx="{x_at(payback):.1f}" cy="{y_at(0):.1f}" r="4" fill="{color}"/>'
             )
+        y = y_at(end) + 4
+        if ends and abs(y - ends[-1]) < 14:  # the two lines end together: one label apart
+            y = ends[-1] + 14
+        ends.append(y)
         parts.append(
-            f'<text x="{x_at(months) + 6:.1f}" y="{y_at(end) + 4:.1f}" class="legend">'
-            f"{name} cost</text>"
+            f'<text x="{x_at(span) + 6:.1f}" y="{y:.1f}" class="legend" fill="{color}">'
+            f"{name} cost of moving</text>"
         )
     parts.append("</svg>")
     return "".join(parts)
 
 
-def _factor_row(factor: FactorResult) -> str:
-    decisive = ' <span class="muted">(decisive)</span>' if factor.decisive else ""
+def _factor_row(factor: FactorResult, decided: bool) -> str:
+    decisive = ' <span class="muted">(decisive)</span>' if decided else ""
     return (
         f"<tr><td><code>{html_text(factor.factor_id)}</code>{decisive}<br>"
         f'<span class="muted">{html_text(factor.question)}</span></td>'
         f'<td class="holds">{html_text(state_text(factor))} · <span class="dir '
         f'dir-{factor.direction.value}">{html_text(direction_text(factor))}</span></td>'
-        f"<td>{html_text(evidence_text(factor))}</td></tr>"
+        f"<td>{'<br>'.join(html_text(line) for line in evidence_lines(factor))}</td></tr>"
     )
 
 
@@ -205,7 +225,7 @@ def recommendation_section(
         out.extend(
             f"<li><strong>{html_text(f.question)}</strong> {html_text(state_text(f))}, "
             f'<span class="dir dir-{f.direction.value}">{html_text(direction_text(f))}</span>: '
-            f"{html_text(evidence_text(f))}</li>"
+            f"{html_text(evidence_lines(f)[0])}</li>"
             for f in recommendation.decisive
         )
         out.append("</ul>")
@@ -214,7 +234,9 @@ def recommendation_section(
         '<table class="grid factors"><thead><tr><th>factor</th><th>holds · direction</th>'
         "<th>evidence</th></tr></thead><tbody>"
     )
-    out.extend(_factor_row(f) for f in ordered_factors(recommendation))
+    out.extend(
+        _factor_row(f, decided_it(recommendation, f)) for f in ordered_factors(recommendation)
+    )
     out.append("</tbody></table>")
     if recommendation.economics is not None:
         out.extend(_economics_html(recommendation.economics))
