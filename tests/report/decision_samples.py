@@ -21,6 +21,7 @@ SETTINGS = DecisionSettings(
     rocm_experience="none",
     workload="inference",
     candidate_gpus=("mi300x", "mi325x"),
+    batch=64,
     source="pyproject.toml [tool.gpuport.decision]",
 )
 

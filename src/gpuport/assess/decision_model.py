@@ -63,6 +63,7 @@ class DecisionSettings:
     deployment: str | None = None  # "cloud" | "on-premises"
     workload: str | None = None  # "inference" | "training" | "both"
     candidate_gpus: tuple[str, ...] = ()  # catalog ids of AMD GPUs to compare
+    batch: int | None = None  # concurrent sequences per GPU in production (serving)
     source: str = ""  # "pyproject.toml [tool.gpuport.decision]" / "command line"
 
 

@@ -287,10 +287,9 @@ def terminal_renderables(recommendation: Recommendation, root: str) -> list[Rend
     table.add_column("direction", no_wrap=True)
     table.add_column("evidence", overflow="fold")
     for factor in ordered_factors(recommendation):
+        # the factors that decided it in bold (the table's title says they come first)
         decided = decided_it(recommendation, factor)
         name = Text(display_text(factor.factor_id), style="bold" if decided else "")
-        if decided:
-            name.append(" (decisive)", style="dim")
         table.add_row(
             name,
             state_text(factor),
