@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from decision_samples import hostile_recommendation, sample_recommendation
+
 from gpuport.assess.guidance import ArchCoverage, FoldedComponent, NextStep, RocmSupport
 from gpuport.assess.verdict import Assessment, EffortLine, Verdict
 from gpuport.findings import (
@@ -377,6 +379,11 @@ def sample_assessment() -> Assessment:
     )
 
 
+def decided_assessment() -> Assessment:
+    """:func:`sample_assessment` with a full recommendation (outcome, factors, economics)."""
+    return dataclasses.replace(sample_assessment(), recommendation=sample_recommendation())
+
+
 def rocm_assessment() -> Assessment:
     """A project that already builds for ROCm: its evidence, the KB's answer, its GPU targets."""
     scan = ScanResult(
@@ -527,5 +534,15 @@ def hostile_assessment() -> Assessment:
             package="",
             index="",
             coverage=ArchCoverage((), (), (), (), ()),
+        ),
+    )
+
+
+def hostile_decided_assessment() -> Assessment:
+    """:func:`hostile_assessment` with a recommendation whose every text tries to inject markup."""
+    return dataclasses.replace(
+        hostile_assessment(),
+        recommendation=hostile_recommendation(
+            f"{SCRIPT} {IMG} {STYLE_BREAK} {MD_LINK} {TEMPLATE} | a |"
         ),
     )

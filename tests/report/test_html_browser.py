@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from report_samples import HOSTILE_STRINGS, TOOL_VERSION, hostile_assessment, sample_scan
+from report_samples import (
+    HOSTILE_STRINGS,
+    TOOL_VERSION,
+    decided_assessment,
+    hostile_assessment,
+    hostile_decided_assessment,
+    sample_scan,
+)
 from result_samples import hostile_port, sample_plan, sample_plan_sweep
 
 from gpuport.assess import Assessment, assess
@@ -124,6 +131,42 @@ def test_hostile_report_is_inert(browser: Any, tmp_path: Path) -> None:
         assert colour_of(page, "header.banner") == "rgb(180, 83, 9)"
 
 
+def test_hostile_recommendation_is_inert_and_its_charts_draw(browser: Any, tmp_path: Path) -> None:
+    with visit(browser, tmp_path, hostile_decided_assessment()) as opened:
+        opened.assert_inert()
+        page = opened.page
+        assert page.locator("#verdict").inner_text() == "Move to ROCm"
+        section = page.locator("#recommendation").inner_text()
+        for hostile in HOSTILE_STRINGS[:4]:
+            assert hostile in section, hostile
+        assert page.locator("#recommendation svg").count() == 2  # cost per month, payback
+        assert page.locator("#readiness h2").inner_text().endswith("Ready with work")
+        assert colour_of(page, "header.banner") == "rgb(21, 128, 61)"  # .outcome-move
+
+
+def test_the_recommendation_reads_on_a_phone_first(browser: Any, tmp_path: Path) -> None:
+    report = tmp_path / "report.html"
+    report.write_text(render(decided_assessment(), Format.HTML, OPTIONS), encoding="utf-8")
+    page = browser.new_page(viewport=PHONE, java_script_enabled=True)
+    try:
+        page.goto(report.as_uri(), wait_until="load")
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        assert page.evaluate("document.body.scrollWidth") <= PHONE["width"]
+        for selector in ("#verdict", "#recommendation h2", "#recommendation ul.decisive li"):
+            box = page.locator(selector).first.bounding_box()
+            assert box is not None and box["y"] + box["height"] <= PHONE["height"], selector
+        order = page.evaluate(
+            "['#recommendation', '#economics', '#readiness', '#next-steps', '#findings']"
+            ".map(s => document.querySelector(s).getBoundingClientRect().top)"
+        )
+        assert order == sorted(order)
+        for chart in range(2):  # cost per month and payback, scaled to the screen
+            box = page.locator("#recommendation svg").nth(chart).bounding_box()
+            assert box is not None and 300 < box["width"] <= PHONE["width"]
+    finally:
+        page.close()
+
+
 def test_severity_filter_works_without_script(browser: Any, tmp_path: Path) -> None:
     with visit(browser, tmp_path, sample_scan()) as opened:
         opened.assert_inert()
@@ -186,16 +229,21 @@ def realistic_assessment() -> Assessment:
 def test_the_report_reads_on_a_phone_verdict_and_next_steps_first(
     browser: Any, tmp_path: Path
 ) -> None:
+    assessment = realistic_assessment()
     report = tmp_path / "report.html"
-    report.write_text(render(realistic_assessment(), Format.HTML, OPTIONS), encoding="utf-8")
+    report.write_text(render(assessment, Format.HTML, OPTIONS), encoding="utf-8")
     page = browser.new_page(viewport=PHONE, java_script_enabled=True)
     try:
         page.goto(report.as_uri(), wait_until="load")
         # no sideways scroll: nothing is wider than the screen
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
         assert page.evaluate("document.body.scrollWidth") <= PHONE["width"]
-        # the verdict and the first next step are on the first screen, before any scrolling
-        for selector in ("#verdict", "#next-steps h2", "#next-steps li"):
+        # the verdict and the first next step are on the first screen, before any scrolling;
+        # once assess decides should we move, that answer and its first factor come first
+        first = ("#verdict", "#next-steps h2", "#next-steps li")
+        if assessment.recommendation is not None:
+            first = ("#verdict", "#recommendation h2", "#recommendation li")
+        for selector in first:
             box = page.locator(selector).first.bounding_box()
             assert box is not None and box["y"] + box["height"] <= PHONE["height"], selector
         # then the contents, and the plan's summary before the long lists
@@ -204,7 +252,15 @@ def test_the_report_reads_on_a_phone_verdict_and_next_steps_first(
             ".map(s => document.querySelector(s).getBoundingClientRect().top)"
         )
         assert order == sorted(order)
-        assert order[2] < 3 * PHONE["height"], "the plan's summary is near the top"
+        # the readiness part starts at the top of the page, or under the recommendation
+        start = 0.0
+        if assessment.recommendation is not None:
+            start = page.evaluate(
+                "['#recommendation', '#readiness']"
+                ".map(s => document.querySelector(s).getBoundingClientRect().top)"
+            )[1]
+            assert start <= order[0], "the readiness part comes before its next steps"
+        assert order[2] - start < 3 * PHONE["height"], "the plan's summary is near the top"
         page.screenshot(path=str(tmp_path / "phone.png"))
     finally:
         page.close()

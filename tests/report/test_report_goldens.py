@@ -7,7 +7,13 @@ from collections.abc import Callable
 
 import pytest
 from report_golden import GOLDEN_DIR, Golden
-from report_samples import TOOL_VERSION, rocm_assessment, sample_assessment, sample_scan
+from report_samples import (
+    TOOL_VERSION,
+    decided_assessment,
+    rocm_assessment,
+    sample_assessment,
+    sample_scan,
+)
 from result_samples import (
     sample_kb_counts,
     sample_kb_lookup,
@@ -32,6 +38,7 @@ SAMPLES: dict[str, Callable[[], object]] = {
     "scan": sample_scan,
     "assessment": sample_assessment,
     "assessment-rocm": rocm_assessment,
+    "assessment-decided": decided_assessment,
     "port": sample_port,
     "plan": sample_plan,
     "plan-sweep": sample_plan_sweep,
@@ -41,7 +48,12 @@ SAMPLES: dict[str, Callable[[], object]] = {
     "rule": sample_rule,
     "rule-index": sample_rule_index,
 }
-TIMED = {"scan", "assessment", "assessment-rocm"}  # their JSON carries durations under "timing"
+TIMED = {
+    "scan",
+    "assessment",
+    "assessment-rocm",
+    "assessment-decided",
+}  # their JSON carries durations under "timing"
 CASES = [(name, fmt) for name, build in SAMPLES.items() for fmt in formats_for(type(build()))]
 IDS = [f"{name}-{fmt.value}" for name, fmt in CASES]
 OPTIONS = RenderOptions(color=False, width=100, tool_version=TOOL_VERSION)

@@ -15,6 +15,7 @@ import pytest
 from report_samples import (
     HOSTILE_STRINGS,
     hostile_assessment,
+    hostile_decided_assessment,
     hostile_scan,
     render_sample,
     sample_assessment,
@@ -32,6 +33,7 @@ ALLOWED_TAGS = {
     "h3", "ul", "ol", "nav", "li", "dl", "dt", "dd", "main", "section", "table", "thead", "tbody",
     "tfoot", "tr", "th", "td", "span", "code", "strong", "br", "a", "article", "mark",
     "label", "input", "svg", "text", "rect", "desc", "footer",
+    "line", "circle",  # the recommendation's payback chart
 }  # fmt: skip
 
 
@@ -76,7 +78,7 @@ def page_of(result: ScanResult | Assessment) -> Page:
     return Page(render_sample(result, Format.HTML))
 
 
-@pytest.mark.parametrize("build", [hostile_scan, hostile_assessment])
+@pytest.mark.parametrize("build", [hostile_scan, hostile_assessment, hostile_decided_assessment])
 def test_hostile_content_stays_text(build: object) -> None:
     text = render_sample(build(), Format.HTML)  # type: ignore[operator]
     page = Page(text)

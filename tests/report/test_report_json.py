@@ -5,7 +5,13 @@ from __future__ import annotations
 import json
 from urllib.parse import unquote_to_bytes
 
-from report_samples import TOOL_VERSION, hostile_scan, sample_assessment, sample_scan
+from report_samples import (
+    TOOL_VERSION,
+    decided_assessment,
+    hostile_scan,
+    sample_assessment,
+    sample_scan,
+)
 
 from gpuport.report import Format, RenderOptions, render
 from gpuport.report.common import dumps
@@ -134,3 +140,36 @@ def test_display_text_makes_hidden_characters_visible() -> None:
     assert display_text("tab\tand\nnewline stay") == "tab\tand\nnewline stay"
     assert display_text("bad\udcffname") == "bad\\xffname"
     assert display_text("naïve ✓") == "naïve ✓"
+
+
+def test_the_recommendation_comes_first_with_its_documented_shape() -> None:
+    document = json.loads(render(decided_assessment(), Format.JSON, OPTIONS))
+    assert list(document)[:5] == ["schema_version", "tool", "kind", "recommendation", "verdict"]
+    decided = document["recommendation"]
+    assert list(decided) == [
+        "outcome",
+        "title",
+        "headline",
+        "decisive",
+        "factors",
+        "economics",
+        "missing",
+        "settings",
+    ]
+    assert decided["outcome"] == "pilot-first"
+    assert decided["decisive"] == ["custom-cuda-kernels", "team-rocm-experience"]
+    # every factor, decisive first; an unknown one carries what to tell gpuport
+    assert [f["id"] for f in decided["factors"]][:2] == decided["decisive"]
+    unknown = next(f for f in decided["factors"] if f["state"] == "unknown")
+    assert unknown["ask"] and unknown["direction"] == "neutral"
+    economics = decided["economics"]
+    assert economics["best"] == "mi300x"
+    assert economics["today"]["usd_per_month"] == 17520.0
+    assert economics["payback_months"] == {"low": 2.47, "high": 4.93}
+    assert decided["settings"]["tokens_per_month"] == 2.0e10
+    assert decided["settings"]["regulated"] is None
+
+
+def test_an_assessment_without_a_recommendation_keeps_its_old_shape() -> None:
+    document = json.loads(render(sample_assessment(), Format.JSON, OPTIONS))
+    assert "recommendation" not in document

@@ -14,6 +14,7 @@ from report_samples import (
     CUDA_RUNTIME_CALL,
     HOSTILE_STRINGS,
     hostile_assessment,
+    hostile_decided_assessment,
     hostile_scan,
     render_sample,
     sample_assessment,
@@ -62,7 +63,7 @@ def links(tokens: list[Token]) -> list[str]:
 
 
 def test_hostile_text_adds_no_markup() -> None:
-    for result in (hostile_scan(), hostile_assessment()):
+    for result in (hostile_scan(), hostile_assessment(), hostile_decided_assessment()):
         tokens = parse(render_sample(result, Format.MARKDOWN))
         assert set(html_pieces(tokens)) <= OUR_HTML
         assert not [t for t in walk(tokens) if t.type == "image"]

@@ -11,6 +11,7 @@ from report_samples import (
     empty_assessment,
     empty_scan,
     hostile_assessment,
+    hostile_decided_assessment,
     hostile_scan,
     sample_assessment,
 )
@@ -34,6 +35,7 @@ BUILDERS: list[Callable[[], ScanResult | Assessment]] = [
     empty_assessment,
     hostile_scan,
     hostile_assessment,
+    hostile_decided_assessment,
 ]
 
 

@@ -38,6 +38,8 @@ from gpuport.report.common import (
     tool_version,
     with_content_security_policy,
 )
+from gpuport.report.recommendation import OUTCOME_TITLE
+from gpuport.report.recommendation_html import payback_kpi, recommendation_section
 from gpuport.rules import Rule
 from gpuport.scan.engine import ScanResult
 
@@ -454,6 +456,7 @@ def _render(
     plan_summary: Markup | None = None,
     guidance: Guidance | None = None,
     listed: Listed | None = None,
+    recommendation: Markup | None = None,
 ) -> Iterator[str]:
     """The page in pieces: jinja's ``generate`` over findings viewed as it reaches them."""
     rules = {r.id: r for r in scan.rules}
@@ -481,6 +484,7 @@ def _render(
         plan_html=plan_html,
         plan_summary=plan_summary,
         guidance=guidance,
+        recommendation=recommendation,
         suppressed=scan.suppressed,
         baselined=scan.baselined,
     )
@@ -568,6 +572,23 @@ def render_assessment_html(assessment: Assessment, options: RenderOptions) -> It
     kpis = _kpis(scan, assessment.mechanical, assessment.actionable)
     total = assessment.total_hours
     kpis.insert(2, ("estimated effort", f"{hours_text(total)} h ({days_text(total)} days)"))
+    decision = None
+    if assessment.recommendation is not None:
+        # should we move heads the page; the verdict becomes the readiness part under it
+        decided = assessment.recommendation
+        decision = recommendation_section(
+            decided, VERDICT_TITLE[assessment.verdict], banner.reasons
+        )
+        banner = Banner(
+            "outcome-" + decided.outcome.value,
+            "gpuport assess",
+            OUTCOME_TITLE[decided.outcome],
+            (display_text(decided.headline),),
+        )
+        kpis.insert(0, ("readiness", VERDICT_TITLE[assessment.verdict]))
+        payback = payback_kpi(decided)
+        if payback is not None:
+            kpis.insert(1, payback)
     plan_html = plan_summary = None
     if assessment.plan is not None:
         # The plan helpers return already-escaped fragments (their own contract).
@@ -585,4 +606,5 @@ def render_assessment_html(assessment: Assessment, options: RenderOptions) -> It
         plan_summary=plan_summary,
         guidance=_guidance(assessment, listed),
         listed=listed,
+        recommendation=decision,
     )

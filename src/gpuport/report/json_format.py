@@ -25,12 +25,14 @@ from gpuport.report.common import (
     tool_version,
 )
 from gpuport.report.json_stream import Deferred, json_chunks
+from gpuport.report.recommendation import recommendation_json
 from gpuport.rules import Rule
 from gpuport.scan.engine import ScanResult
 
 # Additions keep the version (issue 9 added "tier" on findings, "by_tier", "set_aside" and
 # "project" to a scan, and "next_steps", "top", "tiers", "folded" and "rocm_support" to an
-# assessment); a key that changes meaning or goes away would take "2".
+# assessment; issue 13 added "recommendation", first in an assessment that has one); a key that
+# changes meaning or goes away would take "2".
 SCHEMA_VERSION = "1"
 
 
@@ -162,8 +164,14 @@ def assessment_document(assessment: Assessment, options: RenderOptions) -> dict[
     plan: object = None
     if assessment.plan is not None:
         plan = plan_formats.plan_json(assessment.plan)
+    # The recommendation comes first; a document made without one (an assessment built before
+    # the decision, as in older callers) keeps the shape it always had, without the key.
+    decision: dict[str, Any] = {}
+    if assessment.recommendation is not None:
+        decision["recommendation"] = recommendation_json(assessment.recommendation)
     return {
         **_header("assessment", options),
+        **decision,
         "verdict": assessment.verdict.value,
         "reasons": list(assessment.reasons),
         "blockers": [finding_dict(f, rules) for f in sorted_findings(assessment.blockers)],

@@ -34,6 +34,7 @@ from gpuport.report.common import (
     tier_text,
     tool_version,
 )
+from gpuport.report.recommendation import READINESS_TITLE, markdown_lines
 from gpuport.rules import Rule
 from gpuport.scan.engine import ScanResult
 
@@ -268,8 +269,13 @@ def render_assessment_markdown(assessment: Assessment, options: RenderOptions) -
     counts = severity_counts(scan.findings)
     breakdown = ", ".join(f"{n} {label}" for label, n in counts.items())
     total = assessment.total_hours
-    out = [
-        f"## gpuport assess: **{assessment.verdict.value}**",
+    heading = f"## gpuport assess: **{assessment.verdict.value}**"
+    out: list[str] = []
+    if assessment.recommendation is not None:  # should we move, above what breaks
+        out.extend(markdown_lines(assessment.recommendation))
+        heading = f"## {READINESS_TITLE}: **{assessment.verdict.value}**"
+    out += [
+        heading,
         "",
         *(f"- {md_text(reason)}" for reason in assessment.reasons),
         "",

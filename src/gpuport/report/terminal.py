@@ -39,6 +39,7 @@ from gpuport.report.common import (
     sorted_findings,
     tier_text,
 )
+from gpuport.report.recommendation import terminal_renderables
 from gpuport.rules import Rule
 from gpuport.scan.engine import ScanResult
 
@@ -380,6 +381,9 @@ def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -
     console = memory_console(options)
     scan = assessment.scan
     rules = {r.id: r for r in scan.rules}
+    if assessment.recommendation is not None:  # should we move, above what breaks
+        for part in terminal_renderables(assessment.recommendation, scan.root):
+            console.print(part)
     console.print(_verdict_panel(assessment))
     _print_next_steps(console, assessment)
     _print_top(console, assessment)

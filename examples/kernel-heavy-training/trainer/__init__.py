@@ -1,0 +1,1 @@
+"""Training with the team's fused kernels."""

@@ -1,0 +1,1 @@
+"""The voice agent's language model client and engine build."""

@@ -1,0 +1,1 @@
+"""The chat gateway in front of the vLLM server."""

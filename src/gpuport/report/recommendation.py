@@ -1,0 +1,411 @@
+"""The recommendation of `assess` (should we move?) in words, JSON, terminal and Markdown.
+
+Every format shows it first, above the readiness verdict (what breaks on ROCm): the outcome and
+its headline, the decisive factors, every factor with its direction and evidence (an unknown one
+with what to tell gpuport), the economics, and what is missing. The text helpers here are shared
+with the HTML report (report/recommendation_html.py); text from a project or its settings goes
+through each medium's escape like every other text of a report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from gpuport.assess.decision_model import (
+    CostOption,
+    DecisionSettings,
+    Direction,
+    Economics,
+    FactorResult,
+    FactorState,
+    Outcome,
+    Recommendation,
+)
+from gpuport.report.common import display_text, md_code_cell, md_text
+
+OUTCOME_TITLE = {
+    Outcome.MOVE: "Move to ROCm",
+    Outcome.PILOT: "Pilot first",
+    Outcome.PARTIAL: "Move part of the fleet",
+    Outcome.STAY: "Stay on CUDA",
+    Outcome.UNKNOWN: "Not enough evidence",
+}
+OUTCOME_STYLE = {
+    Outcome.MOVE: "bold green",
+    Outcome.PILOT: "bold yellow",
+    Outcome.PARTIAL: "bold yellow",
+    Outcome.STAY: "bold red",
+    Outcome.UNKNOWN: "bold blue",
+}
+DIRECTION_TEXT = {
+    Direction.ROCM: "towards ROCm",
+    Direction.CUDA: "towards CUDA",
+    Direction.NEUTRAL: "neutral",
+}
+DAYS_PER_MONTH = 365 / 12
+READINESS_TITLE = "Readiness (what breaks on ROCm)"
+
+
+# --- words shared by every format ----------------------------------------------------------
+
+
+def usd_text(value: float | None) -> str:
+    """Dollars for people: ``$12,345``; "unknown" when there is no number."""
+    if value is None:
+        return "unknown"
+    sign = "-" if value < 0 else ""
+    return f"{sign}${abs(value):,.0f}"
+
+
+def span_text(span: tuple[float, float], unit: str = "", money: bool = False) -> str:
+    """A low-high range: ``$3,000-$6,000`` or ``2.5-5.0 months`` (an en dash between); one number when they match."""
+    low, high = span
+    if money:
+        shown = [usd_text(low), usd_text(high)]
+    else:  # hours and months: whole numbers once they are big enough not to need a decimal
+        shown = [f"{v:,.0f}" if v >= 100 else f"{v:,.1f}" for v in (low, high)]
+    text = shown[0] if shown[0] == shown[1] else f"{shown[0]}\u2013{shown[1]}"
+    return f"{text} {unit}".rstrip()
+
+
+def state_text(factor: FactorResult) -> str:
+    """``yes``, ``no``, or ``unknown``."""
+    return factor.state.value
+
+
+def direction_text(factor: FactorResult) -> str:
+    return DIRECTION_TEXT[factor.direction]
+
+
+def evidence_lines(factor: FactorResult) -> list[str]:
+    """What decided the factor, a line each; for an unknown one, what to tell gpuport."""
+    if factor.state is FactorState.UNKNOWN:
+        return [f"unknown: {factor.ask}" if factor.ask else "unknown: no evidence"]
+    return list(factor.evidence) or ["(no evidence recorded)"]
+
+
+def evidence_text(factor: FactorResult) -> str:
+    """:func:`evidence_lines` on one line (a Markdown table cell, a JSON-less summary)."""
+    return "; ".join(evidence_lines(factor))
+
+
+def decided_it(recommendation: Recommendation, factor: FactorResult) -> bool:
+    """Whether ``factor`` is one of those that decided the outcome (marked in the tables)."""
+    return any(f.factor_id == factor.factor_id for f in recommendation.decisive)
+
+
+def ordered_factors(recommendation: Recommendation) -> list[FactorResult]:
+    """The decisive factors first (strongest first), then the rest in the data file's order."""
+    decisive_ids = {f.factor_id for f in recommendation.decisive}
+    rest = [f for f in recommendation.factors if f.factor_id not in decisive_ids]
+    return [*recommendation.decisive, *rest]
+
+
+def option_label(option: CostOption) -> str:
+    return f"{option.gpus} x {option.gpu_name}"
+
+
+def payback_text(economics: Economics) -> str:
+    """The payback in words: months, or why it never pays back."""
+    if economics.payback_months is not None:
+        low, high = economics.payback_months
+        if high < 1:  # a month is too coarse: days (30.4 a month, 365/12)
+            return "under a month: " + span_text(
+                (low * DAYS_PER_MONTH, high * DAYS_PER_MONTH), "days"
+            )
+        return span_text(economics.payback_months, "months")
+    saving = economics.monthly_saving_usd
+    if saving is None:
+        return "unknown: no monthly cost to compare"
+    if saving <= 0:
+        return f"never: the cheapest AMD option costs {usd_text(-saving)} more a month"
+    return "unknown: no engineer rate to price the move"
+
+
+def economics_lines(economics: Economics) -> list[str]:
+    """The one-off cost of moving, the monthly saving and the payback, one line each."""
+    move = f"{span_text(economics.move_hours, 'hours')}"
+    if economics.move_usd is not None:
+        move += f" ({span_text(economics.move_usd, money=True)})"
+    lines = [f"cost of moving: {move}"]
+    if economics.best is not None:
+        saving = economics.monthly_saving_usd
+        lines.append(
+            f"cheapest AMD option: {option_label(economics.best)}, "
+            f"saving {usd_text(saving)} a month against today"
+        )
+    lines.append(f"payback: {payback_text(economics)}")
+    return lines
+
+
+def settings_items(settings: DecisionSettings) -> list[tuple[str, str]]:
+    """The declared settings that are set, as (key, value) pairs in the dataclass's order."""
+    items: list[tuple[str, str]] = []
+    for name in (f.name for f in dataclasses.fields(settings)):
+        if name == "source":
+            continue
+        value = getattr(settings, name)
+        if value is None or value == ():
+            continue
+        if isinstance(value, tuple):
+            value = ", ".join(value)
+        elif isinstance(value, bool):
+            value = "yes" if value else "no"
+        elif isinstance(value, float):
+            value = f"{value:,.0f}" if value.is_integer() else f"{value:,.2f}"
+        items.append((name, str(value)))
+    return items
+
+
+# --- JSON ----------------------------------------------------------------------------------
+
+
+def settings_json(settings: DecisionSettings) -> dict[str, Any]:
+    """Every setting, null when not declared, and where they were read from."""
+    document: dict[str, Any] = {}
+    for f in dataclasses.fields(settings):
+        value = getattr(settings, f.name)
+        if isinstance(value, tuple):
+            value = list(value)
+        elif isinstance(value, str):
+            value = value or None
+        document[f.name] = value
+    return document
+
+
+def _factor_json(factor: FactorResult) -> dict[str, Any]:
+    return {
+        "id": factor.factor_id,
+        "question": factor.question,
+        "state": factor.state.value,
+        "direction": factor.direction.value,
+        "decisive": factor.decisive,
+        "weight": factor.weight,
+        "evidence": list(factor.evidence),
+        "ask": factor.ask or None,
+        "sources": list(factor.sources),
+    }
+
+
+def _option_json(option: CostOption | None) -> dict[str, Any] | None:
+    if option is None:
+        return None
+    return {
+        "gpu_id": option.gpu_id,
+        "gpu_name": option.gpu_name,
+        "vendor": option.vendor,
+        "gpus": option.gpus,
+        "tokens_per_s_per_gpu": round(option.tokens_per_s_per_gpu, 2),
+        "usd_per_gpu_hour": option.usd_per_gpu_hour,
+        "usd_per_month": None if option.usd_per_month is None else round(option.usd_per_month, 2),
+        "note": option.note or None,
+    }
+
+
+def _span_json(span: tuple[float, float] | None) -> dict[str, float] | None:
+    return None if span is None else {"low": round(span[0], 2), "high": round(span[1], 2)}
+
+
+def economics_json(economics: Economics | None) -> dict[str, Any] | None:
+    if economics is None:
+        return None
+    saving = economics.monthly_saving_usd
+    return {
+        "today": _option_json(economics.today),
+        "options": [_option_json(o) for o in economics.options],
+        "best": None if economics.best is None else economics.best.gpu_id,
+        "move_hours": _span_json(economics.move_hours),
+        "move_usd": _span_json(economics.move_usd),
+        "monthly_saving_usd": None if saving is None else round(saving, 2),
+        "payback_months": _span_json(economics.payback_months),
+        "sensitivity": list(economics.sensitivity),
+        "assumptions": list(economics.assumptions),
+    }
+
+
+def recommendation_json(recommendation: Recommendation) -> dict[str, Any]:
+    """The recommendation's JSON object: the shape README's assess section documents."""
+    settings = recommendation.settings
+    return {
+        "outcome": recommendation.outcome.value,
+        "title": OUTCOME_TITLE[recommendation.outcome],
+        "headline": recommendation.headline,
+        "decisive": [f.factor_id for f in recommendation.decisive],
+        "factors": [_factor_json(f) for f in ordered_factors(recommendation)],
+        "economics": economics_json(recommendation.economics),
+        "missing": list(recommendation.missing),
+        "settings": settings_json(settings),
+    }
+
+
+# --- terminal ------------------------------------------------------------------------------
+
+
+def _hanging(marks: list[str], lines: list[Text]) -> Table:
+    grid = Table.grid()
+    grid.add_column(width=max((len(m) for m in marks), default=1) + 3, no_wrap=True)
+    grid.add_column()
+    for mark, line in zip(marks, lines, strict=True):
+        grid.add_row(Text(f"  {mark} "), line)
+    return grid
+
+
+def _factor_line(factor: FactorResult) -> Text:
+    """A decisive factor: its question and its first line of evidence (the table has them all)."""
+    line = Text(display_text(factor.question), style="bold")
+    line.append(f" {state_text(factor)}, {direction_text(factor)}: ")
+    line.append(display_text(evidence_lines(factor)[0]))
+    return line
+
+
+def terminal_renderables(recommendation: Recommendation, root: str) -> list[RenderableType]:
+    """The recommendation as rich renderables, printed above the readiness verdict."""
+    outcome = recommendation.outcome
+    style = OUTCOME_STYLE[outcome]
+    headline = Text("Recommendation: ", style="bold")
+    headline.append(OUTCOME_TITLE[outcome].upper(), style=style)
+    parts: list[RenderableType] = [headline, Text(display_text(recommendation.headline))]
+    if recommendation.decisive:
+        lines = [_factor_line(f) for f in recommendation.decisive]
+        parts.append(_hanging(["•"] * len(lines), lines))
+    title = Text("gpuport assess ")
+    title.append(display_text(root))
+    out: list[RenderableType] = [
+        Panel(Group(*parts), title=title, title_align="left", border_style=style, box=box.ROUNDED)
+    ]
+    out.extend(["", Text("Decision factors (decisive first)", style="bold")])
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("factor", overflow="fold", max_width=28)
+    table.add_column("holds", no_wrap=True)
+    table.add_column("direction", no_wrap=True)
+    table.add_column("evidence", overflow="fold")
+    for factor in ordered_factors(recommendation):
+        # the factors that decided it in bold (the table's title says they come first)
+        decided = decided_it(recommendation, factor)
+        name = Text(display_text(factor.factor_id), style="bold" if decided else "")
+        table.add_row(
+            name,
+            state_text(factor),
+            direction_text(factor),
+            Text("\n".join(display_text(line) for line in evidence_lines(factor))),
+        )
+    out.append(table)
+    economics = recommendation.economics
+    if economics is not None:
+        out.extend(["", Text("Economics (per month, at the declared volume)", style="bold")])
+        costs = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+        for heading in ("option", "GPUs", "tok/s per GPU", "$/GPU-hour", "$/month"):
+            costs.add_column(heading, justify="left" if heading == "option" else "right")
+        rows = [("today", economics.today)] if economics.today is not None else []
+        rows.extend(("AMD", option) for option in economics.options)
+        for kind, option in rows:
+            if option is None:
+                continue
+            label = Text("today: " if kind == "today" else "", style="dim")
+            label.append(display_text(option.gpu_name))
+            costs.add_row(
+                label,
+                str(option.gpus),
+                f"{option.tokens_per_s_per_gpu:,.0f}",
+                "unknown" if option.usd_per_gpu_hour is None else f"{option.usd_per_gpu_hour:.2f}",
+                usd_text(option.usd_per_month),
+            )
+        out.append(costs)
+        lines = [Text(display_text(line)) for line in economics_lines(economics)]
+        lines.extend(Text(display_text(s)) for s in economics.sensitivity)
+        out.append(_hanging(["•"] * len(lines), lines))
+        if economics.assumptions:
+            out.append(Text("Assumptions:", style="dim"))
+            out.extend(Text(f"  - {display_text(a)}", style="dim") for a in economics.assumptions)
+    if recommendation.missing:
+        out.extend(["", Text("To decide the unknown factors, tell gpuport:", style="bold")])
+        lines = [Text(display_text(m)) for m in recommendation.missing]
+        out.append(_hanging(["•"] * len(lines), lines))
+    out.extend(["", Text(READINESS_TITLE, style="bold")])
+    return out
+
+
+# --- Markdown ------------------------------------------------------------------------------
+
+
+def markdown_lines(recommendation: Recommendation) -> list[str]:
+    """The recommendation as Markdown, with an ``## Readiness`` heading for what follows."""
+    outcome = recommendation.outcome
+    out = [
+        f"## gpuport assess: **{OUTCOME_TITLE[outcome]}** (`{outcome.value}`)",
+        "",
+        md_text(recommendation.headline),
+        "",
+    ]
+    if recommendation.decisive:
+        out.extend(["### Decisive factors", ""])
+        out.extend(
+            f"- **{md_text(f.question)}** {state_text(f)}, {direction_text(f)}: "
+            f"{md_text(evidence_lines(f)[0])}"
+            for f in recommendation.decisive
+        )
+        out.append("")
+    out.extend(
+        [
+            "### Decision factors",
+            "",
+            "| factor | holds | direction | evidence |",
+            "|---|---|---|---|",
+            *(
+                f"| {md_code_cell(f.factor_id)}"
+                f"{' (decisive)' if decided_it(recommendation, f) else ''}"
+                f" | {state_text(f)} | {direction_text(f)} | {md_text(evidence_text(f))} |"
+                for f in ordered_factors(recommendation)
+            ),
+            "",
+        ]
+    )
+    economics = recommendation.economics
+    if economics is not None:
+        out.extend(
+            [
+                "### Economics",
+                "",
+                "| option | GPUs | tok/s per GPU | $/GPU-hour | $/month |",
+                "|---|---:|---:|---:|---:|",
+            ]
+        )
+        rows = [("today", economics.today)] if economics.today is not None else []
+        rows.extend(("AMD", option) for option in economics.options)
+        for kind, option in rows:
+            if option is None:
+                continue
+            rate = (
+                "unknown" if option.usd_per_gpu_hour is None else f"{option.usd_per_gpu_hour:.2f}"
+            )
+            out.append(
+                f"| {'today: ' if kind == 'today' else ''}{md_text(option.gpu_name)} | {option.gpus}"
+                f" | {option.tokens_per_s_per_gpu:,.0f} | {rate} | {usd_text(option.usd_per_month)} |"
+            )
+        out.append("")
+        out.extend(f"- {md_text(line)}" for line in economics_lines(economics))
+        out.extend(f"- {md_text(s)}" for s in economics.sensitivity)
+        out.append("")
+        if economics.assumptions:
+            out.extend(
+                [
+                    "<details><summary>Assumptions behind the economics</summary>",
+                    "",
+                    *(f"- {md_text(a)}" for a in economics.assumptions),
+                    "",
+                    "</details>",
+                    "",
+                ]
+            )
+    if recommendation.missing:
+        out.extend(["### To decide the unknown factors, tell gpuport", ""])
+        out.extend(f"- {md_text(m)}" for m in recommendation.missing)
+        out.append("")
+    return out
