@@ -13,6 +13,7 @@ from gpuport.assess.economics import (
     SENSITIVITY_SPEED,
     economics_missing,
     estimate_economics,
+    payback_span,
 )
 from gpuport.config import ConfigError
 from gpuport.plan.catalog import catalog, find_gpu
@@ -318,3 +319,9 @@ def test_a_number_at_or_below_zero_is_an_error_naming_its_key(
         estimate_economics(settings, EFFORT, model)
     assert caught.value.key == key
     assert f"{SOURCE}: {key} must be a number above zero" in str(caught.value)
+
+
+def test_a_payback_under_a_month_is_told_in_days_not_as_zero_months() -> None:
+    assert payback_span((2.0, 6.0)) == "2.0\u20136.0 months"
+    assert payback_span((0.1, 0.5)) == "3.0\u201315.2 days"
+    assert payback_span((0.5, 0.5)) == "15.2 days"

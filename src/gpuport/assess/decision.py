@@ -35,6 +35,7 @@ from gpuport.assess.decision_model import (
     Outcome,
     Recommendation,
 )
+from gpuport.assess.economics import payback_span
 from gpuport.assess.project_evidence import Place, ProjectEvidence, collect, gpus_for_sm
 from gpuport.assess.verdict import Assessment, Verdict
 from gpuport.findings import Category, Severity, Tier
@@ -375,8 +376,7 @@ def _economics_lines(economics: Economics) -> list[str]:
             f"cheapest AMD: {_money(best.usd_per_month)}/month on {best.gpus} x {best.gpu_name}"
         )
     if economics.payback_months is not None:
-        low, high = economics.payback_months
-        lines.append(f"payback: {low:.1f}-{high:.1f} months")
+        lines.append(f"payback: {payback_span(economics.payback_months)}")
     return lines
 
 

@@ -159,8 +159,20 @@ def _cheapest(options: list[CostOption]) -> CostOption | None:
     return min(priced, key=lambda o: o.usd_per_month or 0.0) if priced else None
 
 
-def _months(value: float) -> str:
-    return f"{value:,.1f}"
+DAYS_PER_MONTH = 365 / 12
+
+
+def payback_span(payback: tuple[float, float]) -> str:
+    """A payback range in words: ``1.2-4.0 months``, or days when all of it is under a month
+    (``0.0-0.1 months`` says nothing)."""
+    low, high = payback
+    if high < 1:
+        low, high, unit = low * DAYS_PER_MONTH, high * DAYS_PER_MONTH, "days"
+    else:
+        unit = "months"
+    shown = [f"{v:,.0f}" if v >= 100 else f"{v:,.1f}" for v in (low, high)]
+    text = shown[0] if shown[0] == shown[1] else f"{shown[0]}{DASH}{shown[1]}"
+    return f"{text} {unit}"
 
 
 def _payback(
@@ -181,7 +193,7 @@ def _payback_words(move_usd: tuple[float, float] | None, saving: float | None) -
     payback = _payback(move_usd, saving)
     if payback is None:
         return f"the monthly saving is ${saving:,.0f} (no engineer rate for a payback)"
-    return f"payback becomes {_months(payback[0])}{DASH}{_months(payback[1])} months"
+    return f"payback becomes {payback_span(payback)}"
 
 
 def _check_fleet(
@@ -441,4 +453,10 @@ def estimate_economics(
     )
 
 
-__all__ = ["HOURS_PER_MONTH", "SENSITIVITY_SPEED", "economics_missing", "estimate_economics"]
+__all__ = [
+    "HOURS_PER_MONTH",
+    "SENSITIVITY_SPEED",
+    "economics_missing",
+    "estimate_economics",
+    "payback_span",
+]

@@ -134,6 +134,16 @@ KEYS = tuple(f.name for f in fields(DecisionSettings) if f.name != "source")
 assert set(PARSERS) == set(KEYS), "every DecisionSettings field has a parser"
 
 
+def _shown(pyproject: Path, target: Path) -> str:
+    """The settings file as reports show it: relative to the project, never this machine's
+    absolute path (reports are shared; error messages keep the full path)."""
+    root = target if target.is_dir() else target.parent
+    try:
+        return pyproject.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return pyproject.name
+
+
 def load_decision_settings(
     target: Path, overrides: Mapping[str, object] | None = None
 ) -> DecisionSettings:
@@ -159,7 +169,7 @@ def load_decision_settings(
                 values[key] = _parse(key, value, named)
                 where[key] = named
             if table:
-                sources.append(f"{pyproject} {TABLE}")
+                sources.append(f"{_shown(pyproject, target)} {TABLE}")
     given = {k: v for k, v in (overrides or {}).items() if v is not None and v != ()}
     for key, value in given.items():
         if key not in PARSERS:

@@ -28,6 +28,7 @@ from gpuport.assess.decision_model import (
     Outcome,
     Recommendation,
 )
+from gpuport.assess.economics import payback_span
 from gpuport.report.common import display_text, md_code_cell, md_text
 
 OUTCOME_TITLE = {
@@ -49,7 +50,6 @@ DIRECTION_TEXT = {
     Direction.CUDA: "towards CUDA",
     Direction.NEUTRAL: "neutral",
 }
-DAYS_PER_MONTH = 365 / 12
 READINESS_TITLE = "Readiness (what breaks on ROCm)"
 
 
@@ -115,12 +115,8 @@ def option_label(option: CostOption) -> str:
 def payback_text(economics: Economics) -> str:
     """The payback in words: months, or why it never pays back."""
     if economics.payback_months is not None:
-        low, high = economics.payback_months
-        if high < 1:  # a month is too coarse: days (30.4 a month, 365/12)
-            return "under a month: " + span_text(
-                (low * DAYS_PER_MONTH, high * DAYS_PER_MONTH), "days"
-            )
-        return span_text(economics.payback_months, "months")
+        shown = payback_span(economics.payback_months)
+        return f"under a month: {shown}" if shown.endswith("days") else shown
     saving = economics.monthly_saving_usd
     if saving is None:
         return "unknown: no monthly cost to compare"

@@ -14,9 +14,9 @@ import math
 from markupsafe import Markup
 
 from gpuport.assess.decision_model import CostOption, Economics, FactorResult, Recommendation
+from gpuport.assess.economics import DAYS_PER_MONTH
 from gpuport.report.common import html_text
 from gpuport.report.recommendation import (
-    DAYS_PER_MONTH,
     OUTCOME_TITLE,
     READINESS_TITLE,
     decided_it,
