@@ -137,3 +137,15 @@ def test_assess_with_a_model_adds_the_plan_for_that_workload() -> None:
     assert "llama-3.1-8b" in text and "4096" in text.replace(",", "")
     bad = CliRunner().invoke(main, ["assess", str(EXAMPLE), "--no-html", "--model", "llama-9"])
     assert bad.exit_code == 2 and "llama" in bad.stderr
+
+
+def test_the_demo_shows_the_economics_of_its_declared_model_and_volume() -> None:
+    out = CliRunner().invoke(
+        main, ["assess", str(EXAMPLE), "--no-html", "--fail-on", "never", "--format", "json"]
+    )
+    assert out.exit_code == 0, out.output
+    recommendation = json.loads(out.stdout)["recommendation"]
+    economics = recommendation["economics"]
+    assert economics["today"]["gpu_id"] == "a100-80gb-sxm"  # pyproject.toml current_gpu
+    assert {o["gpu_id"] for o in economics["options"]} >= {"mi300x"}
+    assert recommendation["outcome"] in {"move", "pilot-first", "stay-on-cuda", "move-part"}

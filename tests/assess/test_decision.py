@@ -134,7 +134,7 @@ def test_custom_kernels_weigh_by_what_port_leaves_to_do(tmp_path: Path) -> None:
     result = recommend(tmp_path, {"csrc/add.cu": kernel, "requirements.txt": "torch\n"})
     kernels = factor(result, "custom-cuda-kernels")
     assert kernels.state is YES and kernels.direction is Direction.CUDA
-    assert kernels.evidence[0] == "1 product CUDA files: csrc/add.cu"
+    assert kernels.evidence[0] == "1 product CUDA file: csrc/add.cu"
     assert 0 < kernels.weight <= 2.0
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -143,3 +144,22 @@ def test_assess_exits_2_with_one_error_line(
     assert len(error) == 1 and shown in error[0]
     if not args:
         assert "pyproject.toml" in error[0]
+
+
+def test_the_declared_model_feeds_the_plan_and_stays_inside_the_project(tmp_path: Path) -> None:
+    (tmp_path / "svc").mkdir()
+    root = project(tmp_path / "svc", 'model = "llama-3.1-8b"\ntokens_per_month = 1e9\n'
+                   'current_gpu = "h100-sxm"\nengineer_usd_per_hour = 100\n')  # fmt: skip
+    assert load_decision_settings(root).model == "llama-3.1-8b"
+    args = ["assess", str(root), "--no-html", "--fail-on", "never", "--format", "json"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert "llama-3.1-8b" in json.dumps(report["plan"])  # no --model given: the table's
+    assert report["recommendation"]["economics"]["today"]["gpu_id"] == "h100-sxm"
+    (tmp_path / "config.json").write_text("{}", encoding="utf-8")  # beside, not inside
+    outside = project(tmp_path / "svc", 'model = "../config.json"\n')
+    escaped = CliRunner().invoke(main, ["assess", str(outside), "--no-html"])
+    assert escaped.exit_code == 2 and "outside the project" in escaped.stderr
+    with pytest.raises(ConfigError, match="model"):
+        load_decision_settings(project(tmp_path / "svc", "model = 3\n"))

@@ -175,7 +175,8 @@ def _custom_kernels(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
     shown = ", ".join(files[:MAX_PLACES]) + (
         f" and {len(files) - MAX_PLACES} more" if len(files) > MAX_PLACES else ""
     )
-    lines = [f"{len(files)} product CUDA files: {shown}"]
+    noun = "CUDA file" if len(files) == 1 else "CUDA files"
+    lines = [f"{len(files)} product {noun}: {shown}"]
     if kernel:
         lines.append(
             f"gpuport port fixes {mechanical} of {len(kernel)} kernel findings mechanically "
@@ -361,7 +362,7 @@ def _cloud(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
 
 
 def _money(value: float) -> str:
-    return f"${value:,.0f}"
+    return f"-${-value:,.0f}" if value < 0 else f"${value:,.0f}"
 
 
 def _economics_lines(economics: Economics) -> list[str]:

@@ -66,6 +66,9 @@ class DecisionSettings:
     workload: str | None = None  # "inference" | "training" | "both"
     candidate_gpus: tuple[str, ...] = ()  # catalog ids of AMD GPUs to compare
     batch: int | None = None  # concurrent sequences per GPU in production (serving)
+    # the model served, for the economics when --model is not given: a preset name or a
+    # config.json (a path relative to the project)
+    model: str | None = None
     source: str = ""  # "pyproject.toml [tool.gpuport.decision]" / "command line"
 
 

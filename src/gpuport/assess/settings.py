@@ -74,6 +74,14 @@ def _one_of(choices: tuple[str, ...]) -> Callable[[object], str]:
     return parse
 
 
+def _model_name(value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(
+            f"{value!r} is not a model: a preset name (as gpuport plan takes) or a config.json"
+        )
+    return value.strip()
+
+
 def _yes_no(value: object) -> bool:
     if isinstance(value, bool):
         return value
@@ -129,6 +137,7 @@ PARSERS: Mapping[str, Callable[[object], object]] = {
     "workload": _one_of(WORKLOADS),
     "candidate_gpus": _amd_gpu_ids,
     "batch": _positive_int,
+    "model": _model_name,
 }
 KEYS = tuple(f.name for f in fields(DecisionSettings) if f.name != "source")
 assert set(PARSERS) == set(KEYS), "every DecisionSettings field has a parser"
@@ -192,6 +201,7 @@ def load_decision_settings(
         workload=_typed(values, "workload", str),
         candidate_gpus=_typed(values, "candidate_gpus", tuple) or (),
         batch=_typed(values, "batch", int),
+        model=_typed(values, "model", str),
         source="; ".join(sources),
     )
     _check_together(settings, where)

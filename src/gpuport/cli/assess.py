@@ -29,6 +29,7 @@ from gpuport.cli.common import (
 )
 from gpuport.cli.scan import run_scan, scan_exit_code, settings_from_flags, write_baseline
 from gpuport.cli.ui import emit, say
+from gpuport.config import ConfigError
 from gpuport.io import refuse_outputs, write_atomic
 from gpuport.plan.inputs import plan_for_assess
 from gpuport.report import Format, RenderOptions, render_chunks
@@ -134,6 +135,17 @@ def _economics(
     )
 
 
+def _declared_model(path: Path, declared: str | None) -> str | None:
+    """The model `[tool.gpuport.decision]` names: a config.json in the project, else a preset."""
+    if declared is None:
+        return None
+    root = (path if path.is_dir() else path.parent).resolve()
+    in_project = (root / declared).resolve()
+    if not in_project.is_relative_to(root):  # never read outside the project
+        raise ConfigError(f"[tool.gpuport.decision] model: {declared!r} is outside the project")
+    return str(in_project) if in_project.is_file() else declared
+
+
 @click.command("assess")
 @scan_options
 @format_options(Assessment)
@@ -187,6 +199,7 @@ def assess(
     decision = load_decision_settings(path, decision_flags)
     result = run_scan(path, settings, flags["jobs"], flags["no_progress"])
     plan = None
+    model = model or _declared_model(path, decision.model)
     if model:
         plan = plan_for_assess(model, gpus, context=context, batch=batch, precision=precision)
     assessment = make_assessment(result, plan=plan)
