@@ -573,6 +573,18 @@ def test_a_directive_on_the_line_before_does_not_make_a_call_a_definition() -> N
     )
     assert [c.family for c in after_pragma.changes if c.family == "clash"] == []
     assert "__shfl_xor(v, 1)" in out(after_pragma)
+    for breaks in ("\r\n", "\r"):  # CRLF and lone CR files too
+        crlf = port(
+            f"#pragma once{breaks}__shfl_xor_sync(0xffffffff, v, 1);{breaks}",
+            rel="a.cu",
+            version="5.2",
+        )
+        assert "__shfl_xor(v, 1)" in out(crlf)
+    soup = (
+        "cudaMalloc\rcudaMalloc\n__shfl_xor_sync(0xffffffff, v, 1) "  # found by the property test
+    )
+    once = out(port(soup, rel="a.cu", version="5.2"))
+    assert port(once, rel="a.cu", version="5.2").translated is None  # nothing left to change
     after_type = port("int\n__shfl_xor_sync(int m, int v, int d) { return v; }\n", rel="a.cu")
     assert [c.before for c in after_type.changes if c.family == "clash"] == ["__shfl_xor_sync"]
 

@@ -296,6 +296,11 @@ def parse_call(index: CodeIndex, pos: int) -> Call | None:
     return Call(open_paren, close, tuple(args))
 
 
+def _line_start(text: str, pos: int) -> int:
+    """Where the line holding ``pos`` starts: after the last LF, CR or CRLF before it."""
+    return max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
+
+
 def is_definition(index: CodeIndex, text: str, start: int, end: int) -> bool:
     """Is the name at ``start`` being declared or defined (a function or macro), not called?"""
     n = len(text)
@@ -311,8 +316,11 @@ def is_definition(index: CodeIndex, text: str, start: int, end: int) -> bool:
         return False  # the common case, decided without the lexer: a call in an expression
     # the tokens before the name on its line and the line before, unless that line is a
     # preprocessor directive (`#pragma once`, `#endif`): its words end with it
-    line_start = text.rfind("\n", 0, start) + 1
-    previous_start = text.rfind("\n", 0, max(0, line_start - 1)) + 1
+    line_start = _line_start(text, start)
+    previous_end = line_start - 1  # the line break before this line
+    if previous_end > 0 and text[previous_end] == "\n" and text[previous_end - 1] == "\r":
+        previous_end -= 1  # CRLF
+    previous_start = _line_start(text, max(0, previous_end))
     previous = text[previous_start:line_start].lstrip(" \t")
     directive_before = previous.startswith("#") and not previous.rstrip("\r\n").endswith("\\")
     floor = line_start if directive_before else 0
