@@ -637,8 +637,10 @@ Regenerate (refits the tables and rewrites this page):
 - **The fit**: per group of (engine, vendor, GPU class: datacenter or desktop, architecture
   family) four parameters (overhead per step, per sequence, bandwidth share, matrix share)
   minimize the squared log ratio of estimated to measured tokens/s, with a pull towards the
-  wider group's values (engine + vendor + class, engine + vendor, engine, engine class:
-  serving engines / GGUF / eager PyTorch, all) so that a group with few rows stays near what
+  wider group's values (engine + vendor + class, engine + class, engine, engine class:
+  serving engines / GGUF / eager PyTorch, all; the class before the vendor, since a desktop
+  card runs an engine more like another desktop card than like its vendor's datacenter
+  parts) so that a group with few rows stays near what
   the wider data says, and a group without rows uses its nearest fitted ancestor. A factor
   per (engine, weight format: 16-bit, FP8, INT8, INT4 GPTQ/AWQ, GGUF legacy/K/IQ quants)
   captures dequantization. Pure Python coordinate search; no numpy or scipy.
@@ -646,8 +648,13 @@ Regenerate (refits the tables and rewrites this page):
   predicts them. Errors are |estimated / measured - 1|; "decode" includes serving
   (offline) rows, whose rates are output tokens/s.
 - **Ranges**: the 10th and 90th percentiles of measured / estimated under that validation,
-  per engine and GPU class (falling back to the engine, then to all rows), are stored with
-  the tables; `plan` prints them as each estimate's typical range.
+  per engine, GPU class and vendor (a vendor's own range needs two of its GPUs; falling back
+  to the engine and class, the engine, then all rows), are stored with the tables; `plan`
+  prints them as each estimate's typical range next to the median error ("8 in 10
+  measurements within 0.93-1.10x the estimate, median error 5%").
+- **Data left out of the fit**: llama.cpp rows on its Vulkan backend (the `backend` column):
+  `plan` models the CUDA and ROCm builds, and on the same card Vulkan ran prompt processing
+  at half the ROCm build's rate; they are listed under "Skipped".
 - **Before**: the previous model on the same rows (80% of bandwidth, 70% of the matrix peak
   or a vendor's measured share, no overhead, KV read at the full context).
 
