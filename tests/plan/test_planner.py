@@ -284,3 +284,13 @@ def test_parse_values_reads_comma_lists_and_names_the_option() -> None:
     for text in ("a", "8,,64", "1.5", ""):
         with pytest.raises(PlanInputError, match=r"^--batch .* is not a whole number"):
             parse_values(text, "--batch")
+
+
+def test_memory_counts_the_activations_of_the_engines_prefill_chunk() -> None:
+    # A desktop card defaults to llama.cpp (512-token prompt steps), a datacenter GPU to vLLM
+    # (2048): at batch 1 the RTX 4090's activations are about a quarter of the H100's.
+    result = _plan("llama-3.1-8b", "h100,rtx-4090", context=4096, batch=1)
+    by_gpu = {e.gpu.id: e for e in result.entries}
+    desktop, datacenter = by_gpu["rtx-4090"], by_gpu["h100-sxm"]
+    assert (desktop.engine, datacenter.engine) == ("llama.cpp", "vllm")
+    assert desktop.memory.activations < 0.3 * datacenter.memory.activations
