@@ -66,6 +66,10 @@ TABLES = ROOT / "src" / "gpuport" / "kb" / "plan_efficiency.toml"
 REPORT = ROOT / "benchmarks" / "plan_accuracy.md"
 DECODE_LIMIT = 0.20
 PREFILL_LIMIT = 0.35
+# The builds `plan` models. llama.cpp's Vulkan backend runs other kernels on the same card
+# (the R9700 rows: prompt processing at half the ROCm build's rate), so a fit that mixed them
+# would widen every AMD range; they stay in the data, skipped here with the reason.
+MODELLED_BACKENDS = ("cuda", "rocm")
 OFFLINE_MAX_BATCH = 1024  # when a serving row gives no batch: the widest that fits, capped
 Params = tuple[float, float, float, float]  # s per step, s per sequence, bandwidth, matrix
 # Before the fit: the previous model's efficiencies.
@@ -78,6 +82,7 @@ PARENT_WEIGHT = 0.5  # the pull of a group towards its parent, per parameter (lo
 QUANT_WEIGHT = 1.0  # the pull of a weight-format factor towards 1
 MIN_GROUP_ROWS = 2
 MIN_SPREAD_ROWS = 5
+MIN_SPREAD_GPUS = 2  # for a vendor's own range
 # Rates whose only non-zero figure is 1 s of overhead per step, to read the layer scale.
 UNIT_OVERHEAD = Rates(1.0, 1.0, 1.0, 0.0, False, "", "vllm", token_overhead_s=1.0)
 BOUNDS = ((1e-5, 0.05), (1e-7, 1e-3), (0.05, 0.95), (0.01, 1.0))
@@ -194,6 +199,10 @@ def load_rows(path: Path) -> tuple[list[Row], list[str]]:
                 skipped.append(f"{where}: GPU {cells['gpu']!r} is not in this catalog")
                 continue
             engine = cells["engine"]
+            backend = cells.get("backend") or ""  # a file without the column: all modelled
+            if backend and backend not in MODELLED_BACKENDS:
+                skipped.append(f"{where}: {backend} backend (plan models CUDA and ROCm builds)")
+                continue
             if engine not in ENGINES:
                 skipped.append(f"{where}: engine {engine!r} is not modelled")
                 continue
@@ -441,27 +450,32 @@ def percentile(values: Sequence[float], share: float) -> float:
 
 
 def spreads(outcomes: Sequence[Outcome]) -> list[Spread]:
-    """The ranges per (engine, class, phase) with enough rows, plus their fallbacks."""
-    groups: dict[tuple[str, str, str], list[Outcome]] = defaultdict(list)
+    """The ranges per (engine, class, vendor, phase) with enough rows, plus their fallbacks.
+
+    A vendor's own range needs rows of at least two of its GPUs: one GPU's spread says how
+    that card went, not how the next one will."""
+    groups: dict[tuple[str, str, str, str], list[Outcome]] = defaultdict(list)
     for outcome in outcomes:
         row = outcome.row
-        for engine, segment in uncertainty_keys(row.engine, row.gpu):
-            groups[(engine, segment, row.report_phase)].append(outcome)
+        for engine, segment, vendor in uncertainty_keys(row.engine, row.gpu):
+            groups[(engine, segment, vendor, row.report_phase)].append(outcome)
     result = []
-    for (engine, segment, phase), members in sorted(groups.items()):
-        if len(members) < MIN_SPREAD_ROWS:
+    for (engine, segment, vendor, phase), members in sorted(groups.items()):
+        gpus = len({o.row.gpu.id for o in members})
+        if len(members) < MIN_SPREAD_ROWS or (vendor != ANY and gpus < MIN_SPREAD_GPUS):
             continue
         ratios = [o.ratio for o in members]
         result.append(
             Spread(
                 engine,
                 segment,
+                vendor,
                 phase,
                 round(percentile(ratios, 0.1), 3),
                 round(percentile(ratios, 0.9), 3),
                 round(statistics.median(o.error for o in members), 3),
                 len(members),
-                len({o.row.gpu.id for o in members}),
+                gpus,
             )
         )
     return result
@@ -483,7 +497,7 @@ def tables_from_fit(fit: Fit, outcomes: Sequence[Outcome], rows: Sequence[Row]) 
         key: QuantFactor(key[0], key[1], qb, qm, count)
         for key, (qb, qm, count) in fit.quant.items()
     }
-    spread = {(s.engine, s.segment, s.phase): s for s in spreads(outcomes)}
+    spread = {(s.engine, s.segment, s.vendor, s.phase): s for s in spreads(outcomes)}
     return EfficiencyTables(
         profiles, quant, spread, len(rows), datetime.date.today(), str(DATA.relative_to(ROOT))
     )
@@ -537,7 +551,7 @@ def _group_label(o: Outcome) -> str:
     phase = o.row.phase + (
         f" b{o.row.batch}" if o.row.phase == "decode" and o.row.batch > 1 else ""
     )
-    return f"{o.row.engine}, {segment_class(o.row.gpu)}, {phase}"
+    return f"{o.row.engine}, {o.row.gpu.vendor} {segment_class(o.row.gpu)}, {phase}"
 
 
 def report(
@@ -560,6 +574,21 @@ def report(
     for phase, (after, before, count) in overall.items():
         lines.append(f"| {phase} | {count} | {_pct(after)} | {_pct(before)} |")
     lines += ["", "Per engine, GPU class and phase:", "", *breakdown_table(outcomes, _group_label)]
+    lines += [
+        "",
+        "The ranges `plan` prints (the most specific that applies: engine, class and vendor,",
+        "then engine and class, engine, all rows; a vendor's own range needs two of its GPUs):",
+        "",
+        "| engine | GPUs | phase | rows | GPUs | median error | 8 in 10 within |",
+        "|---|---|---|---:|---:|---:|---|",
+    ]
+    for s in spreads(outcomes):
+        lines.append(
+            f"| {'all' if s.engine == ANY else s.engine} | "
+            f"{'' if s.vendor == ANY else s.vendor + ' '}{'all' if s.segment == ANY else s.segment}"
+            f" | {s.phase} | {s.rows} | {s.gpus} | "
+            f"{s.typical_error:.0%} | {s.low_factor:.2f}-{s.high_factor:.2f}x |"
+        )
     lines += ["", "Per GPU (each predicted by a fit that never saw it):", ""]
     lines += breakdown_table(outcomes, lambda o: f"{o.row.gpu.id} ({o.row.engine})")
     worst = sorted(outcomes, key=lambda o: o.error, reverse=True)[:10]
@@ -608,8 +637,10 @@ Regenerate (refits the tables and rewrites this page):
 - **The fit**: per group of (engine, vendor, GPU class: datacenter or desktop, architecture
   family) four parameters (overhead per step, per sequence, bandwidth share, matrix share)
   minimize the squared log ratio of estimated to measured tokens/s, with a pull towards the
-  wider group's values (engine + vendor + class, engine + vendor, engine, engine class:
-  serving engines / GGUF / eager PyTorch, all) so that a group with few rows stays near what
+  wider group's values (engine + vendor + class, engine + class, engine, engine class:
+  serving engines / GGUF / eager PyTorch, all; the class before the vendor, since a desktop
+  card runs an engine more like another desktop card than like its vendor's datacenter
+  parts) so that a group with few rows stays near what
   the wider data says, and a group without rows uses its nearest fitted ancestor. A factor
   per (engine, weight format: 16-bit, FP8, INT8, INT4 GPTQ/AWQ, GGUF legacy/K/IQ quants)
   captures dequantization. Pure Python coordinate search; no numpy or scipy.
@@ -617,8 +648,13 @@ Regenerate (refits the tables and rewrites this page):
   predicts them. Errors are |estimated / measured - 1|; "decode" includes serving
   (offline) rows, whose rates are output tokens/s.
 - **Ranges**: the 10th and 90th percentiles of measured / estimated under that validation,
-  per engine and GPU class (falling back to the engine, then to all rows), are stored with
-  the tables; `plan` prints them as each estimate's typical range.
+  per engine, GPU class and vendor (a vendor's own range needs two of its GPUs; falling back
+  to the engine and class, the engine, then all rows), are stored with the tables; `plan`
+  prints them as each estimate's typical range next to the median error ("8 in 10
+  measurements within 0.93-1.10x the estimate, median error 5%").
+- **Data left out of the fit**: llama.cpp rows on its Vulkan backend (the `backend` column):
+  `plan` models the CUDA and ROCm builds, and on the same card Vulkan ran prompt processing
+  at half the ROCm build's rate; they are listed under "Skipped".
 - **Before**: the previous model on the same rows (80% of bandwidth, 70% of the matrix peak
   or a vendor's measured share, no overhead, KV read at the full context).
 
@@ -681,6 +717,7 @@ def toml_document(tables: EfficiencyTables) -> str:
             "[[uncertainty]]",
             f"engine = {_toml_text(spread.engine)}",
             f"segment = {_toml_text(spread.segment)}",
+            f"vendor = {_toml_text(spread.vendor)}",
             f"phase = {_toml_text(spread.phase)}",
             f"low_factor = {spread.low_factor:.3f}",
             f"high_factor = {spread.high_factor:.3f}",

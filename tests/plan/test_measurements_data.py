@@ -27,6 +27,7 @@ COLUMNS = (
     "tp",
     "engine",
     "engine_version",
+    "backend",
     "model",
     "weights",
     "kv_dtype",
@@ -41,6 +42,8 @@ COLUMNS = (
     "note",
 )
 PHASES = ("decode", "prefill", "offline")
+# The build an engine ran on: CUDA on NVIDIA, ROCm or Vulkan (llama.cpp) on AMD.
+BACKENDS = {"nvidia": ("cuda",), "amd": ("rocm", "vulkan")}
 INTEGERS = ("gpus", "tp", "batch", "prompt_tokens", "output_tokens")
 # The oldest figure worth fitting: llama.cpp's CUDA backend and vLLM both date from 2023.
 OLDEST_PUBLISHED = datetime.date(2023, 1, 1)
@@ -75,6 +78,9 @@ def test_row_is_typed_and_known_to_plan(row: dict[str, str]) -> None:
     assert row["gpu"] in catalog(), f"{row['gpu']} is not a catalog id"
     assert row["model"] in presets(), f"{row['model']} is not a preset"
     assert row["engine"] in ENGINES
+    assert row["backend"] in BACKENDS[catalog()[row["gpu"]].vendor], "backend of another vendor"
+    if "vulkan" in row["note"].lower():
+        assert row["backend"] == "vulkan", "a Vulkan run recorded under another backend"
     assert row["phase"] in PHASES
     numbers = {key: int(row[key]) for key in INTEGERS}
     assert numbers["gpus"] >= 1 and 1 <= numbers["tp"] <= numbers["gpus"]

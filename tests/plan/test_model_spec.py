@@ -257,3 +257,24 @@ def test_config_dict_without_source_file() -> None:
     spec = spec_from_config(LLAMA_LIKE, name="inline", source="inline")
     assert spec.max_context == 4096
     assert spec.decode_flops_per_token(1) > 2 * spec.params.active
+
+
+@pytest.mark.parametrize(
+    ("name", "total", "moe_layers", "experts"),
+    [("llama-4-scout", 109e9, 48, 16), ("llama-4-maverick", 400e9, 24, 128)],
+)
+def test_llama_4_reads_its_nested_interleaved_moe_with_a_shared_expert(
+    name: str, total: float, moe_layers: int, experts: int
+) -> None:
+    # Meta's model cards: Scout 109B total, Maverick 400B, both 17B active; Maverick puts
+    # an MoE block in every second layer (interleave_moe_layer_step 2), dense ones between.
+    spec = load_model(name)
+    assert spec.family == "llama4_text"
+    assert spec.moe is not None
+    assert (spec.moe.moe_layers, spec.moe.num_experts) == (moe_layers, experts)
+    assert spec.moe.experts_per_token == 1
+    assert spec.moe.shared_intermediate == spec.moe.expert_intermediate == 8192
+    assert spec.params.total == pytest.approx(total, rel=0.01)
+    assert spec.params.active + spec.params.embedding == pytest.approx(17e9, rel=0.03)
+    if moe_layers < spec.num_layers:  # dense layers are intermediate_size_mlp (16384) wide
+        assert spec.params.dense_mlp == (spec.num_layers - moe_layers) * 3 * 5120 * 16384

@@ -175,3 +175,41 @@ def test_largest_true_finds_the_edge_and_never_passes_the_limit(edge: int, limit
 
     assert largest_true(holds, limit) == min(edge, limit)
     assert max(asked) <= limit
+
+
+def test_activations_follow_the_engines_prefill_chunk() -> None:
+    # llama.cpp prefills 512 tokens a step (-ub 512), vLLM 2048: a batch-1 prompt's
+    # activations are a quarter as large; a batch over the chunk sets the size itself.
+    spec = load_model("llama-3.1-8b")
+    gpu = find_gpu("rtx-4090")
+    assert gpu is not None
+    logits = spec.vocab_size * 4  # fp32 logits of one sequence
+    per_token = 4 * spec.hidden_size + (
+        (spec.num_heads + 2 * spec.num_kv_heads) * spec.head_dim + 2 * spec.intermediate_size
+    )
+
+    def activations(chunk: int, batch: int = 1) -> float:
+        return breakdown(
+            spec,
+            gpu,
+            BF16,
+            KV_BF16,
+            context=4096,
+            batch=batch,
+            tp=1,
+            pp=1,
+            utilization=0.9,
+            chunk=chunk,
+        ).activations
+
+    assert activations(512) == pytest.approx(512 * per_token * 2 + logits)
+    assert activations(2048) == pytest.approx(2048 * per_token * 2 + logits)
+    assert (
+        activations(2048)
+        == breakdown(
+            spec, gpu, BF16, KV_BF16, context=4096, batch=1, tp=1, pp=1, utilization=0.9
+        ).activations
+    )
+    big = 4096  # decode steps of more sequences than either chunk holds
+    assert activations(512, batch=big) == activations(2048, batch=big)
+    assert activations(512, batch=big) > activations(2048)

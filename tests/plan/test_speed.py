@@ -85,7 +85,7 @@ def _tables() -> EfficiencyTables:
                 _profile(
                     "llama.cpp",
                     "nvidia",
-                    "*",
+                    "desktop",
                     "*",
                     token_overhead_ms=2.0,
                     bandwidth=0.65,
@@ -285,7 +285,7 @@ def test_engines_differ_on_the_same_gpu() -> None:
     assert (vllm.engine, llama_cpp.engine) == ("vllm", "llama.cpp")
     # vllm has no profile of its own here: the global one (80% of 1008 GB/s).
     assert vllm.mem_bw_gbs == pytest.approx(1008 * 0.8)
-    # llama.cpp on NVIDIA: 65% of bandwidth, 45% of the matrix peak, 2 ms per step.
+    # llama.cpp on NVIDIA desktop cards: 65% of bandwidth, 45% of the matrix peak, 2 ms per step.
     assert llama_cpp.mem_bw_gbs == pytest.approx(1008 * 0.65)
     assert llama_cpp.token_overhead_s == pytest.approx(2e-3)
     assert llama_cpp.tflops == pytest.approx(vllm.tflops * 0.45 / 0.7)
@@ -294,7 +294,7 @@ def test_engines_differ_on_the_same_gpu() -> None:
     large = estimate_prefill(spec, BF16, vllm, context=4096, tp=1, pp=1)
     assert (small.chunk_tokens, large.chunk_tokens) == (512, 2048)
     assert small.tokens_per_s < large.tokens_per_s
-    assert "llama.cpp on nvidia GPUs" in llama_cpp.efficiency_note
+    assert "llama.cpp on nvidia desktop GPUs" in llama_cpp.efficiency_note
 
 
 def test_the_default_engine_follows_the_gpu_segment() -> None:

@@ -17,7 +17,7 @@ from gpuport.kb.query import KbCounts, KbLookup, KbMatch, KbTable
 from gpuport.plan.catalog import Gpu, Interconnect
 from gpuport.plan.memory import MemoryBreakdown
 from gpuport.plan.model_spec import ModelSpec, ParamCount, Published
-from gpuport.plan.planner import PlanEntry, PlanRequest, PlanResult
+from gpuport.plan.planner import PlanEntry, PlanRequest, PlanResult, range_sentence
 from gpuport.plan.precision import KvDtype, Precision
 from gpuport.plan.prices import Price
 from gpuport.plan.speed import DecodeEstimate, PrefillEstimate, Rates, StepTime, Uncertainty
@@ -240,7 +240,13 @@ def _step(memory_ms: float, compute_ms: float, communication_ms: float = 0.0) ->
 
 
 # The validation behind a range; the NV80 entry has none (measured rates), as happens.
-_UNCERTAINTY = Uncertainty(0.82, 1.12, 0.14, "vllm on datacenter GPUs, decode: 30 measurements")
+_UNCERTAINTY = Uncertainty(
+    0.82,
+    1.12,
+    0.14,
+    "vLLM on AMD datacenter GPUs, decode: 30 measurements on 2 GPUs, leave-one-GPU-out",
+)
+_RANGED_DECODE = DecodeEstimate(1480.5, 92.53, _step(10.2, 3.1), 180, 420, _UNCERTAINTY)
 
 
 def sample_plan() -> PlanResult:
@@ -254,10 +260,14 @@ def sample_plan() -> PlanResult:
         max_sequences=152,
         max_context=131072,
         rates=Rates(4240.0, 780.0, 448.0, 5.0, False, "datasheet x efficiency"),
-        decode=DecodeEstimate(1480.5, 92.53, _step(10.2, 3.1), 180, 420, _UNCERTAINTY),
+        decode=_RANGED_DECODE,
         prefill=PrefillEstimate(24150.0, _step(12.0, 84.8), 8192, _UNCERTAINTY),
         price=_price(2.5, _BIG_AMD),
-        reasons=("fits on one device with 152 sequences of room", "memory-bound decode"),
+        reasons=(
+            "fits on one device with 152 sequences of room",
+            "memory-bound decode",
+            f"decode {range_sentence(_RANGED_DECODE)}",
+        ),
         engine="vllm",
         batch=16,
         context=8192,

@@ -61,6 +61,7 @@ PHASES = ("decode", "prefill")
 # The GPU classes the fit and the ranges are grouped by: a workstation card is a consumer
 # die with more memory, so both count as "desktop".
 SEGMENT_CLASSES = ("datacenter", "desktop")
+VENDORS = ("nvidia", "amd")
 # Weight formats grouped by the kernels that read them.
 QUANT_KINDS = ("16bit", "fp8", "int8", "int4", "mxfp4", "gguf-legacy", "gguf-k", "gguf-iq")
 
@@ -108,21 +109,31 @@ def quant_kind(precision: Precision) -> str:
 
 def profile_keys(engine: str, gpu: Gpu) -> Iterator[tuple[str, str, str, str]]:
     """(engine, vendor, segment class, family) from the most specific group to the global
-    one, through the engine's class: the order in which fitted profiles are looked up."""
+    one, through the engine's class: the order in which fitted profiles are looked up.
+
+    The segment class comes before the vendor: a desktop card of either vendor runs an
+    engine more like another desktop card than like its vendor's datacenter parts (under
+    leave-one-GPU-out, the R9700 predicted from MI300X and MI50 rows came out 4-6x slow;
+    from the GeForce rows, within 10-40%), and there is no vendor-wide group: pulled towards
+    the MI300X's and MI50's values, the R9700 came out 4.5-5.8x slow again."""
     vendor, segment, family = gpu.vendor, segment_class(gpu), arch_family(gpu)
     yield engine, vendor, segment, family
     yield engine, vendor, segment, ANY
-    yield engine, vendor, ANY, ANY
+    yield engine, ANY, segment, ANY
     yield engine, ANY, ANY, ANY
     yield ENGINE_CLASSES[engine], ANY, ANY, ANY
     yield ANY, ANY, ANY, ANY
 
 
-def uncertainty_keys(engine: str, gpu: Gpu) -> Iterator[tuple[str, str]]:
-    """(engine, segment class) from the most specific to the global range."""
-    yield engine, segment_class(gpu)
-    yield engine, ANY
-    yield ANY, ANY
+def uncertainty_keys(engine: str, gpu: Gpu) -> Iterator[tuple[str, str, str]]:
+    """(engine, segment class, vendor) from the most specific to the global range: an
+    engine's range on one vendor's cards where the validation has enough of them, else on
+    the class, the engine, everything."""
+    segment = segment_class(gpu)
+    yield engine, segment, gpu.vendor
+    yield engine, segment, ANY
+    yield engine, ANY, ANY
+    yield ANY, ANY, ANY
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +166,7 @@ class Spread:
 
     engine: str
     segment: str
+    vendor: str
     phase: str
     low_factor: float  # 10th percentile of measured / estimated
     high_factor: float  # 90th percentile
@@ -167,7 +179,7 @@ class Spread:
 class EfficiencyTables:
     profiles: Mapping[tuple[str, str, str, str], Profile]
     quant: Mapping[tuple[str, str], QuantFactor]
-    spreads: Mapping[tuple[str, str, str], Spread]
+    spreads: Mapping[tuple[str, str, str, str], Spread]  # engine, segment, vendor, phase
     measurements: int
     fitted: datetime.date
     source: str
@@ -198,7 +210,7 @@ def tables_from_document(document: Mapping[str, Any]) -> EfficiencyTables:
     for entry in entries(data, "profile", EFFICIENCY_TOML, "engine"):
         key = (
             _choice_or_any(entry, "engine", (*ENGINES, *sorted(set(ENGINE_CLASSES.values())))),
-            _choice_or_any(entry, "vendor", ("nvidia", "amd")),
+            _choice_or_any(entry, "vendor", VENDORS),
             _choice_or_any(entry, "segment", SEGMENT_CLASSES),
             entry.text("family"),
         )
@@ -233,12 +245,14 @@ def tables_from_document(document: Mapping[str, Any]) -> EfficiencyTables:
             entry.integer("rows"),
         )
         quant[(factor.engine, factor.kind)] = factor
-    spreads: dict[tuple[str, str, str], Spread] = {}
+    spreads: dict[tuple[str, str, str, str], Spread] = {}
     for entry in entries(data, "uncertainty", EFFICIENCY_TOML, "engine"):
         _sourced(entry)
         spread = Spread(
             _choice_or_any(entry, "engine", ENGINES),
             _choice_or_any(entry, "segment", SEGMENT_CLASSES),
+            # a range over both vendors may leave the key out
+            entry.choice("vendor", (*VENDORS, ANY)) if "vendor" in entry.raw else ANY,
             entry.choice("phase", PHASES),
             entry.number("low_factor"),
             entry.number("high_factor"),
@@ -248,7 +262,7 @@ def tables_from_document(document: Mapping[str, Any]) -> EfficiencyTables:
         )
         if not 0 < spread.low_factor <= spread.high_factor:
             raise KbError(f"{entry.where}: low_factor must be positive and <= high_factor")
-        spreads[(spread.engine, spread.segment, spread.phase)] = spread
+        spreads[(spread.engine, spread.segment, spread.vendor, spread.phase)] = spread
     return EfficiencyTables(
         profiles,
         quant,
@@ -279,8 +293,8 @@ def find_quant(tables: EfficiencyTables, engine: str, precision: Precision) -> Q
 
 
 def find_spread(tables: EfficiencyTables, engine: str, gpu: Gpu, phase: str) -> Spread | None:
-    for engine_key, segment in uncertainty_keys(engine, gpu):
-        found = tables.spreads.get((engine_key, segment, phase))
+    for engine_key, segment, vendor in uncertainty_keys(engine, gpu):
+        found = tables.spreads.get((engine_key, segment, vendor, phase))
         if found is not None:
             return found
     return None

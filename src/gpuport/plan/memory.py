@@ -34,8 +34,9 @@ ASSUMPTIONS = (
     "--gpu-memory-utilization)",
     f"runtime overhead {RUNTIME_OVERHEAD_GIB:g} GiB per GPU (context, kernels, workspaces, "
     f"graphs) plus {COMMUNICATION_BUFFERS_GIB:g} GiB of NCCL/RCCL buffers when GPUs talk",
-    f"activations for a prefill chunk of {PREFILL_CHUNK_TOKENS} tokens or the batch, "
-    "whichever is larger, in bf16; fp32 logits for the batch",
+    "activations for one prefill chunk (the engine's: 512 tokens for llama.cpp, "
+    f"{PREFILL_CHUNK_TOKENS} otherwise) or the batch, whichever is larger, in bf16; fp32 "
+    "logits for the batch",
     "weights split evenly over tensor- and pipeline-parallel ranks; KV heads split over "
     "tensor-parallel ranks (replicated when there are fewer KV heads than ranks); MLA's "
     "latent cache is replicated on every tensor-parallel rank, as vLLM does",
@@ -76,8 +77,12 @@ def kv_bytes_per_device(
     return sequences * per_sequence * kv_share(model, tp) / pp
 
 
-def activation_bytes(model: ModelSpec, batch: int, tp: int) -> float:
-    tokens = max(batch, PREFILL_CHUNK_TOKENS)
+def activation_bytes(
+    model: ModelSpec, batch: int, tp: int, chunk: int = PREFILL_CHUNK_TOKENS
+) -> float:
+    """Peak activations: one prefill chunk of ``chunk`` tokens (the engine's,
+    engines.prefill_chunk) or one decode step of the batch, whichever is larger."""
+    tokens = max(batch, chunk)
     if model.moe is not None:
         mlp_width = model.moe.experts_per_token * model.moe.expert_intermediate
     else:
@@ -133,14 +138,16 @@ def breakdown(
     tp: int,
     pp: int,
     utilization: float,
+    chunk: int = PREFILL_CHUNK_TOKENS,
 ) -> MemoryBreakdown:
+    """Bytes per device; ``chunk`` is the engine's prefill chunk (engines.prefill_chunk)."""
     devices = tp * pp
     return MemoryBreakdown(
         capacity=gpu.memory_bytes,
         budget=gpu.memory_bytes * utilization,
         weights=weight_bytes(model, precision) / devices,
         kv_cache=kv_bytes_per_device(model, kv, context, batch, tp, pp),
-        activations=activation_bytes(model, batch, tp),
+        activations=activation_bytes(model, batch, tp, chunk),
         overhead=overhead_bytes(devices),
     )
 

@@ -43,6 +43,8 @@ KNOWN_FAMILIES = (
     "deepseek_v2",
     "deepseek_v3",
     "gpt_oss",
+    "llama4",
+    "llama4_text",
     "phi",
     "phi3",
 )
@@ -519,7 +521,9 @@ def spec_from_config(
         if family == "gpt_oss":
             per_expert += 2 * expert_inter + hidden  # gate_up and down biases
         router = hidden * num_experts + (num_experts if family in ("gpt_oss", "deepseek_v3") else 0)
-        n_shared = f.int("n_shared_experts", default=0, minimum=0)
+        # Llama 4: one shared expert as wide as a routed one (intermediate_size) beside them.
+        llama4 = family.startswith("llama4")
+        n_shared = f.int("n_shared_experts", default=1 if llama4 else 0, minimum=0)
         shared_inter = n_shared * expert_inter
         if f.has("shared_expert_intermediate_size"):
             shared_inter = f.int("shared_expert_intermediate_size", minimum=0)
@@ -528,11 +532,19 @@ def spec_from_config(
             shared_per_layer += hidden  # Qwen2-MoE's sigmoid gate on the shared expert
         # Which layers are MoE: DeepSeek keeps the first few dense; Qwen-MoE can list some.
         first_dense = f.int("first_k_dense_replace", default=0, minimum=0)
-        step = f.int("moe_layer_freq", "decoder_sparse_step", default=1)
+        step = f.int(
+            "moe_layer_freq",
+            "decoder_sparse_step",
+            "interleave_moe_layer_step",
+            default=1,
+            minimum=1,
+        )
         mlp_only = f.raw("mlp_only_layers") or []
         if not isinstance(mlp_only, list):
             raise PlanInputError(f"{source}: mlp_only_layers must be a list of layer numbers")
-        if family.startswith("qwen"):
+        if llama4:  # transformers' Llama 4: layers step - 1, 2 * step - 1, ... (Maverick: odd)
+            moe_layer_ids = list(range(step - 1, layers, step))
+        elif family.startswith("qwen"):
             # transformers' Qwen-MoE: (layer_idx + 1) % decoder_sparse_step == 0
             moe_layer_ids = [i for i in range(layers) if (i + 1) % step == 0 and i not in mlp_only]
         else:
@@ -547,7 +559,9 @@ def spec_from_config(
         experts_total = moe_layers * num_experts * per_expert
         active_experts = moe_layers * top_k * per_expert
         shared_total = moe_layers * shared_per_layer
-        dense_total = dense_layers * mlp_params(inter)
+        # Llama 4's dense layers are intermediate_size_mlp wide, twice an expert.
+        dense_width = f.int("intermediate_size_mlp", default=inter) if llama4 else inter
+        dense_total = dense_layers * mlp_params(dense_width)
         moe = MoeSpec(
             num_experts=num_experts,
             experts_per_token=top_k,

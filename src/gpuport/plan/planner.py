@@ -8,11 +8,18 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from gpuport.plan.catalog import GPUS_PER_NODE, Gpu, MeasuredRates
-from gpuport.plan.engines import DATACENTER_ENGINE, DESKTOP_ENGINE, ENGINES, default_engine
+from gpuport.plan.engines import (
+    DATACENTER_ENGINE,
+    DESKTOP_ENGINE,
+    ENGINES,
+    default_engine,
+    prefill_chunk,
+)
 from gpuport.plan.errors import PlanInputError
 from gpuport.plan.memory import ASSUMPTIONS as MEMORY_ASSUMPTIONS
 from gpuport.plan.memory import (
     DEFAULT_UTILIZATION,
+    PREFILL_CHUNK_TOKENS,
     MemoryBreakdown,
     breakdown,
     max_context,
@@ -292,16 +299,20 @@ def _rate(value: float) -> str:
 
 
 def range_sentence(estimate: DecodeEstimate | PrefillEstimate) -> str | None:
-    """The typical range of an estimate and what it rests on, "typically 60-85 tok/s; within
-    18% for vllm on datacenter GPUs, ..." (None: no validation covers the case)."""
+    """The typical range of an estimate and what it rests on, "typically 60-85 tok/s (8 in 10
+    measurements within 0.80-1.13x the estimate, median error 9%; vLLM on datacenter GPUs,
+    ...)" (None: no validation covers the case)."""
     span = estimate.range_tokens_per_s
     uncertainty: Uncertainty | None = estimate.uncertainty
     if span is None or uncertainty is None:
         return None
     low, high = span
+    # The median error and the 10th-90th percentile span are both stated: a small median
+    # next to a wide span is a model usually right with a few far-off cards, not a bound.
     return (
-        f"typically {_rate(low)}{DASH}{_rate(high)} tok/s; within {uncertainty.typical_error:.0%} "
-        f"for {uncertainty.basis}"
+        f"typically {_rate(low)}{DASH}{_rate(high)} tok/s (8 in 10 measurements within "
+        f"{uncertainty.low_factor:.2f}{DASH}{uncertainty.high_factor:.2f}\u00d7 the estimate, median "
+        f"error {uncertainty.typical_error:.0%}; {uncertainty.basis})"
     )
 
 
@@ -349,6 +360,7 @@ def _entry(
             tp=tp,
             pp=pp,
             utilization=request.utilization,
+            chunk=prefill_chunk(engine, PREFILL_CHUNK_TOKENS),
         )
         if memory.fits:
             chosen = (tp, pp, memory)

@@ -100,11 +100,16 @@ _ENGINE_NAMES = {
 }
 
 
+_VENDOR_NAMES = {"nvidia": "NVIDIA", "amd": "AMD"}
+
+
 def _uncertainty(spread: Spread | None) -> Uncertainty | None:
     if spread is None:
         return None
     engine = "every engine" if spread.engine == ANY else _ENGINE_NAMES[spread.engine]
     gpus = "all" if spread.segment == ANY else spread.segment
+    if spread.vendor != ANY:
+        gpus = f"{_VENDOR_NAMES[spread.vendor]} {gpus}"
     return Uncertainty(
         spread.low_factor,
         spread.high_factor,
