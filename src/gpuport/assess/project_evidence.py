@@ -22,22 +22,14 @@ from gpuport.kb.decision_factors import decision_factors, instance_types
 from gpuport.kb.packages import normalize_name
 from gpuport.plan.catalog import catalog, find_gpu
 from gpuport.project.model import EMPTY_MODEL, ProjectModel
+from gpuport.scan.deps.analyze import DEPENDENCY_KINDS as SCANNED_DEPENDENCY_KINDS
 from gpuport.scan.deps.analyze import parse_source
 
 # Past these, the rest of the project is not read for the decision (it still is for the scan):
 # the evidence it needs shows in the first files of any size.
 MAX_FILES = 5000
 MAX_FILE_BYTES = 2 * 1024 * 1024
-DEPENDENCY_KINDS = frozenset(
-    {
-        FileKind.REQUIREMENTS,
-        FileKind.PYPROJECT,
-        FileKind.SETUP_PY,
-        FileKind.SETUP_CFG,
-        FileKind.CONDA_ENV,
-        FileKind.PIPFILE,
-    }
-)
+DEPENDENCY_KINDS = frozenset(SCANNED_DEPENDENCY_KINDS)  # the files the dependency scanner reads
 TEXT_KINDS = DEPENDENCY_KINDS | {
     FileKind.PYTHON,
     FileKind.DOCKERFILE,
