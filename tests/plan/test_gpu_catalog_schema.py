@@ -47,6 +47,12 @@ REQUIRED_GPUS = (
     "rtx-6000-ada",
     "l4",
     "mi350x",
+    "h100-nvl",
+    "l40",
+    "a40",
+    "a30",
+    "rtx-5000-ada",
+    "mi300a",
 )
 NUMBERS = ("memory_gib", "mem_bw_gbs", "fp16_tflops", "tdp_w", "link_gbs")
 TEXTS = ("id", "short", "name", "architecture", "arch_id", "memory_type", "seen_in")
