@@ -52,7 +52,6 @@ REQUIRED_GPUS = (
     "a40",
     "a30",
     "rtx-5000-ada",
-    "mi300a",
 )
 NUMBERS = ("memory_gib", "mem_bw_gbs", "fp16_tflops", "tdp_w", "link_gbs")
 TEXTS = ("id", "short", "name", "architecture", "arch_id", "memory_type", "seen_in")
