@@ -187,24 +187,28 @@ def sweep_markdown(plan: PlanResult) -> list[str]:
         "|---|---|---:|---:|---|---:|---:|---:|---|---:|---:|---:|---:|",
     ]
     for e in plan.sweep_entries:
-        decode, prefill = e.decode, e.prefill
-        cells = [
-            md_text(e.gpu.short),
-            md_text(e.engine),
-            f"{e.context:,}",
-            f"{e.batch:,}",
-            count_text(e) if e.fits else f"does not fit in {e.devices}",
-            rate_text(decode.tokens_per_s if decode else None),
-            range_text(decode),
-            rate_text(decode.per_sequence_tokens_per_s if decode else None),
-            decode.bound if decode else "—",
-            rate_text(prefill.tokens_per_s if prefill else None),
-            range_text(prefill),
-            money_text(e.cost_per_million_output),
-            money_text(e.cost_per_million_input),
-        ]
+        cells = [md_text(e.gpu.short), md_text(e.engine), *_point_cells(e, with_bound=True)]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def _point_cells(e: PlanEntry, *, with_bound: bool) -> list[str]:
+    """One sweep point's cells after its GPU and engine, as Markdown and HTML show them."""
+    decode, prefill = e.decode, e.prefill
+    bound = [decode.bound if decode else "—"] if with_bound else []
+    return [
+        f"{e.context:,}",
+        f"{e.batch:,}",
+        count_text(e) if e.fits else f"does not fit in {e.devices}",
+        rate_text(decode.tokens_per_s if decode else None),
+        range_text(decode),
+        rate_text(decode.per_sequence_tokens_per_s if decode else None),
+        *bound,
+        rate_text(prefill.tokens_per_s if prefill else None),
+        range_text(prefill),
+        money_text(e.cost_per_million_output),
+        money_text(e.cost_per_million_input),
+    ]
 
 
 # --- HTML: table and charts ------------------------------------------------------------------
@@ -213,21 +217,7 @@ def sweep_markdown(plan: PlanResult) -> list[str]:
 def sweep_html_table(plan: PlanResult) -> str:
     rows = []
     for e in plan.sweep_entries:
-        decode, prefill = e.decode, e.prefill
-        cells = (
-            e.gpu.name,
-            e.engine,
-            f"{e.context:,}",
-            f"{e.batch:,}",
-            count_text(e) if e.fits else f"does not fit in {e.devices}",
-            rate_text(decode.tokens_per_s if decode else None),
-            range_text(decode),
-            rate_text(decode.per_sequence_tokens_per_s if decode else None),
-            rate_text(prefill.tokens_per_s if prefill else None),
-            range_text(prefill),
-            money_text(e.cost_per_million_output),
-            money_text(e.cost_per_million_input),
-        )
+        cells = (e.gpu.name, e.engine, *_point_cells(e, with_bound=False))
         rows.append("<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in cells) + "</tr>")
     head = (
         "GPU",
