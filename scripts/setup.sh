@@ -31,12 +31,17 @@ if [ ! -x .venv/bin/python ]; then
   $PY -m venv .venv
 fi
 if [ "$want_test" = 1 ]; then
-  stamp=.venv/.gpuport-installed-dev; spec=".[dev]"; what="gpuport with its test tools"
+  stamp=.venv/.gpuport-installed-dev; spec=".[dev,bench]"; what="gpuport with its test tools"
 else
   stamp=.venv/.gpuport-installed; spec="."; what="gpuport"
 fi
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   log "installing $what into .venv"
+  if [ "$want_test" = 1 ]; then
+    # bench/verify's tests run on PyTorch's CPU build. The exact pin takes the CPU wheel; the
+    # bench extra's `torch>=2.4` is then already met, so pip never fetches a CUDA build.
+    .venv/bin/python -m pip install -q --disable-pip-version-check "torch==${GPUPORT_TORCH:-2.13.0}"
+  fi
   .venv/bin/python -m pip install -q --disable-pip-version-check -e "$spec"
   touch "$stamp"
 fi

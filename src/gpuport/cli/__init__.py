@@ -20,7 +20,7 @@ try:
     from gpuport import __version__
 
     # The modules, not their commands: `gpuport.cli.port` must stay the module of that name.
-    from gpuport.cli import assess, explain, kb, plan, port, scan
+    from gpuport.cli import assess, bench, doctor, explain, kb, plan, port, scan, serve, verify
     from gpuport.cli.common import interrupted
 except KeyboardInterrupt:
     # Ctrl-C while the commands load (a second or so on a busy machine): exit 130 as it does
@@ -35,7 +35,14 @@ COMMANDS: tuple[click.Command, ...] = (
     plan.plan,
     kb.kb,
     explain.explain,
+    bench.bench,
+    verify.verify,
+    doctor.doctor,
 )
+
+# `bench serve` and `verify serve` share one OpenAI-compatible client (gpuport.cli.serve).
+bench.bench.add_command(serve.bench_serve)
+verify.verify.add_command(serve.verify_serve)
 
 
 class _ClosedStream(io.TextIOBase):
