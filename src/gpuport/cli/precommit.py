@@ -126,9 +126,12 @@ def main(files: tuple[str, ...], **flags: Any) -> None:
     result, settings = scan_files(files, flags)
     if not result.stats.files_seen:
         sys.exit(ExitCode.CLEAN)
+    # pre-commit shows a hook's output when it fails (or with --verbose): the report when there
+    # is something to report, its one summary line otherwise.
     if result.findings or result.skipped:
         emit(render_chunks(result, Format.TERMINAL, render_options(Format.TERMINAL, None)), None)
-    say(scan_summary_line(result))
+    else:
+        say(scan_summary_line(result))
     sys.exit(scan_exit_code(result, settings, all_tiers=flags["all_tiers"]))
 
 
