@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -66,22 +67,28 @@ def rules_index(rules: list[Rule]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _value(key: str, value: Any) -> str:
+def _code(text: str) -> str:
+    """``text`` as an inline code span that no backtick inside it can close."""
+    text = " ".join(text.split())
+    ticks = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    return f"{ticks} {text} {ticks}" if len(ticks) > 1 else f"`{text}`"
+
+
+def _value(value: Any) -> str:
+    """A KB field's value as Markdown: sources as links, URLs and templates as code."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, list):
-        if not value:
-            return "(none)"
-        if key == "sources" or all(isinstance(v, str) and v.startswith("https://") for v in value):
-            return "\n" + "\n".join(f"    - <{v}>" for v in value if isinstance(v, str))
-        return ", ".join(md_text(_scalar(v)) for v in value)
+        if all(isinstance(v, str) and v.startswith("https://") for v in value):
+            return "\n" + "\n".join(f"    - <{v}>" for v in value)
+        return ", ".join(_value(v) for v in value)
     if isinstance(value, dict):
-        return "; ".join(f"{md_text(k)}: {md_text(_scalar(v))}" for k, v in value.items())
-    return md_text(_scalar(value))
-
-
-def _scalar(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value)
+        return "; ".join(f"{md_text(str(k))}: {_value(v)}" for k, v in value.items())
+    if not isinstance(value, str):
+        return md_text(json.dumps(value))
+    if "://" in value and " " not in value.strip():
+        return _code(value)
+    return md_text(value)
 
 
 def kb_page(table: str) -> str:
@@ -100,9 +107,9 @@ def kb_page(table: str) -> str:
         title = next((v for v in entry.values() if isinstance(v, str) and v), "(entry)")
         lines += [f"## {md_text(title)}", ""]
         for key, value in entry.items():
-            if value in ("", None):
+            if value in ("", None, [], {}):
                 continue
-            lines.append(f"- **{key.replace('_', ' ')}**: {_value(key, value)}")
+            lines.append(f"- **{key.replace('_', ' ')}**: {_value(value)}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 

@@ -75,6 +75,18 @@ def test_mkdocs_config_is_strict_and_offline() -> None:
     assert config["plugins"] == ["search"]
 
 
+def test_every_kb_table_is_described() -> None:
+    assert set(gen_docs_site.KB_ABOUT) == set(TABLES)
+
+
+def test_kb_values_render_as_markdown() -> None:
+    assert gen_docs_site._value(["https://a.example/x", "https://b.example/y"]).count("<https") == 2
+    assert gen_docs_site._value("https://h/whl/rocm{rocm}") == "`https://h/whl/rocm{rocm}`"
+    assert gen_docs_site._value("a `b` <i>") == "a \\`b\\` \\<i\\>"
+    assert gen_docs_site._code("a `b` c") == "`` a `b` c ``"
+    assert gen_docs_site._value(True) == "yes"
+
+
 def test_one_page_per_rule_command_and_kb_table(site: Path) -> None:
     for rule in all_rules():
         page = (site / "rules" / f"{rule.id}.html").read_text(encoding="utf-8")
