@@ -9,36 +9,11 @@ The tests that use these fixtures share one xdist group, so the build happens on
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-GROUP = pytest.mark.xdist_group("packaging")
-
-
-def offline_env(wheelhouse: Path, **more: str) -> dict[str, str]:
-    """The environment for a child process that must not import src/ or reach the network."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "PYTHON"))}
-    env.update(
-        PIP_NO_INDEX="1",
-        PIP_FIND_LINKS=str(wheelhouse),
-        PIP_CONFIG_FILE=os.devnull,
-        PIP_DISABLE_PIP_VERSION_CHECK="1",
-        PIP_NO_COMPILE="1",
-        NO_COLOR="1",
-    )
-    env.update(more)
-    return env
-
-
-def run(
-    cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=cwd, env=env)
+from packaging_support import ROOT, Dist, Installed, offline_env, run
 
 
 @pytest.fixture(scope="session")
@@ -47,12 +22,6 @@ def wheelhouse() -> Path:
     if not (path / ".requirements").is_file():
         pytest.fail(f"no wheelhouse at {path}: run scripts/setup.sh --test (or make setup-test)")
     return path
-
-
-@dataclass(frozen=True)
-class Dist:
-    wheel: Path
-    sdist: Path
 
 
 @pytest.fixture(scope="session")
@@ -67,16 +36,6 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Dist:
     (wheel,) = out.glob("gpuport-*.whl")
     (sdist,) = out.glob("gpuport-*.tar.gz")
     return Dist(wheel, sdist)
-
-
-@dataclass(frozen=True)
-class Installed:
-    venv: Path
-    env: dict[str, str]
-    workdir: Path  # outside the source tree: `import gpuport` can only find the installed one
-
-    def bin(self, name: str) -> str:
-        return str(self.venv / "bin" / name)
 
 
 @pytest.fixture(scope="session")

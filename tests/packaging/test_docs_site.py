@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from packaging_support import ROOT, run
 
-from conftest import ROOT, run
 from gpuport.cli import COMMANDS
 from gpuport.kb.query import TABLES
 from gpuport.scan.catalog import all_rules

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from conftest import GROUP, ROOT, offline_env, run
+from packaging_support import GROUP, ROOT, offline_env, run
 
 pytestmark = GROUP
 PRE_COMMIT = [sys.executable, "-m", "pre_commit"]

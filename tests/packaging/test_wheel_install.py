@@ -9,7 +9,7 @@ import tomllib
 import zipfile
 from pathlib import Path
 
-from conftest import GROUP, ROOT, Dist, Installed, run
+from packaging_support import GROUP, ROOT, Dist, Installed, run
 
 PACKAGE = ROOT / "src" / "gpuport"
 
