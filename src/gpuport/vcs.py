@@ -4,15 +4,18 @@
 working tree against the merge base of BASE and HEAD (what ``git diff BASE...`` shows for a
 branch, plus uncommitted edits): a pull request's own lines, not the lines its base branch
 gained since it forked. Files that are new since then (also untracked ones that git does not
-ignore) count wholly. The repository is only read: git runs without optional locks (no index
-refresh, https://git-scm.com/docs/git#Documentation/git.txt-codeGITOPTIONALLOCKScode), without
-external diff or textconv programs and without fsmonitor, and with a time-out.
+ignore) count wholly. The repository is only read: the diff is ``git diff-index``, plumbing
+that never refreshes the index as ``git diff`` does (a write); git runs without optional locks
+(https://git-scm.com/docs/git#Documentation/git.txt-codeGITOPTIONALLOCKScode), without external
+diff or textconv programs and without fsmonitor, and with a time-out.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -98,8 +101,10 @@ def changed_lines(
         )
     merge_base = merged.stdout.decode("ascii", "replace").strip()
     spec = f":(literal){pathspec}"
+    # diff-index, the plumbing: unlike `git diff` it never refreshes (writes) the index.
     diff = runner.run(
-        "diff",
+        "diff-index",
+        "--patch",
         "--unified=0",
         "--no-color",
         "--no-ext-diff",
@@ -130,7 +135,10 @@ def parse_diff(text: bytes) -> dict[str, frozenset[int] | None]:
 
     def close() -> None:
         if path is not None:
-            files[path] = None if new_file else frozenset(lines)
+            if new_file:
+                files[path] = None
+            elif lines:  # a deletion alone adds no line a finding could be on
+                files[path] = frozenset(lines)
 
     for raw in text.split(b"\n"):
         if raw.startswith(b"diff --git "):
@@ -200,25 +208,41 @@ class _Git:
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
         command = [self.executable, *_SAFE_CONFIG, *args]
         try:
-            done = subprocess.run(
+            # its own process group: on a time-out, whatever git started goes with it
+            process = subprocess.Popen(
                 command,
                 cwd=self.folder,
                 env=self.env,
                 stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=self.timeout,
-                check=False,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
             )
         except FileNotFoundError:
             raise ChangesError(f"git not found ({self.executable}); --diff needs git") from None
+        except OSError as exc:
+            raise ChangesError(f"cannot run git: {exc.strerror or exc}") from None
+        try:
+            stdout, stderr = process.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
+            _stop(process)
             raise ChangesError(
                 f"{self.folder}: git {args[0]} took longer than {self.timeout:g} s; gave up"
             ) from None
-        except OSError as exc:
-            raise ChangesError(f"cannot run git: {exc.strerror or exc}") from None
+        except BaseException:  # Ctrl-C: git does not outlive gpuport
+            _stop(process)
+            raise
+        done = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
         if check and done.returncode != 0:
-            message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            message = stderr.decode("utf-8", "replace").strip().splitlines()
             reason = message[-1] if message else f"exit status {done.returncode}"
             raise ChangesError(f"{self.folder}: git {args[0]} failed: {reason}")
         return done
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Kill ``process`` and its process group, and reap it."""
+    with contextlib.suppress(OSError, AttributeError):  # no process groups on Windows
+        os.killpg(process.pid, signal.SIGKILL)
+    process.kill()
+    process.communicate()

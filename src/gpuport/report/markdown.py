@@ -216,6 +216,14 @@ PR_COMMENT_MARKER = "<!-- gpuport:scan-diff -->"
 FINGERPRINTS_OPEN = "<!-- gpuport:fingerprints"
 
 
+def _code_span(text: str) -> str:
+    """Untrusted text as an inline code span outside a table (no ``|`` to escape there)."""
+    text = " ".join(display_text(text).splitlines())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    return f"{ticks} {text} {ticks}" if longest else f"{ticks}{text}{ticks}"
+
+
 def _change_sentence(findings: list[Finding]) -> str:
     """'This change adds **2 ROCm blockers** and 3 other findings (1 high, 2 medium).'"""
     counts = severity_counts(findings)
@@ -254,7 +262,7 @@ def render_change_markdown(result: ScanResult, change: ChangedLines, options: Re
         "",
         _change_sentence(result.findings),
         "",
-        f"Checked: the lines changed since {md_code_cell(change.base)} (merge base"
+        f"Checked: the lines changed since {_code_span(change.base)} (merge base"
         f" `{change.short_base}`), in {plural(len(change.files), 'file')}.{elsewhere}",
         "",
     ]
