@@ -303,3 +303,19 @@ def test_an_unknown_base_fails_the_job_with_gpuports_error(repo: Repo, tmp_path:
     assert done.returncode == 0  # recorded, so that the upload still happens
     assert "error: " in done.stderr and "unknown git ref" in done.stderr
     assert _script(repo, out, "finish").returncode == 2
+
+
+def test_the_readme_shows_the_ci_recipes_as_they_are() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### In CI\n", 1)[1].split("\n## ", 1)[0]
+    inputs = set(load(ACTION)["inputs"])
+    listed = re.search(r"# inputs: (.*?)\n\s*# (.*?)\n", section)
+    assert listed is not None
+    named = {n.strip() for n in (listed.group(1) + listed.group(2)).split(",") if n.strip()}
+    assert named == inputs - {"github-token"}
+    for path in ("action.yml", "docs/ci/gitlab-ci.yml", "scripts/ci/gpuport-ci.sh"):
+        assert f"]({path})" in section and (ROOT / path).is_file()
+    from gpuport.report.sarif import SECURITY_SEVERITY
+
+    for severity, score in SECURITY_SEVERITY.items():
+        assert f"{severity.label} {score}" in section
