@@ -22,6 +22,7 @@ import yaml
 
 from git_repo import GIT_ENV, Repo
 from gpuport.report.markdown import PR_COMMENT_MARKER
+from gpuport.report.sarif import SECURITY_SEVERITY
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = ROOT / "action.yml"
@@ -315,7 +316,5 @@ def test_the_readme_shows_the_ci_recipes_as_they_are() -> None:
     assert named == inputs - {"github-token"}
     for path in ("action.yml", "docs/ci/gitlab-ci.yml", "scripts/ci/gpuport-ci.sh"):
         assert f"]({path})" in section and (ROOT / path).is_file()
-    from gpuport.report.sarif import SECURITY_SEVERITY
-
     for severity, score in SECURITY_SEVERITY.items():
         assert f"{severity.label} {score}" in section

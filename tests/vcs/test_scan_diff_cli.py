@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from git_repo import Repo
 
+from git_repo import Repo
 from gpuport.cli import main
 from gpuport.report.markdown import FINGERPRINTS_OPEN, PR_COMMENT_MARKER
 
@@ -115,3 +115,16 @@ def test_a_folder_outside_git_is_an_error_and_exit_2(
     code, out, err = run(str(plain), "--diff", "main")
     assert code == 2 and out == ""
     assert "not inside a git work tree" in err and "Traceback" not in err
+
+
+def test_the_baseline_and_the_change_filter_together(repo: Repo, tmp_path: Path) -> None:
+    _, out, _ = run(str(repo.root), "--diff", "main", "--format", "json")
+    pynvml = next(f for f in json.loads(out)["findings"] if f["rule_id"] == "GP201")
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(json.dumps({"fingerprints": [pynvml["fingerprint"]]}))
+    _, out, _ = run(
+        str(repo.root), "--diff", "main", "--baseline", str(baseline), "--format", "json"
+    )
+    document = json.loads(out)
+    assert rules_of(document) == [("GP401", "Dockerfile", 1)]
+    assert document["stats"]["baselined"] == 1 and document["change"]["outside"] == 1
