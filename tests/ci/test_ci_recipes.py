@@ -318,3 +318,20 @@ def test_the_readme_shows_the_ci_recipes_as_they_are() -> None:
         assert f"]({path})" in section and (ROOT / path).is_file()
     for severity, score in SECURITY_SEVERITY.items():
         assert f"{severity.label} {score}" in section
+
+
+def test_install_pip_installs_the_given_source(repo: Repo, tmp_path: Path) -> None:
+    fake = tmp_path / "fake-python"
+    record = tmp_path / "args"
+    fake.write_text(f'#!/bin/sh\necho "$@" > "{record}"\n', encoding="utf-8")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    done = _script(repo, tmp_path / "out", "install", PYTHON=str(fake), GPUPORT_SOURCE=str(ROOT))
+    assert done.returncode == 0, done.stderr
+    assert record.read_text().split() == [
+        "-m",
+        "pip",
+        "install",
+        "--disable-pip-version-check",
+        "--quiet",
+        str(ROOT),
+    ]
