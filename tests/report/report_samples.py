@@ -29,6 +29,7 @@ from gpuport.project.model import Evidence
 from gpuport.report import Format, RenderOptions, render
 from gpuport.rules import Rule
 from gpuport.scan.engine import ScanResult
+from gpuport.vcs import ChangedLines
 
 TOOL_VERSION = "9.9.9-test"
 SAMPLE_OPTIONS = RenderOptions(tool_version=TOOL_VERSION)
@@ -318,6 +319,15 @@ def sample_scan() -> ScanResult:
         baselined=1,
         rules=list(RULES),
     )
+
+
+def sample_change_scan() -> ScanResult:
+    """The sample scan as `scan --diff origin/main` would report it: a pull request's findings."""
+    scan = sample_scan()
+    files = {f.location.path: frozenset({f.location.line}) for f in scan.findings}
+    scan.change = ChangedLines("origin/main", "0123456789abcdef" * 2 + "01234567", files)
+    scan.outside_change = 4
+    return scan
 
 
 SAMPLE_STEPS = [

@@ -12,6 +12,7 @@ from report_samples import (
     decided_assessment,
     rocm_assessment,
     sample_assessment,
+    sample_change_scan,
     sample_scan,
 )
 from result_samples import (
@@ -36,6 +37,7 @@ SUFFIX = {
 }
 SAMPLES: dict[str, Callable[[], object]] = {
     "scan": sample_scan,
+    "scan-diff": sample_change_scan,
     "assessment": sample_assessment,
     "assessment-rocm": rocm_assessment,
     "assessment-decided": decided_assessment,
@@ -50,6 +52,7 @@ SAMPLES: dict[str, Callable[[], object]] = {
 }
 TIMED = {
     "scan",
+    "scan-diff",
     "assessment",
     "assessment-rocm",
     "assessment-decided",

@@ -192,6 +192,10 @@ def _summary(result: ScanResult) -> Text:
         parts.append(f"{result.suppressed} suppressed")
     if result.baselined:
         parts.append(f"{result.baselined} in the baseline")
+    if result.change is not None:
+        parts.append(
+            f"only lines changed since {result.change.base}: {result.outside_change} outside them"
+        )
     text.append(" · " + " · ".join(parts))
     return text
 
