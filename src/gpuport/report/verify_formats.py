@@ -170,21 +170,20 @@ def render_verify_terminal(result: VerifyComparison, options: RenderOptions) -> 
     console.print(Text(_tolerance_line(result)))
     console.print()
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    table.add_column("case", no_wrap=True)
-    for header in ("result", "max abs", "max rel", "out of tol", "needs atol / rtol", "closer"):
-        table.add_column(header, overflow="fold")
+    table.add_column("case", overflow="fold", ratio=1)
+    for header in ("result", "max abs", "max rel", "out of tol", "atol need", "rtol need"):
+        table.add_column(header, no_wrap=True)
+    table.add_column("closer", no_wrap=True)
     for case in result.cases:
-        cells = _row(case)
-        needs = "—" if cells[3] == "—" else f"{cells[3]} / {cells[4]}"
         table.add_row(
             Text(display_text(case.name)),
             Text(case.status.value, style=_STATUS_STYLE[case.status]),
-            *cells[:3],
-            needs,
-            cells[5],
+            *_row(case)[:6],
         )
     console.print(table)
-    console.print(Text("closer: which machine's output is closer to the fp64 CPU reference"))
+    console.print(
+        Text("need: the smallest atol (or rtol) that passes; closer: the machine nearer fp64")
+    )
     for case in result.cases:
         notes = _case_notes(case)
         for note in notes:

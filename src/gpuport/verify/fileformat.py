@@ -229,12 +229,31 @@ def _case(entry: object, shown: str) -> RecordedCase:
     )
 
 
+def _check_length(header: Mapping[str, Any], data: bytes, shown: str) -> None:
+    """A file cut short says so (safetensors would call it "not fully covered")."""
+    (length,) = struct.unpack("<Q", data[:8])
+    ends = [
+        entry["data_offsets"][1]
+        for name, entry in header.items()
+        if name != "__metadata__"
+        and isinstance(entry, dict)
+        and isinstance(entry.get("data_offsets"), list)
+        and len(entry["data_offsets"]) == 2
+        and isinstance(entry["data_offsets"][1], int)
+    ]
+    missing = 8 + length + max(ends, default=0) - len(data)
+    if missing > 0:
+        raise ReferenceFileError(f"{shown}: truncated: {missing:,} bytes of tensors are missing")
+
+
 def decode(data: bytes, shown: str) -> Recording:
     """Read a reference file's bytes; :class:`ReferenceFileError` for anything amiss."""
     from safetensors import SafetensorError
     from safetensors.torch import load
 
-    document = _metadata(_header(data, shown), shown)
+    header = _header(data, shown)
+    document = _metadata(header, shown)
+    _check_length(header, data, shown)
     try:
         tensors = load(data)
     except (SafetensorError, ValueError, RuntimeError, OverflowError) as exc:
