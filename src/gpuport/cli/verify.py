@@ -183,7 +183,7 @@ def compare(
     passed, failed = result.count(CaseStatus.PASS), result.count(CaseStatus.FAIL)
     skipped, errors = result.count(CaseStatus.SKIPPED), result.count(CaseStatus.ERROR)
     say(
-        f"{len(result.cases)} cases: {passed} pass, {failed} fail, {skipped} skipped"
+        f"{len(result.cases)} case{'s' if len(result.cases) != 1 else ''}: {passed} pass, {failed} fail, {skipped} skipped"
         + (f", {errors} error{'s' if errors != 1 else ''}" if errors else "")
         + f" (recorded on {result.recorded.label}, compared on {result.here.label})"
     )

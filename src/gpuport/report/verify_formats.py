@@ -23,6 +23,7 @@ from gpuport.report.common import (
     html_text,
     md_text,
     memory_console,
+    plural,
     with_content_security_policy,
 )
 from gpuport.verify.result import (
@@ -76,7 +77,7 @@ def _summary(result: VerifyComparison) -> str:
         for status in CaseStatus
         if result.count(status) or status in (CaseStatus.PASS, CaseStatus.FAIL)
     ]
-    return f"{len(result.cases)} cases: " + ", ".join(counts)
+    return f"{plural(len(result.cases), 'case')}: " + ", ".join(counts)
 
 
 def _machine_line(label: str, machine: MachineDescription) -> str:
@@ -170,8 +171,9 @@ def render_verify_terminal(result: VerifyComparison, options: RenderOptions) -> 
     console.print(Text(_tolerance_line(result)))
     console.print()
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    table.add_column("case", overflow="fold", ratio=1)
-    for header in ("result", "max abs", "max rel", "out of tol", "atol need", "rtol need"):
+    longest = max((len(display_text(case.name)) for case in result.cases), default=4)
+    table.add_column("case", overflow="fold", min_width=min(longest, 24))
+    for header in ("result", "max abs", "max rel", "out tol", "atol", "rtol"):
         table.add_column(header, no_wrap=True)
     table.add_column("closer", no_wrap=True)
     for case in result.cases:
@@ -182,7 +184,10 @@ def render_verify_terminal(result: VerifyComparison, options: RenderOptions) -> 
         )
     console.print(table)
     console.print(
-        Text("need: the smallest atol (or rtol) that passes; closer: the machine nearer fp64")
+        Text(
+            "out tol: share of elements out of tolerance; atol, rtol: the smallest that pass; "
+            "closer: the machine nearer the fp64 reference"
+        )
     )
     for case in result.cases:
         notes = _case_notes(case)
