@@ -122,3 +122,24 @@ def _conv_bf16(x: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
         x["x"].bfloat16(), x["weight"].bfloat16(), x["bias"].bfloat16(), padding=1
     )
     return {"out": out.float()}
+
+
+def test_tf32_on_the_nvidia_side_is_pointed_out_and_not_on_rocm() -> None:
+    from gpuport.verify.run import setting_notes
+
+    on = {
+        "allow_tf32_cudnn": True,
+        "allow_tf32_matmul": False,
+        "float32_matmul_precision": "highest",
+    }
+    (note,) = setting_notes(on, "cuda", "cpu")
+    assert note.startswith("recorded: TF32 allowed for fp32 convolutions") and "conv2d" in note
+    assert setting_notes(on, "rocm", "cpu") == ()  # the switches do nothing on ROCm
+    matmul = {"allow_tf32_matmul": True}
+    assert "fp32 matmuls" in setting_notes(matmul, "cuda", "cpu")[0]
+
+
+def test_verify_serve_stays_a_sub_command_of_the_group() -> None:
+    from gpuport.cli.verify import verify
+
+    assert {"record", "compare", "serve"} <= set(verify.commands)

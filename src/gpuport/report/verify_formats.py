@@ -169,6 +169,8 @@ def render_verify_terminal(result: VerifyComparison, options: RenderOptions) -> 
     for line in _machine_lines(result):
         console.print(Text(display_text(line)))
     console.print(Text(_tolerance_line(result)))
+    for note in result.notes:
+        console.print(Text(f"note: {display_text(note)}", style="yellow"))
     console.print()
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     longest = max((len(display_text(case.name)) for case in result.cases), default=4)
@@ -247,6 +249,7 @@ def verify_json(result: VerifyComparison) -> dict[str, Any]:
             {"dtype": t.dtype, "rtol": t.rtol, "atol": t.atol, "overridden": t.overridden}
             for t in result.tolerances
         ],
+        "notes": list(result.notes),
         "passed": result.passed,
         "counts": {status.value: result.count(status) for status in CaseStatus},
         "cases": [
@@ -281,7 +284,9 @@ def render_verify_json(result: VerifyComparison, options: RenderOptions) -> str:
 def render_verify_markdown(result: VerifyComparison, options: RenderOptions) -> str:
     lines = [f"# gpuport verify: {md_text(_title(result))}", ""]
     lines += [f"- {md_text(line)}" for line in _machine_lines(result)]
-    lines += [f"- {md_text(_tolerance_line(result))}", f"- **{md_text(_summary(result))}**", ""]
+    lines += [f"- {md_text(_tolerance_line(result))}"]
+    lines += [f"- note: {md_text(note)}" for note in result.notes]
+    lines += [f"- **{md_text(_summary(result))}**", ""]
     lines.append("| " + " | ".join(_HEADERS) + " |")
     lines.append("|" + "---|" * len(_HEADERS))
     for case in result.cases:
@@ -327,7 +332,12 @@ def render_verify_html(result: VerifyComparison, options: RenderOptions) -> str:
         for case in result.cases
     )
     about = "".join(
-        f"<li>{html_text(line)}</li>" for line in (*_machine_lines(result), _tolerance_line(result))
+        f"<li>{html_text(line)}</li>"
+        for line in (
+            *_machine_lines(result),
+            _tolerance_line(result),
+            *(f"note: {note}" for note in result.notes),
+        )
     )
     notes = "".join(
         f"<li>{html_text(case.name)}: {html_text(note)}</li>"

@@ -91,6 +91,7 @@ class VerifyComparison:
     device: str  # where this run computed: "cpu", "cuda"
     tolerances: tuple[Tolerance, ...]
     cases: tuple[CaseComparison, ...]
+    notes: tuple[str, ...] = ()  # settings that explain differences (TF32 on one side)
 
     def count(self, status: CaseStatus) -> int:
         return sum(1 for case in self.cases if case.status is status)

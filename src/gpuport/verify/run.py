@@ -370,6 +370,35 @@ def _compare_model_case(
     return _outputs_comparison(recording, case, here, overrides, "", False)
 
 
+def setting_notes(
+    recorded: Mapping[str, Any], recorded_accelerator: str, here_accelerator: str
+) -> tuple[str, ...]:
+    """TF32 switched on for a side that ran on an NVIDIA GPU: it explains fp32 differences.
+
+    TF32 keeps 10 of fp32's 23 mantissa bits in matrix products and convolutions
+    (https://pytorch.org/docs/stable/notes/cuda.html#tensorfloat-32-tf32-on-ampere-and-later-devices,
+    read 2026-11-25); PyTorch allows it for cuDNN convolutions by default. The switches do
+    nothing on ROCm (kb/packages.toml, torch notes) or the CPU.
+    """
+    notes = []
+    sides = (("recorded", recorded, recorded_accelerator), ("here", settings(), here_accelerator))
+    for side, values, accelerator in sides:
+        if accelerator != "cuda":
+            continue
+        if values.get("allow_tf32_cudnn") is True:
+            notes.append(
+                f"{side}: TF32 allowed for fp32 convolutions (torch.backends.cudnn.allow_tf32, on "
+                "by default): expect conv2d[fp32] to differ beyond fp32's tolerance"
+            )
+        precision = values.get("float32_matmul_precision")
+        if values.get("allow_tf32_matmul") is True or precision in ("high", "medium"):
+            notes.append(
+                f"{side}: TF32 allowed for fp32 matmuls (float32_matmul_precision "
+                f"{precision!s}): expect fp32 matmuls to differ beyond fp32's tolerance"
+            )
+    return tuple(notes)
+
+
 def compare(
     recording: Recording,
     shown: str,
@@ -410,13 +439,19 @@ def compare(
             result = CaseComparison(case.name, CaseStatus.ERROR, note=str(exc))
         results.append(result)
     dtypes = sorted({o.dtype for r in results for o in r.outputs})
+    here = describe_machine(torch)
     return VerifyComparison(
         file=shown,
         kind=recording.kind,
         model=recording.model,
         recorded=recording.machine,
-        here=describe_machine(torch),
+        here=here,
         device=device,
         tolerances=tuple(tolerance_for(d, overrides) for d in dtypes),
         cases=tuple(results),
+        notes=setting_notes(
+            recording.settings,
+            recording.machine.accelerator if recording.device != "cpu" else "cpu",
+            here.accelerator if device != "cpu" else "cpu",
+        ),
     )
