@@ -202,3 +202,18 @@ def test_the_core_and_the_verify_renderers_import_without_torch() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_outputs_left_out_of_the_metadata_are_an_error_not_a_pass(
+    tiny_reference: Path, tmp_path: Path
+) -> None:
+    recording = read_reference(tiny_reference)
+    changed = tuple(
+        dataclasses.replace(c, outputs=c.outputs[:1]) if c.name == "reductions[fp32]" else c
+        for c in recording.cases
+    )
+    path = _copy(tiny_reference, tmp_path, encode(dataclasses.replace(recording, cases=changed)))
+    code, out, _ = run_cli("verify", "compare", str(path), "--format", "json")
+    assert code == 2
+    bad = next(c for c in json.loads(out)["cases"] if c["name"] == "reductions[fp32]")
+    assert bad["status"] == "error" and "computed here, not recorded: mean, var" in bad["note"]

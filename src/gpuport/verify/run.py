@@ -291,12 +291,20 @@ def _outputs_comparison(
     note: str,
     nondet: bool,
 ) -> CaseComparison:
+    if not case.outputs:
+        raise _BadCase("no outputs are recorded")
+    listed = [spec.name for spec in case.outputs]
+    if set(listed) != set(here):
+        missing = sorted(set(listed) - set(here))
+        extra = sorted(set(here) - set(listed))
+        parts = ([f"recorded, not computed here: {', '.join(missing[:5])}"] if missing else []) + (
+            [f"computed here, not recorded: {', '.join(extra[:5])}"] if extra else []
+        )
+        raise _BadCase("its outputs differ (" + "; ".join(parts) + ")")
     results = []
     for spec in case.outputs:
         recorded = _recorded(recording, case, "out", spec)
         reference = _recorded(recording, case, "ref", spec)
-        if spec.name not in here:
-            raise _BadCase(f"output {spec.name} was recorded but is not computed here")
         mine = here[spec.name]
         _check_like(f"output {spec.name}", recorded, mine, "here it is")
         if tuple(reference.shape) != tuple(recorded.shape):
