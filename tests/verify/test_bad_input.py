@@ -217,3 +217,12 @@ def test_outputs_left_out_of_the_metadata_are_an_error_not_a_pass(
     assert code == 2
     bad = next(c for c in json.loads(out)["cases"] if c["name"] == "reductions[fp32]")
     assert bad["status"] == "error" and "computed here, not recorded: mean, var" in bad["note"]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "ref.gpv"
+    os.mkfifo(fifo)
+    _fails_cleanly(fifo, "not a regular file")

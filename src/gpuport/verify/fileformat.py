@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -303,8 +305,15 @@ def decode(data: bytes, shown: str) -> Recording:
     )
 
 
+def _open_nonblocking(path: str, flags: int) -> int:
+    # A FIFO given as the reference must not block the open; it is then refused as not regular.
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
+
+
 def read_reference(path: Path) -> Recording:
     """Read and check a reference file (never unpickles anything)."""
-    with open(path, "rb") as handle:
+    with open(path, "rb", opener=_open_nonblocking) as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise ReferenceFileError(f"{path}: not a regular file")
         data = handle.read()
     return decode(data, str(path))
