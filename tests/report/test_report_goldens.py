@@ -25,6 +25,7 @@ from result_samples import (
     sample_rule,
     sample_rule_index,
 )
+from verify_samples import sample_verify
 
 from gpuport.report import DECLARED_FORMATS, Format, RenderOptions, formats_for, render
 
@@ -49,6 +50,7 @@ SAMPLES: dict[str, Callable[[], object]] = {
     "kb-counts": sample_kb_counts,
     "rule": sample_rule,
     "rule-index": sample_rule_index,
+    "verify": sample_verify,
 }
 TIMED = {
     "scan",

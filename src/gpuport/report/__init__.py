@@ -21,6 +21,7 @@ from gpuport.plan.planner import PlanResult
 from gpuport.port.model import PortResult
 from gpuport.rules import Rule, RuleIndex
 from gpuport.scan.engine import ScanResult
+from gpuport.verify.result import VerifyComparison
 
 
 class Format(enum.StrEnum):
@@ -55,6 +56,7 @@ DECLARED_FORMATS: Mapping[type, tuple[Format, ...]] = MappingProxyType(
         KbCounts: (Format.TERMINAL, Format.JSON),
         Rule: (Format.TERMINAL, Format.MARKDOWN, Format.JSON),
         RuleIndex: (Format.TERMINAL, Format.MARKDOWN, Format.JSON),
+        VerifyComparison: (Format.TERMINAL, Format.JSON, Format.MARKDOWN, Format.HTML),
     }
 )
 
@@ -108,6 +110,7 @@ def _load() -> None:
         rule_formats,
         sarif,
         terminal,
+        verify_formats,
     )
 
 
