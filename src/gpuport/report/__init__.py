@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from gpuport.assess.verdict import Assessment
+from gpuport.doctor.model import DoctorReport
 from gpuport.kb.query import KbCounts, KbLookup, KbTable
 from gpuport.plan.planner import PlanResult
 from gpuport.port.model import PortResult
@@ -55,6 +56,7 @@ DECLARED_FORMATS: Mapping[type, tuple[Format, ...]] = MappingProxyType(
         KbCounts: (Format.TERMINAL, Format.JSON),
         Rule: (Format.TERMINAL, Format.MARKDOWN, Format.JSON),
         RuleIndex: (Format.TERMINAL, Format.MARKDOWN, Format.JSON),
+        DoctorReport: (Format.TERMINAL, Format.JSON),
     }
 )
 
@@ -99,6 +101,7 @@ def chunk_renderer(result_type: type, fmt: Format) -> Callable[[ChunkRenderer], 
 def _load() -> None:
     """Import the renderer modules (they register themselves), only when something renders."""
     from gpuport.report import (  # noqa: F401
+        doctor_formats,
         html,
         json_format,
         kb_formats,
