@@ -461,8 +461,18 @@ def _distinct_gfx(facts: Facts) -> list[str]:
     return sorted({node.gfx for node in facts.amd_nodes})
 
 
+def _no_targets(check: str, title: str, facts: Facts) -> Diagnosis | None:
+    """A could-not-check diagnosis when no AMD GPU's target could be read."""
+    if facts.amd_nodes:
+        return None
+    why = facts.kfd_error or "the KFD topology names no GPU target"
+    return Diagnosis(check, title, Status.UNKNOWN, why)
+
+
 def check_gpu_support(facts: Facts) -> Diagnosis:
     title = "AMD GPU vs ROCm's supported list"
+    if (unknown := _no_targets("gpu-support", title, facts)) is not None:
+        return unknown
     found = []
     status = Status.OK
     fix = why = ""
@@ -509,6 +519,8 @@ def _rank(status: Status) -> int:
 
 def check_torch_arch(facts: Facts) -> Diagnosis:
     title = "AMD GPU vs PyTorch's targets"
+    if (unknown := _no_targets("torch-arch", title, facts)) is not None:
+        return unknown
     flavour, _ = torch_build(facts)
     installed = facts.packages.get("torch", "")
     if flavour != "rocm":
@@ -561,6 +573,8 @@ def check_torch_arch(facts: Facts) -> Diagnosis:
 
 def check_hsa_override(facts: Facts) -> Diagnosis:
     title = "HSA_OVERRIDE_GFX_VERSION"
+    if (unknown := _no_targets("hsa-override", title, facts)) is not None:
+        return unknown
     value = facts.env.get("HSA_OVERRIDE_GFX_VERSION")
     archs, _ = _torch_archs(facts)
     gfx_list = _distinct_gfx(facts)
