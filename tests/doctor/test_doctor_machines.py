@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from doctor_machines import (
     GIB,
-    HANG,
     H100_SMI,
+    HANG,
     Machine,
     h100_node,
     mi300x_node,

@@ -1,0 +1,57 @@
+"""kb/gpu_stack.toml and the doctor's fields of kb/gpu_arch.toml: well-formed and consistent."""
+
+from __future__ import annotations
+
+from gpuport import kb
+from gpuport.doctor.probes import override_gfx
+from gpuport.kb import gpu_stack
+
+
+def test_every_cuda_release_needs_at_least_its_family_driver() -> None:
+    for entry in gpu_stack.cuda_drivers():
+        assert gpu_stack.version_key(entry.family_driver) <= gpu_stack.version_key(
+            entry.toolkit_driver
+        ), entry.cuda
+        assert entry.sources and entry.checked
+
+
+def test_newer_cuda_never_needs_an_older_driver() -> None:
+    drivers = [gpu_stack.version_key(e.toolkit_driver) for e in gpu_stack.cuda_drivers()]
+    assert drivers == sorted(drivers)
+
+
+def test_every_published_cuda_build_has_a_driver_entry() -> None:
+    for release, cudas in gpu_stack.pytorch_cuda_releases().items():
+        for cuda in cudas:
+            assert gpu_stack.cuda_driver(cuda) is not None, (release, cuda)
+
+
+def test_torch_rocm_targets_are_known_gfx_ids_and_only_grow() -> None:
+    seen: set[str] = set()
+    for entry in gpu_stack.torch_rocm_archs():
+        assert all(kb.find_gpu_arch(gfx) is not None for gfx in entry.archs), entry.rocm_from
+        assert seen <= set(entry.archs), entry.rocm_from
+        seen = set(entry.archs)
+
+
+def test_overrides_point_at_an_official_target_of_the_same_generation() -> None:
+    with_override = [a for a in kb.gpu_architectures().values() if a.hsa_override]
+    assert {a.gfx for a in with_override} >= {"gfx1031", "gfx1032", "gfx1103"}
+    for arch in with_override:
+        target = override_gfx(arch.hsa_override)
+        assert target is not None and target[:-2] == arch.gfx[:-2], arch.gfx
+        spoofed = kb.find_gpu_arch(target)
+        assert spoofed is not None and spoofed.officially_supported, arch.gfx
+
+
+def test_rocm_since_is_a_version() -> None:
+    for arch in kb.gpu_architectures().values():
+        if arch.rocm_since:
+            gpu_stack.version_key(arch.rocm_since)
+            assert arch.officially_supported, arch.gfx
+
+
+def test_the_pytorch_cuda_index_url() -> None:
+    assert gpu_stack.pytorch_cuda_index("12.6") == "https://download.pytorch.org/whl/cu126"
+    assert gpu_stack.cuda_driver("12.7") == gpu_stack.cuda_driver("12.6")  # newest below
+    assert gpu_stack.cuda_driver("nonsense") is None
