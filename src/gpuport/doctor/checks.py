@@ -47,7 +47,7 @@ def gpus_seen(facts: Facts) -> list[GpuSeen]:
         if len(names) == len(facts.amd_nodes):
             name = names[index]
         elif arch is not None:
-            name = f"AMD {arch.family} GPU ({', '.join(arch.products[:2])}, ...)"
+            name = f"AMD {arch.family} GPU"
         else:
             name = f"AMD GPU {node.gfx}"
         found.append(GpuSeen("amd", name, node.gfx, node.memory_bytes, "kfd"))
@@ -302,7 +302,8 @@ def check_visible_devices(facts: Facts) -> Diagnosis:
                 f"export {name}={','.join(str(i) for i in range(count))}",
             )
     if not set_vars:
-        return Diagnosis("visible-devices", title, Status.OK, "None set: every GPU is visible.")
+        every = ": every GPU is visible" if count else ""
+        return Diagnosis("visible-devices", title, Status.OK, f"None set{every}.")
     shown = ", ".join(f"{name}={value}" for name, value in set_vars.items())
     return Diagnosis("visible-devices", title, Status.OK, f"{shown}: selects some GPUs.")
 
@@ -485,7 +486,7 @@ def check_gpu_support(facts: Facts) -> Diagnosis:
         if not arch.officially_supported:
             status = max(status, Status.WARNING, key=_rank)
             found.append(
-                f"{gfx} ({arch.family}) is not on AMD's supported list: {arch.support_note}"
+                f"{gfx} ({arch.family}) is not on AMD's supported list: {arch.support_note.rstrip('.')}"
             )
             why = "ROCm's libraries ship no code for it; it runs, if at all, through an override."
             continue

@@ -343,6 +343,8 @@ def probe_tools(view: SystemView, facts: Facts) -> None:
     """rocminfo and nvidia-smi, each with the time-out; amd-smi for the ROCm version."""
     amd = bool(facts.amd_nodes) or any(gpu.vendor == AMD_VENDOR for gpu in facts.pci)
     nvidia = bool(facts.nvidia_driver) or any(gpu.vendor == NVIDIA_VENDOR for gpu in facts.pci)
+    if not (amd or nvidia or facts.rocm_version):
+        facts.note("vendor tools (rocminfo, amd-smi, nvidia-smi)", "not run: no GPU")
     if amd or facts.rocm_version:
         done = view.run("rocminfo")
         if not done.ran:
