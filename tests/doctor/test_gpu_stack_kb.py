@@ -55,3 +55,17 @@ def test_the_pytorch_cuda_index_url() -> None:
     assert gpu_stack.pytorch_cuda_index("12.6") == "https://download.pytorch.org/whl/cu126"
     assert gpu_stack.cuda_driver("12.7") == gpu_stack.cuda_driver("12.6")  # newest below
     assert gpu_stack.cuda_driver("nonsense") is None
+
+
+def test_every_entry_names_https_sources_and_the_day_it_was_checked() -> None:
+    entries = [*gpu_stack.cuda_drivers(), *gpu_stack.torch_rocm_archs()]
+    for entry in entries:
+        assert entry.sources and all(s.startswith("https://") for s in entry.sources), entry
+        assert entry.checked.year >= 2026, entry
+
+
+def test_family_drivers_are_the_minor_compatibility_floor_of_their_major() -> None:
+    floors = {"11": (450,), "12": (525,), "13": (580,)}
+    for entry in gpu_stack.cuda_drivers():
+        floor = floors[entry.cuda.split(".")[0]]
+        assert gpu_stack.version_key(entry.family_driver)[:1] == floor, entry.cuda
