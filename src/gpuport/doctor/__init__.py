@@ -103,4 +103,5 @@ _TITLES = {
     "torch-arch": "AMD GPU vs PyTorch's targets",
     "hsa-override": "HSA_OVERRIDE_GFX_VERSION",
     "cuda-driver": "NVIDIA driver vs PyTorch's CUDA",
+    "driver-skew": "amdgpu kernel driver vs ROCm user space",
 }

@@ -772,6 +772,24 @@ def check_torch_runtime(facts: Facts) -> Diagnosis:
     )
 
 
+def check_driver_skew(facts: Facts) -> Diagnosis:
+    """amdgpu kernel driver vs ROCm user space: said to be unchecked, with the reason."""
+    title = "amdgpu kernel driver vs ROCm user space"
+    driver = f"amdgpu {facts.amdgpu_version}" if facts.amdgpu_version else "the amdgpu driver"
+    rocm = f"ROCm {facts.rocm_version}" if facts.rocm_version else "the ROCm user space"
+    return Diagnosis(
+        "driver-skew",
+        title,
+        Status.UNKNOWN,
+        f"Not checked whether {driver} is within the releases {rocm} is tested with: no public "
+        "table maps amdgpu module versions to ROCm releases (AMD's user and kernel-space "
+        "support matrix names kernel drivers by ROCm release only).",
+        "ROCm supports a kernel driver up to two releases older or newer than its user space; "
+        "a wider gap can fail at start-up or hang. Compare the installed amdgpu-dkms "
+        "package's ROCm release with this one by hand.",
+    )
+
+
 Check = Callable[[Facts], Diagnosis]
 # Checks that need a GPU to say anything; on a machine without one they are listed as skipped.
 GPU_CHECKS: tuple[Check, ...] = (
@@ -779,6 +797,11 @@ GPU_CHECKS: tuple[Check, ...] = (
     check_device_nodes,
     check_permissions,
 )
-AMD_CHECKS: tuple[Check, ...] = (check_gpu_support, check_torch_arch, check_hsa_override)
+AMD_CHECKS: tuple[Check, ...] = (
+    check_gpu_support,
+    check_torch_arch,
+    check_hsa_override,
+    check_driver_skew,
+)
 NVIDIA_CHECKS: tuple[Check, ...] = (check_cuda_driver,)
 ALWAYS: tuple[Check, ...] = (check_visible_devices, check_torch_build, check_gpu_packages)
