@@ -369,3 +369,15 @@ def test_driver_skew_is_reported_as_not_checked_with_the_reason(tmp_path: Path) 
     assert skew.status is Status.UNKNOWN and not skew.fix
     assert "Not checked whether amdgpu 6.10.5 is within the releases ROCm 6.4.1" in skew.summary
     assert "no public table maps amdgpu module versions to ROCm releases" in skew.summary
+
+
+def test_without_rocminfo_the_pci_id_names_the_gpu(tmp_path: Path) -> None:
+    report = diagnose(rx7900xtx_desktop(tmp_path, "2.7.1+rocm6.3").view())
+    assert report.gpus[0].name == "AMD Radeon RX 7900 XT/7900 XTX/7900 GRE/7900M"
+    assert report.gpus[0].arch == "gfx1100"
+
+
+def test_without_the_kfd_topology_the_pci_id_gives_name_and_target(tmp_path: Path) -> None:
+    machine = Machine(tmp_path).pci("0000:05:00.0", 0x1002, 0x74A1, 0x038000)
+    gpus = diagnose(machine.view()).gpus
+    assert [(g.name, g.arch, g.source) for g in gpus] == [("AMD Instinct MI300X", "gfx942", "pci")]

@@ -69,3 +69,19 @@ def test_family_drivers_are_the_minor_compatibility_floor_of_their_major() -> No
     for entry in gpu_stack.cuda_drivers():
         floor = floors[entry.cuda.split(".")[0]]
         assert gpu_stack.version_key(entry.family_driver)[:1] == floor, entry.cuda
+
+
+def test_amd_pci_ids_name_a_product_of_their_gfx_target() -> None:
+    devices = gpu_stack.amd_pci_devices()
+    assert {0x74A1, 0x740C, 0x740F, 0x738C, 0x74A5, 0x75A3, 0x744C, 0x73BF, 0x73DF} <= set(devices)
+    for device in devices.values():
+        arch = kb.find_gpu_arch(device.gfx)
+        assert arch is not None, device
+        models = {w for p in arch.products for w in p.split() if any(c.isdigit() for c in w)}
+        assert any(model in device.name for model in models), device
+
+
+def test_an_amd_pci_id_gives_the_name_and_target() -> None:
+    mi300x = gpu_stack.amd_pci_device(0x74A1)
+    assert mi300x is not None and mi300x.gfx == "gfx942" and "MI300X" in mi300x.name
+    assert gpu_stack.amd_pci_device(0xFFFF) is None and gpu_stack.amd_pci_device(None) is None

@@ -38,25 +38,37 @@ def has_nvidia(facts: Facts) -> bool:
     )
 
 
+def _product(pci_name: str) -> str:
+    """``"Aqua Vanjaram [Instinct MI300X]"`` -> ``"Instinct MI300X"`` (pci.ids' bracketed name)."""
+    start, end = pci_name.find("["), pci_name.rfind("]")
+    return pci_name[start + 1 : end] if 0 <= start < end else pci_name
+
+
 def gpus_seen(facts: Facts) -> list[GpuSeen]:
     """Every GPU, from the best source there is: KFD (AMD), nvidia-smi (NVIDIA), else PCI."""
     found: list[GpuSeen] = []
     names = [gpu.name for gpu in facts.rocminfo_gpus or []]
     for index, node in enumerate(facts.amd_nodes):
         arch = kb.find_gpu_arch(node.gfx)
+        known = gpu_stack.amd_pci_device(node.device_id)
         if len(names) == len(facts.amd_nodes):
             name = names[index]
+        elif known is not None:
+            name = f"AMD {_product(known.name)}"
         elif arch is not None:
             name = f"AMD {arch.family} GPU"
         else:
             name = f"AMD GPU {node.gfx}"
         found.append(GpuSeen("amd", name, node.gfx, node.memory_bytes, "kfd"))
     if not facts.amd_nodes:
-        found += [
-            GpuSeen("amd", f"AMD GPU [1002:{gpu.device:04x}]", source="pci")
-            for gpu in facts.pci
-            if gpu.vendor == AMD_VENDOR
-        ]
+        for gpu in facts.pci:
+            if gpu.vendor != AMD_VENDOR:
+                continue
+            known = gpu_stack.amd_pci_device(gpu.device)
+            if known is None:
+                found.append(GpuSeen("amd", f"AMD GPU [1002:{gpu.device:04x}]", source="pci"))
+            else:
+                found.append(GpuSeen("amd", f"AMD {_product(known.name)}", known.gfx, None, "pci"))
     if facts.nvidia_smi_gpus:
         found += [
             GpuSeen("nvidia", gpu.name, gpu.arch, gpu.memory_bytes, "nvidia-smi")

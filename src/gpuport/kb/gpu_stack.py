@@ -135,3 +135,37 @@ def archs_of_torch_rocm_wheel(rocm: str) -> TorchRocmArchs | None:
         if version_key(item.rocm_from) <= wanted:
             chosen = item
     return chosen
+
+
+@dataclass(frozen=True, slots=True)
+class AmdPciDevice:
+    """One AMD PCI device id: its name in the PCI ID database and its gfx target."""
+
+    device_id: int
+    name: str
+    gfx: str
+
+
+@functools.cache
+def amd_pci_devices() -> Mapping[int, AmdPciDevice]:
+    """AMD PCI device id (0x74a1) -> its name and gfx target."""
+    entry = table_entry(load_toml(GPU_STACK_TOML), "amd_pci", GPU_STACK_TOML)
+    entry.sources()
+    entry.date()
+    devices = entry.table("devices")
+    result: dict[int, AmdPciDevice] = {}
+    for key in devices.raw:
+        try:
+            device_id = int(key, 16)
+        except ValueError:
+            raise KbError(f"{devices.where}: {key!r} is not a hex PCI device id") from None
+        fields = devices.texts(key, required=True)
+        if len(fields) != 2:
+            raise KbError(f"{devices.where}: {key} needs [name, gfx]")
+        result[device_id] = AmdPciDevice(device_id, fields[0], fields[1])
+    return result
+
+
+def amd_pci_device(device_id: int | None) -> AmdPciDevice | None:
+    """The AMD GPU with PCI device id ``device_id``, or None if the table does not know it."""
+    return None if device_id is None else amd_pci_devices().get(device_id)
