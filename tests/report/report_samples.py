@@ -337,7 +337,9 @@ SAMPLE_STEPS = [
     ),
     NextStep("GP101 at requirements.txt:3:1: Replace cupy-cuda12x with cupy-rocm-7-0."),
     NextStep("See which AMD GPUs your model fits and what it costs", "gpuport plan MODEL"),
-    NextStep("On the ROCm machine, check the driver and the torch build — gpuport doctor, planned"),
+    NextStep(
+        "On the ROCm machine, check the driver, the GPU and the torch build", "gpuport doctor"
+    ),
 ]
 HOPPER = FoldedComponent(
     "csrc/hopper",

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 
 import pytest
+from doctor_samples import sample_doctor
 from report_golden import GOLDEN_DIR, Golden
 from report_samples import (
     TOOL_VERSION,
@@ -51,6 +52,7 @@ SAMPLES: dict[str, Callable[[], object]] = {
     "rule": sample_rule,
     "rule-index": sample_rule_index,
     "verify": sample_verify,
+    "doctor": sample_doctor,
 }
 TIMED = {
     "scan",

@@ -7,8 +7,8 @@ import stat
 from pathlib import Path
 
 import pytest
-from git_repo import Repo
 
+from git_repo import Repo
 from gpuport.findings import Category, Confidence, Finding, Location, Severity
 from gpuport.vcs import ChangedLines, ChangesError, changed_lines, parse_diff
 

@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from gpuport.assess.verdict import Assessment
+from gpuport.doctor.model import DoctorReport
 from gpuport.kb.query import KbCounts, KbLookup, KbTable
 from gpuport.plan.planner import PlanResult
 from gpuport.port.model import PortResult
@@ -57,6 +58,7 @@ DECLARED_FORMATS: Mapping[type, tuple[Format, ...]] = MappingProxyType(
         Rule: (Format.TERMINAL, Format.MARKDOWN, Format.JSON),
         RuleIndex: (Format.TERMINAL, Format.MARKDOWN, Format.JSON),
         VerifyComparison: (Format.TERMINAL, Format.JSON, Format.MARKDOWN, Format.HTML),
+        DoctorReport: (Format.TERMINAL, Format.JSON),
     }
 )
 
@@ -101,6 +103,7 @@ def chunk_renderer(result_type: type, fmt: Format) -> Callable[[ChunkRenderer], 
 def _load() -> None:
     """Import the renderer modules (they register themselves), only when something renders."""
     from gpuport.report import (  # noqa: F401
+        doctor_formats,
         html,
         json_format,
         kb_formats,
