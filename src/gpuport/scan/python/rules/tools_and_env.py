@@ -219,8 +219,10 @@ CUDA_ENV_VAR = rule(
         "not read, as listed in gpuport's knowledge base: CUDA_VISIBLE_DEVICES, "
         "NVIDIA_VISIBLE_DEVICES, CUDA_LAUNCH_BLOCKING, TORCH_CUDA_ARCH_LIST, CUDA_HOME, "
         "CUDA_PATH, CUDA_DEVICE_ORDER and others. Variables the knowledge base marks as still "
-        "honoured on ROCm are left alone. Reading CUDA_HOME/CUDA_PATH is MEDIUM: they are "
-        "unset on ROCm machines."
+        "honoured on ROCm are left alone, and so is setting a variable ROCm never reads and "
+        "needs nothing in place of (TORCH_CUDA_ARCH_LIST, which PyTorch's extension builder "
+        "reads only for nvcc; CUDA_MODULE_LOADING). Reading CUDA_HOME/CUDA_PATH is MEDIUM: "
+        "they are unset on ROCm machines."
     ),
     why=(
         "ROCm selects GPUs with HIP_VISIBLE_DEVICES (HIP) and ROCR_VISIBLE_DEVICES (the whole "
@@ -300,6 +302,8 @@ def cuda_env_var(ctx: PythonContext, access: EnvAccess) -> None:
     severities = python_code.env_severities().get(name)
     if entry is None and severities is None:
         return
+    if access.write and severities is not None and severities.write_ignored:
+        return  # ROCm never reads it and needs nothing in its place: setting it is harmless
     if access.node is not None and _handles_rocm_too(ctx, access.node, entry):
         return
     read_severity = Severity.parse(severities.read) if severities else Severity.LOW
