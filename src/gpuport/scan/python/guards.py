@@ -62,10 +62,50 @@ def import_guarded(parents: Parents, node: ast.AST) -> bool:
     return False
 
 
+# An optional package's availability check: HAS_FLASH_ATTENTION, _cutedsl_runtime_available(),
+# is_flash_attn_installed, FA3_AVAILABLE. Not a device's (torch.cuda.is_available(), HAS_CUDA,
+# GPU_AVAILABLE), which holds on ROCm too.
+_AVAILABILITY_RE = re.compile(r"(?i)^_*(?:has|have)_\w|\w_(?:available|installed)$")
+_DEVICE_WORD_RE = re.compile(r"(?i)cuda|gpu|device|rocm|hip|torch|^_*is_(?:available|installed)$")
+
+
+def availability_check(test: ast.AST) -> bool:
+    """``test`` asks whether an optional package is there: a name, attribute or call named for
+    it (``HAS_X``, ``x_available``, ``is_x_installed()``), or an ``and`` holding one."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(availability_check(part) for part in test.values)
+    if isinstance(test, ast.Call):
+        test = test.func
+    name = last_name(test)
+    return (
+        bool(name)
+        and _AVAILABILITY_RE.search(name) is not None
+        and _DEVICE_WORD_RE.search(name) is None
+    )
+
+
+def _carries_on(handler: ast.ExceptHandler) -> bool:
+    return not any(
+        isinstance(inner, ast.Raise) for statement in handler.body for inner in ast.walk(statement)
+    )
+
+
 def import_has_fallback(parents: Parents, node: ast.AST) -> bool:
-    """``node`` sits in a ``try:`` whose handler catches a failed import and carries on (no
-    ``raise`` in it): the code runs without the module."""
+    """``node`` runs only where the module may be missing and the code copes: in a ``try:``
+    whose handler catches a failed import and carries on (no ``raise`` in it); in the ``else:``
+    of a ``try:`` that probes for the package and carries on without it (``try:
+    version("flash-attn-3") except PackageNotFoundError: … else: from flash_attn_interface
+    import …``); or under an availability check (``if HAS_FLASH_ATTENTION:``)."""
     for child, parent in ancestors(parents, node):
+        if isinstance(parent, ast.If) and child in parent.body and availability_check(parent.test):
+            return True
+        if (
+            isinstance(parent, ast.Try)
+            and child in parent.orelse
+            and parent.handlers
+            and all(_carries_on(handler) for handler in parent.handlers)
+        ):
+            return True
         if isinstance(parent, ast.Try) and child in parent.body:
             for handler in parent.handlers:
                 caught = handler.type
@@ -184,6 +224,7 @@ class _ModuleIndex:
         self.parents: dict[ast.AST, ast.AST] = {}
         self.loads: dict[str, list[ast.AST]] = {}
         self.script = False
+        self.imported: set[str] = set()  # top-level modules imported anywhere in it
         assigned: dict[str, list[ast.AST | None]] = {}  # None: not a plain `name = value`
         for node in ast.walk(module):
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
@@ -196,6 +237,10 @@ class _ModuleIndex:
                             assigned.setdefault(sub.id, []).append(value)
             for child in ast.iter_child_nodes(node):
                 self.parents[child] = node
+            if isinstance(node, ast.Import):
+                self.imported.update(alias.name.split(".", 1)[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                self.imported.add(node.module.split(".", 1)[0])
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 self.loads.setdefault(node.id, []).append(node)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
@@ -224,6 +269,19 @@ _MAIN_RE = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
 @functools.lru_cache(maxsize=4)
 def _module_index(module: ast.AST) -> _ModuleIndex:
     return _ModuleIndex(module)
+
+
+def _module_of(parents: Parents, node: ast.AST) -> ast.Module | None:
+    top: ast.AST | None = node
+    while top is not None and parents.get(top) is not None:
+        top = parents.get(top)
+    return top if isinstance(top, ast.Module) else None
+
+
+def module_imports(parents: Parents, node: ast.AST) -> frozenset[str]:
+    """The top-level modules the module holding ``node`` imports anywhere (also below it)."""
+    module = _module_of(parents, node)
+    return frozenset(_module_index(module).imported) if module is not None else frozenset()
 
 
 def _called_only_where_guarded(
