@@ -341,8 +341,10 @@ NCCL_ENV_VAR = rule(
     summary="Sets or reads an NCCL_* variable; RCCL reads most of them, some mean nothing there",
     what=(
         "Finds the same kinds of environment access as GP207 for names starting with NCCL_. "
-        "It reports each variable once per file: INFO in general, LOW for variables that "
-        "tune NVIDIA-only fabric (NVLink SHARP / NVLS, multi-node NVLink, CollNet)."
+        "It reports each variable set once per file: INFO in general, LOW for variables that "
+        "tune NVIDIA-only fabric (NVLink SHARP / NVLS, multi-node NVLink, CollNet). Reading a "
+        "variable RCCL also reads is not reported: the code sees what the user set, as on "
+        "CUDA; reading a fabric variable is."
     ),
     why=(
         "On ROCm, `torch.distributed`'s 'nccl' backend is RCCL, which reads the NCCL_* names "
@@ -376,6 +378,8 @@ def nccl_env_var(ctx: PythonContext, access: EnvAccess) -> None:
     )
     if fabric:
         message = f"{verb} {name}: RCCL has no such setting, so it does nothing on ROCm"
+    elif not access.write:
+        return  # RCCL reads the same name: the code reads what the user set, as on CUDA
     elif not ctx.first_time(NCCL_ENV_VAR, name):
         return  # told once per file
     else:
