@@ -225,6 +225,7 @@ class _ModuleIndex:
         self.loads: dict[str, list[ast.AST]] = {}
         self.script = False
         self.imported: set[str] = set()  # top-level modules imported anywhere in it
+        self.strings: dict[str, str] = {}  # module-level NAME = "text", assigned once
         assigned: dict[str, list[ast.AST | None]] = {}  # None: not a plain `name = value`
         for node in ast.walk(module):
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
@@ -253,6 +254,16 @@ class _ModuleIndex:
             if len(values) == 1 and values[0] is not None and _cuda_only({}, values[0])
         )
         for statement in getattr(module, "body", []):
+            if (
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+                and len(assigned.get(statement.targets[0].id, ())) == 1
+                and isinstance(statement.value, ast.Constant)
+                and isinstance(statement.value.value, str)
+            ):
+                self.strings[statement.targets[0].id] = statement.value.value
+        for statement in getattr(module, "body", []):
             if isinstance(statement, ast.If) and _MAIN_RE.search(ast.unparse(statement.test)):
                 self.script = True  # if __name__ == "__main__":
             elif (
@@ -276,6 +287,20 @@ def _module_of(parents: Parents, node: ast.AST) -> ast.Module | None:
     while top is not None and parents.get(top) is not None:
         top = parents.get(top)
     return top if isinstance(top, ast.Module) else None
+
+
+def module_string(parents: Parents, node: ast.AST | None, at: ast.AST) -> str | None:
+    """The text of ``node`` (an expression in the statement or call ``at``): a string literal,
+    or a name the module assigns one string to once (anywhere in the file, so also where the
+    walk stepped over the assignment)."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    module = _module_of(parents, at)
+    if not isinstance(node, ast.Name) or module is None:
+        return None
+    return _module_index(module).strings.get(node.id)
 
 
 def module_imports(parents: Parents, node: ast.AST) -> frozenset[str]:
