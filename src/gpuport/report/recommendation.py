@@ -133,10 +133,12 @@ def economics_lines(economics: Economics) -> list[str]:
     lines = [f"cost of moving: {move}"]
     if economics.best is not None:
         saving = economics.monthly_saving_usd
-        lines.append(
-            f"cheapest AMD option: {option_label(economics.best)}, "
+        against = (
             f"saving {usd_text(saving)} a month against today"
+            if saving is None or saving >= 0
+            else f"costing {usd_text(-saving)} a month more than today"
         )
+        lines.append(f"cheapest AMD option: {option_label(economics.best)}, {against}")
     lines.append(f"payback: {payback_text(economics)}")
     return lines
 
@@ -244,12 +246,12 @@ def recommendation_json(recommendation: Recommendation) -> dict[str, Any]:
 # --- terminal ------------------------------------------------------------------------------
 
 
-def _hanging(marks: list[str], lines: list[Text]) -> Table:
+def _hanging(marks: list[str], lines: list[Text], style: str = "") -> Table:
     grid = Table.grid()
     grid.add_column(width=max((len(m) for m in marks), default=1) + 3, no_wrap=True)
     grid.add_column()
     for mark, line in zip(marks, lines, strict=True):
-        grid.add_row(Text(f"  {mark} "), line)
+        grid.add_row(Text(f"  {mark} ", style), line)
     return grid
 
 
@@ -319,7 +321,8 @@ def terminal_renderables(recommendation: Recommendation, root: str) -> list[Rend
         out.append(_hanging(["•"] * len(lines), lines))
         if economics.assumptions:
             out.append(Text("Assumptions:", style="dim"))
-            out.extend(Text(f"  - {display_text(a)}", style="dim") for a in economics.assumptions)
+            notes = [Text(display_text(a), style="dim") for a in economics.assumptions]
+            out.append(_hanging(["-"] * len(notes), notes, style="dim"))
     if recommendation.missing:
         out.extend(["", Text("To decide the unknown factors, tell gpuport:", style="bold")])
         lines = [Text(display_text(m)) for m in recommendation.missing]
