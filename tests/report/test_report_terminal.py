@@ -196,3 +196,18 @@ def test_an_amd_option_that_costs_more_says_so_in_words() -> None:
     text = " ".join(render(assessment, Format.TERMINAL, PLAIN).split())
     assert "4 x AMD Instinct MI300X, costing $117 a month more than today" in text
     assert "saving -$117" not in text
+
+
+def test_a_narrow_terminal_lists_each_factor_with_its_evidence_under_it() -> None:
+    wide = render(decided_assessment(), Format.TERMINAL, PLAIN)
+    assert re.search(r"^ factor +holds +direction +evidence$", wide, re.M)
+    assert "· kernels/attn.cu:12: __global__ void attn(...)" in wide  # one item per line
+    narrow = render(decided_assessment(), Format.TERMINAL, RenderOptions(width=80))
+    assert not re.search(r"^ factor +holds", narrow, re.M)
+    lines = narrow.splitlines()
+    head = lines.index(" custom-cuda-kernels: yes, towards CUDA")
+    assert lines[head + 1 : head + 3] == [
+        "  · kernels/attn.cu:12: __global__ void attn(...)",
+        "  · setup.py:9: CUDAExtension",
+    ]
+    assert " vllm-stack: yes, towards ROCm" in lines

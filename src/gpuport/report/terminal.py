@@ -386,7 +386,7 @@ def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -
     scan = assessment.scan
     rules = {r.id: r for r in scan.rules}
     if assessment.recommendation is not None:  # should we move, above what breaks
-        for part in terminal_renderables(assessment.recommendation, scan.root):
+        for part in terminal_renderables(assessment.recommendation, scan.root, console.width):
             console.print(part)
     console.print(_verdict_panel(assessment))
     _print_next_steps(console, assessment)
