@@ -211,3 +211,19 @@ def test_a_narrow_terminal_lists_each_factor_with_its_evidence_under_it() -> Non
         "  · setup.py:9: CUDAExtension",
     ]
     assert " vllm-stack: yes, towards ROCm" in lines
+
+
+def test_a_long_url_in_an_assumption_breaks_across_lines_and_is_never_cut() -> None:
+    assessment = decided_assessment()
+    assert assessment.recommendation is not None
+    economics = assessment.recommendation.economics
+    assert economics is not None
+    url = "https://example.com/" + "a-very-long-path-segment/" * 4 + "prices.html"
+    assessment.recommendation = dataclasses.replace(
+        assessment.recommendation,
+        economics=dataclasses.replace(economics, assumptions=(f"price: see {url}",)),
+    )
+    text = render(assessment, Format.TERMINAL, RenderOptions(width=60))
+    block = _assumption_blocks(text)[0]
+    assert "…" not in "".join(block)
+    assert url in "".join(line.strip().removeprefix("- ") for line in block)

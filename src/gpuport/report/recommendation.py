@@ -251,7 +251,7 @@ def recommendation_json(recommendation: Recommendation) -> dict[str, Any]:
 def _hanging(marks: list[str], lines: list[Text], style: str = "") -> Table:
     grid = Table.grid()
     grid.add_column(width=max((len(m) for m in marks), default=1) + 3, no_wrap=True)
-    grid.add_column()
+    grid.add_column(overflow="fold")  # a long URL breaks across lines, never cut short
     for mark, line in zip(marks, lines, strict=True):
         grid.add_row(Text(f"  {mark} ", style), line)
     return grid

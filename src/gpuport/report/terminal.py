@@ -320,7 +320,7 @@ def _hanging_list(marks: list[str], lines: list[Text], style: str = "") -> Table
     """A list whose wrapped lines hang under their first word (``1.``, ``•``)."""
     grid = Table.grid()
     grid.add_column(width=max((len(m) for m in marks), default=1) + 3, no_wrap=True)
-    grid.add_column()
+    grid.add_column(overflow="fold")  # a long URL breaks across lines, never cut short
     for mark, line in zip(marks, lines, strict=True):
         grid.add_row(Text(f"  {mark} ", style), line)
     return grid
