@@ -369,8 +369,8 @@ def _print_body(console: Console, plan: PlanResult, rows: int | None, details: b
     if dropped:
         console.print(
             _indented(
-                f"left out at {console.width} columns: {', '.join(dropped)}; a wider terminal "
-                "or --format markdown shows them",
+                f"left out at {console.width} columns: {', '.join(dropped)} "
+                "(--format markdown or html shows every column)",
                 style="dim",
             )
         )
@@ -382,8 +382,8 @@ def _print_body(console: Console, plan: PlanResult, rows: int | None, details: b
         if left_out:
             console.print(
                 _indented(
-                    f"left out at {console.width} columns: {', '.join(left_out)}; a wider "
-                    "terminal or --format markdown shows them",
+                    f"left out at {console.width} columns: {', '.join(left_out)} "
+                    "(--format markdown or html shows every column)",
                     style="dim",
                 )
             )
