@@ -33,6 +33,11 @@ _NVIDIA_ONLY_PACKAGE_RE = re.compile(r"^(?:nvidia-|cuda-python$|cupy-cuda|tensor
 # (USE_TRITON_ROCM, ROCM_HOME, is_rocm_pytorch()), torch.version.hip, IS_HIP_EXTENSION, HIP_BUILD.
 _ROCM_SWITCH_RE = re.compile(r"rocm|version\.hip\b|\bIS_HIP\w*|\bHIP_BUILD\b|\bBUILD_HIP\b", re.I)
 _CUDA_SWITCH_RE = re.compile(r"(?:torch\.)?version\.cuda")
+# Any mention of ROCm or HIP in a file ("hipcc", "torch.version.hip", "USE_ROCM"), not "ship".
+_ROCM_MENTION_RE = re.compile(r"rocm|(?<![a-z])hip", re.IGNORECASE)
+# A string that is the nvcc executable's path (cuda_dir + "/bin/nvcc"); a bare "nvcc" is also
+# the key of extra_compile_args, so it does not count.
+_NVCC_PATH_RE = re.compile(r"/nvcc(?:\.exe)?$")
 
 
 @dataclass(slots=True)
@@ -51,6 +56,8 @@ def nvidia_only_components(
     classified. ``backends`` are the project's ROCm backend folders (an alternative to name)."""
     components: list[Component] = []
     notes: list[str] = []
+    rocm_built: list[str] = []  # folders some setup.py's ROCm branch compiles
+    nvcc_only: list[tuple[str, str]] = []  # (setup.py, its text) with no ROCm switch of its own
     for rel in found.setup_pys:
         text = texts.text(rel)
         if text is None:
@@ -63,7 +70,10 @@ def nvidia_only_components(
         if branches is None:
             notes.append(f"{rel} does not parse; its components are not classified")
             continue
+        rocm_built.extend(branches.rocm)
         if not branches.has_rocm_switch:
+            if "/" in rel and rel.endswith(".py"):
+                nvcc_only.append((rel, text))
             continue
         if not branches.cuda and not branches.rocm:
             notes.append(
@@ -84,6 +94,10 @@ def nvidia_only_components(
                     alternative,
                 )
             )
+    for rel, text in nvcc_only:
+        component = _nvcc_only_package(root, rel, text, rocm_built, backends)
+        if component is not None:
+            components.append(component)
     components.extend(op_builder_components(root, texts, found.build_helpers, found.packages))
     for rel in found.cmake_files:
         if rel.lower().endswith("cmakelists.txt"):
@@ -319,6 +333,84 @@ def _nvidia_only_package(texts: ProjectTexts, rel: str, backends: list[str]) -> 
             evidence = (Evidence(rel, requirement.line, why),)
             return Component(folder, ComponentStatus.NVIDIA_ONLY, evidence, alternative)
     return None
+
+
+def _nvcc_only_package(
+    root: Path, rel: str, text: str, rocm_built: list[str], backends: list[str]
+) -> Component | None:
+    """A sub-package's own setup.py that builds a CUDA extension with nvcc whatever the build
+    (flash-attention's ``csrc/layer_norm/setup.py`` runs ``nvcc -V`` at import and has no ROCm
+    branch): a ROCm machine has no nvcc, so the ROCm build never compiles its folder. Only when
+    no ROCm branch of another setup.py compiles that folder, and the file names no ROCm at all."""
+    folder = rel.rsplit("/", 1)[0]
+    if (
+        _ROCM_MENTION_RE.search(text)
+        or not _is_dir(root, folder)
+        or any(_overlaps(folder, r) for r in rocm_built)
+        or any(_overlaps(folder, b) for b in backends)
+    ):
+        return None
+    tree = python_tree(text)
+    if tree is None:
+        return None
+    extension = next(
+        (
+            node.lineno
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("CUDAExtension")
+        ),
+        None,
+    )
+    nvcc = _unconditional_nvcc(tree)
+    if extension is None or nvcc is None:
+        return None
+    line, how = nvcc
+    evidence = (
+        Evidence(rel, extension, f"{_name(rel)} builds a CUDA extension and has no ROCm branch"),
+        Evidence(rel, line, f"it runs nvcc whatever the build ({how}); a ROCm machine has none"),
+    )
+    # Not a replacement for this package: the build that runs on ROCm, which leaves it out.
+    main = f" ({', '.join(backends)})" if backends else ""
+    alternative = f"its main build{main}, which leaves this package out"
+    return Component(folder, ComponentStatus.NVIDIA_ONLY, evidence, alternative)
+
+
+def _unconditional_nvcc(tree: ast.Module) -> tuple[int, str] | None:
+    """(line, what) of the first call the module makes outside any ``if``/``try`` that runs
+    nvcc: a call naming an ``nvcc`` path, or of a function of the file that does (transitively)."""
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    runs: set[str] = {
+        name
+        for name, function in functions.items()
+        if any(_NVCC_PATH_RE.search(s) for s in _strings(function))
+    }
+    changed = True
+    while changed:  # a function calling one that runs nvcc runs it too
+        changed = False
+        for name, function in functions.items():
+            if name not in runs and any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in runs
+                for n in ast.walk(function)
+            ):
+                runs.add(name)
+                changed = True
+    for statement in tree.body:
+        if not isinstance(statement, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign):
+            continue
+        for node in ast.walk(statement):
+            if not isinstance(node, ast.Call):
+                continue
+            if isinstance(node.func, ast.Name) and node.func.id in runs:
+                return node.lineno, f"{node.func.id}()"
+            if any(_NVCC_PATH_RE.search(s) for a in node.args for s in _strings(a)):
+                return node.lineno, "a call naming nvcc's path"
+    return None
+
+
+def _strings(node: ast.AST) -> list[str]:
+    return [
+        n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
 
 
 def _outermost(components: list[Component]) -> list[Component]:
