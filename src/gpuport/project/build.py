@@ -16,7 +16,7 @@ from gpuport.files import ProjectFacts
 from gpuport.findings import Tier
 from gpuport.project.components import nvidia_only_components
 from gpuport.project.extras import vendor_extras
-from gpuport.project.headers import header_facts
+from gpuport.project.headers import header_facts, include_dirs
 from gpuport.project.hipify import native_cuda_dirs, torch_hipify_evidence
 from gpuport.project.model import Component, ProjectModel, VendorExtras
 from gpuport.project.rocm import rocm_archs, rocm_evidence, rocm_macros
@@ -69,7 +69,13 @@ def build_model(root: Path) -> ProjectModel:
                 f"{folder}/ works out what each extension compiles in code (build helpers); "
                 "the components it builds are not classified"
             )
-    facts = ProjectFacts(rocm_macros=macros, first_party=frozenset(first_party), headers=headers)
+    own_includes = include_dirs(texts, found, lambda rel: model_tier(tiers, rel) is Tier.PRODUCT)
+    facts = ProjectFacts(
+        rocm_macros=macros,
+        first_party=frozenset(first_party),
+        headers=headers,
+        include_dirs=own_includes,
+    )
     return ProjectModel(
         name=name,
         facts=facts,

@@ -88,7 +88,11 @@ _WARP_LEVEL_WORDS = (
     "MMA_Atom",
 )
 # Explicit 32-wide logical warps (the raw intrinsics above would still see the hardware's).
-_TILE_32_RE = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*32[uU]?\s*>")
+# Cooperative-groups tiles by width: 32, or a name (`tiled_partition<WARP_SIZE>`) whose value,
+# defined in the file or in a project header it includes (through the project's include
+# folders), is 32.
+_TILE_RE = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*(\w+)\s*>")
+_VALUE_32_ONLY_RE = re.compile(r"\(?\s*32[uU]?\s*\)?")
 _LANE_OR_WARP_NAME_RE = re.compile(r"lane|warp|^wid|^lid$|^tid_in", re.I)
 
 
@@ -103,7 +107,7 @@ def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
     # `off = threadIdx.x % 32` a column of a shared table), unless the variable is named as a
     # lane or a warp.
     warp_level = any(word in code for word in _WARP_LEVEL_WORDS)
-    if _TILE_32_RE.search(code) and not any(word in code for word in _RAW_WARP_WORDS):
+    if _has_tile_of_32(src) and not any(word in code for word in _RAW_WARP_WORDS):
         # the file's warps are cooperative-groups tiles of 32 on purpose (`tiled_partition<32>`,
         # which HIP supports on 64-wide wavefronts): `threadIdx.x >> 5` is the tile's number
         return
@@ -113,10 +117,11 @@ def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
         operand = _left_operand(code, m.start())
         if not names.is_thread_expr(operand):
             continue
-        if not warp_level:
-            target = assigned_name(code, m.start())
-            if target is not None and not _LANE_OR_WARP_NAME_RE.search(target[0]):
-                continue
+        target = assigned_name(code, m.start())
+        if not warp_level and target is not None and not _LANE_OR_WARP_NAME_RE.search(target[0]):
+            continue
+        if target is not None and _never_read(code, target, m.end()):
+            continue  # `int lane = d3 & 0x1f;` that nothing reads: no lane math at all
         op = " ".join(m.group().split())
         shown = " ".join(operand.split())
         if len(shown) > 40:
@@ -129,6 +134,36 @@ def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
             message=f"`{shown} {op}` assumes 32-wide warps; AMD CDNA wavefronts are 64 wide "
             f"— use {portable}",
         )
+
+
+_DECLARED_AFTER_TYPE_RE = re.compile(r"[\w>]\s+$")
+
+
+def _never_read(code: str, target: tuple[str, int], after: int) -> bool:
+    """Is ``target`` (name, offset) a variable declared here that its block never reads?"""
+    name, at = target
+    start = code.rfind("\n", 0, at) + 1
+    if not _DECLARED_AFTER_TYPE_RE.search(code, start, at) or code[start:at].count("(") > 0:
+        return False  # an assignment, or a parameter: it may be read elsewhere
+    end = scope_end(code, after)
+    if end >= len(code) or code[end] != "}":
+        return False  # the block is too long to see whole
+    return not any(True for _ in words(re.compile(re.escape(name) + r"\b"), code, after, end))
+
+
+def _has_tile_of_32(src: KernelSource) -> bool:
+    """Does the file partition its blocks into cooperative-groups tiles of 32 lanes?"""
+    widths = {m.group(1) for m in _TILE_RE.finditer(src.code)}
+    if {"32", "32u", "32U"} & widths:
+        return True
+    for name in sorted(w for w in widths if not w[0].isdigit()):
+        constant = src.constants.get(name)
+        if constant is None:
+            found = src.header_constant(name)
+            constant = found[1] if found is not None else None
+        if constant is not None and _VALUE_32_ONLY_RE.fullmatch(constant.value.strip()):
+            return True
+    return False
 
 
 def _left_operand(code: str, op_at: int) -> str:
