@@ -6,6 +6,7 @@ from pathlib import Path
 
 from gpuport.project.build import build_model
 from gpuport.project.model import ComponentStatus
+from gpuport.scan.engine import ScanOptions, scan_path
 from project_tree import write
 
 # The root build picks a CK backend on ROCm (flash-attention's pattern); csrc/fast_norm is a
@@ -79,3 +80,69 @@ def test_nvcc_only_when_asked_or_with_a_rocm_branch_is_not_a_component(tmp_path:
     files = FILES | {"setup.py": "from setuptools import setup\nsetup(name='attn')\n"}
     del files["csrc/attn_ck/api.cpp"]
     assert build_model(write(tmp_path / "d", files)).components == ()
+
+
+# apex's pattern: no ROCm path; an opt-in group norm whose v2 extension is built only for
+# Hopper and Blackwell (its arch flags set in two branches of a toolkit-version test).
+NEWER_GPU_SETUP = (
+    "import glob\n"
+    "from setuptools import setup\n"
+    "from torch.utils.cpp_extension import CUDAExtension\n"
+    "ext_modules = [CUDAExtension('gn_cuda', sources=['csrc/gn/gn.cu'],\n"
+    "    extra_compile_args={'nvcc': ['-gencode=arch=compute_80,code=sm_80']})]\n"
+    "if toolkit >= (12, 8):\n"
+    "    arch_flags = ['-gencode=arch=compute_90,code=sm_90',\n"
+    "                  '-gencode=arch=compute_100a,code=sm_100a']\n"
+    "else:\n"
+    "    arch_flags = ['-gencode=arch=compute_90,code=compute_90']\n"
+    "ext_modules.append(\n"
+    "    CUDAExtension(\n"
+    "        name='gn_v2_cuda',\n"
+    "        sources=['csrc/gn_v2/gn.cpp'] + glob.glob('csrc/gn_v2/gn_inst_*.cu'),\n"
+    "        extra_compile_args={'cxx': ['-O2'], 'nvcc': ['-O2'] + arch_flags},\n"
+    "    )\n"
+    ")\n"
+    "setup(name='gn', ext_modules=ext_modules)\n"
+)
+CLUSTER_KERNEL = (
+    "#include <cooperative_groups.h>\n"
+    "namespace cg = cooperative_groups;\n"
+    "__global__ void __cluster_dims__(2, 1, 1) gn(float* x) {\n"
+    "  cg::this_cluster().sync();\n"
+    "  x[threadIdx.x] *= 2.0f;\n"
+    "}\n"
+)
+
+
+def test_an_extension_built_only_for_hopper_and_newer_is_folded(tmp_path: Path) -> None:
+    root = write(
+        tmp_path,
+        {
+            "setup.py": NEWER_GPU_SETUP,
+            "csrc/gn/gn.cu": "",
+            "csrc/gn_v2/gn.cpp": "",
+            "csrc/gn_v2/gn_inst_1.cu": CLUSTER_KERNEL,
+        },
+    )
+    model = build_model(root)
+    assert not model.supports_rocm
+    (component,) = model.components
+    assert component.path == "csrc/gn_v2" and component.rocm_alternative == ""
+    assert (component.evidence[0].path, component.evidence[0].line) == ("setup.py", 12)
+    assert "sm_90, sm_100" in component.evidence[0].what
+    result = scan_path(root, ScanOptions(jobs=1))
+    (line,) = [f for f in result.findings if f.rule_id == "GP601"]
+    assert line.message.startswith("csrc/gn_v2/ is NVIDIA-only: the build targets only newer")
+    assert "no ROCm alternative" in line.message and "GP310" in line.message
+    assert not any(f.location.path.startswith("csrc/gn_v2/") for f in result.findings)
+    assert any(f.location.path.startswith("csrc/gn_v2/") for f in result.set_aside)
+
+
+def test_an_extension_with_one_older_target_or_shared_sources_stays(tmp_path: Path) -> None:
+    older = NEWER_GPU_SETUP.replace("compute_90,code=compute_90", "compute_80,code=sm_80")
+    files = {"setup.py": older, "csrc/gn_v2/gn.cpp": ""}
+    assert build_model(write(tmp_path / "a", files)).components == ()
+    # another extension compiles the same folder for every GPU
+    shared = NEWER_GPU_SETUP.replace("'csrc/gn/gn.cu'", "'csrc/gn_v2/common.cu'")
+    files = {"setup.py": shared, "csrc/gn_v2/gn.cpp": ""}
+    assert build_model(write(tmp_path / "b", files)).components == ()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from gpuport.files import ProjectFacts
 from gpuport.findings import Tier
-from gpuport.project.components import nvidia_only_components
+from gpuport.project.components import newer_gpu_only_components, nvidia_only_components
 from gpuport.project.extras import vendor_extras
 from gpuport.project.headers import header_facts, include_dirs
 from gpuport.project.hipify import native_cuda_dirs, torch_hipify_evidence
@@ -60,6 +60,8 @@ def build_model(root: Path) -> ProjectModel:
             root, texts, found, found.backend_dirs[:4]
         )
         notes.extend(component_notes)
+    else:  # no ROCm path: only what the build targets at Hopper and newer alone
+        components = newer_gpu_only_components(root, texts, found, "")
         helper_dirs = sorted(
             {rel.split("/", 1)[0] for rel in found.build_helpers if rel.endswith(".py")}
         )

@@ -669,6 +669,22 @@ SHUFFLE_FROM_16 = rule(
 )
 
 
+def _butterfly(src: KernelSource, offset: str, start: int, end: int) -> bool:
+    """Does the loop body pick each lane's role by its bit of the offset (``t & i``)? Then the
+    loop is a butterfly transform (Hadamard, FFT, bitonic sort) over groups of a size the data
+    sets, not a reduction of the warp: xor offsets below 32 keep each 32-lane group whole on a
+    64-lane wavefront too (exllamav2's 32-point Hadamard in cache_q.cuh)."""
+    pattern = re.compile(
+        rf"(\w[\w.]*)\s*&\s*{re.escape(offset)}\b|\b{re.escape(offset)}\s*&\s*(\w[\w.]*)"
+    )
+    for m in words(pattern, src.code, start, end):
+        # a thread index, or a value passed in as one (exllamav2's `t`): not a literal
+        lane = m.group(1) or m.group(2)
+        if lane != offset and not lane[0].isdigit():
+            return True
+    return False
+
+
 def shuffle_reduction_32_lanes(src: KernelSource) -> Iterator[Finding]:
     """Shuffle loops from offset 16 (or up to 32), and unrolled shuffles whose largest offset is 16."""
     code = src.code
@@ -698,6 +714,8 @@ def shuffle_reduction_32_lanes(src: KernelSource) -> Iterator[Finding]:
             body_start, body_end = body_after(code, src.brackets, m.end())
             calls = list(shuffles(body_start, body_end))
             if not calls or all(narrow(c, a) for c, a in calls):
+                continue
+            if _butterfly(src, m.group(1), body_start, body_end):
                 continue
             name = f"__shfl_{calls[0][0].group(1)}{calls[0][0].group(2) or ''}"
             yield src.finding(
