@@ -163,4 +163,49 @@ def rocm_fallback_is_sound(
         return True
     if CURRENT_ARCHS.intersection(same_as_hip):
         return True
-    return _LAUNCH_BOUNDS_ONLY_RE.fullmatch(_code_of(code, other)) is not None
+    other_code = _code_of(code, other)
+    if _LAUNCH_BOUNDS_ONLY_RE.fullmatch(other_code) is not None:
+        return True
+    return _only_specialisations(other_code, code[:start])
+
+
+_SPECIALISATION_RE = re.compile(r"template\s*<[^<>{};]*>\s*(?:struct|class)\s+(\w+)\s*<")
+
+
+def _only_specialisations(body: str, before: str) -> bool:
+    """Is ``body`` nothing but specialisations of class templates whose primary template the
+    file defines (not only declares) before the test? Then leaving the body out is no gap: the primary template is
+    the general path (mamba's sm80-only bf16 ``Converter<at::BFloat16, N>``, whose primary
+    converts element by element)."""
+    at = 0
+    names: set[str] = set()
+    while at < len(body):
+        m = _SPECIALISATION_RE.match(body, at)
+        if m is None:
+            return False
+        open_at = body.find("{", m.end())
+        if open_at < 0:
+            return False
+        depth = 0
+        close_at = -1
+        for i in range(open_at, len(body)):
+            if body[i] == "{":
+                depth += 1
+            elif body[i] == "}":
+                depth -= 1
+                if depth == 0:
+                    close_at = i
+                    break
+        if close_at < 0:
+            return False
+        end = body.find(";", close_at)
+        if end < 0 or body[close_at + 1 : end].strip():
+            return False
+        names.add(m.group(1))
+        at = end + 1
+        while at < len(body) and body[at].isspace():
+            at += 1
+    return bool(names) and all(
+        re.search(rf"template\s*<[^<>{{}};]*>\s*(?:struct|class)\s+{re.escape(n)}\s*[{{:]", before)
+        for n in names
+    )
