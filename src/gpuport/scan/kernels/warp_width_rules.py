@@ -107,9 +107,14 @@ def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
     # `off = threadIdx.x % 32` a column of a shared table), unless the variable is named as a
     # lane or a warp.
     warp_level = any(word in code for word in _WARP_LEVEL_WORDS)
-    if _has_tile_of_32(src) and not any(word in code for word in _RAW_WARP_WORDS):
+    raw = [word for word in _RAW_WARP_WORDS if word in code]
+    if not raw and _has_tile_of_32(src):
         # the file's warps are cooperative-groups tiles of 32 on purpose (`tiled_partition<32>`,
         # which HIP supports on 64-wide wavefronts): `threadIdx.x >> 5` is the tile's number
+        return
+    if raw == ["__shfl"] and _all_shuffles_32_wide(src):
+        # every shuffle names a width of 32 (`__shfl_down_sync(mask, v, o, 32)`): logical
+        # 32-lane warps on purpose, which `& 31` and `>> 5` number consistently on wave64
         return
     for m in _LANE_OP_RE.finditer(code):
         if m.start() > 0 and code[m.start() - 1] in "&|":
@@ -149,6 +154,29 @@ def _never_read(code: str, target: tuple[str, int], after: int) -> bool:
     if end >= len(code) or code[end] != "}":
         return False  # the block is too long to see whole
     return not any(True for _ in words(re.compile(re.escape(name) + r"\b"), code, after, end))
+
+
+_ANY_SHFL_RE = re.compile(r"__shfl(?:_(?:xor|down|up))?(_sync)?\s*\(")
+
+
+def _all_shuffles_32_wide(src: KernelSource) -> bool:
+    """Does every raw shuffle of the file pass an explicit width of 32 (bitsandbytes'
+    gemm_4bit_simt.cu)? False when there is none or one cannot be read."""
+    code = src.code
+    seen = False
+    for m in words(_ANY_SHFL_RE, code):
+        close_at = match_forward(src.brackets, m.end() - 1)
+        if close_at < 0:
+            return False
+        args = split_args(code, src.brackets, m.end() - 1, close_at)
+        width_index = 3 if m.group(1) else 2
+        if len(args) != width_index + 1:
+            return False
+        start, end = args[width_index]
+        if code[start:end].strip().rstrip("uU") != "32":
+            return False
+        seen = True
+    return seen
 
 
 def _has_tile_of_32(src: KernelSource) -> bool:
