@@ -192,6 +192,9 @@ class ProjectFacts:
     # The project's headers that bring aliases or CUDA-only macros into the files including
     # them, and the headers sharing a file name with one (so an include is told apart).
     headers: tuple[HeaderFacts, ...] = ()
+    # The project's own include folders (relative to the root, shallowest first), where a
+    # quoted include not found beside the including file is looked up (project/headers.py).
+    include_dirs: tuple[str, ...] = ()
 
     def included(self, rel: str, includes: Iterable[str]) -> HeaderFacts:
         """What the file at ``rel``, with these ``#include`` names (as written), sees: the

@@ -62,7 +62,7 @@ def test_a_cuda_only_alias_is_no_rocm_alias() -> None:
 def test_findings_in_dead_branches_go_for_every_rule_and_for_port_too() -> None:
     text = (
         "#include <cuda_runtime.h>\n"
-        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
         '__device__ void f() { asm volatile("wgmma.fence.sync.aligned;"); }\n'
         "#endif\n"
     )
@@ -212,8 +212,8 @@ def test_a_mask_constant_from_an_included_project_header_reaches_gp303(tmp_path:
 
 
 def test_gp324_reports_a_repeated_condition_once_with_its_other_lines() -> None:
-    block = "#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)\nint a;\n#endif\n"
-    text = block * 3 + "#if __CUDA_ARCH__ >= 800\nint b;\n#endif\n"
+    block = "#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 800)\nint a;\n#endif\n"
+    text = block * 3 + "#if __CUDA_ARCH__ >= 700\nint b;\n#endif\n"
     found = [f for f in scan(text) if f.rule_id == "GP324"]
     assert [f.location.line for f in found] == [1, 10]
     assert "2 more lines with this condition: 4, 7" in found[0].message
@@ -227,3 +227,52 @@ def test_gp309_is_not_repeated_on_a_directive_line_gp324_reports() -> None:
     )
     found = {(f.rule_id, f.location.line) for f in scan(text) if f.rule_id in ("GP309", "GP324")}
     assert found == {("GP324", 1), ("GP309", 4)}  # GP309 stays where it is the only one
+
+
+def _gp324_lines(text: str) -> list[int]:
+    return lines_of(scan(text), "GP324")
+
+
+def test_gp324_leaves_out_a_test_whose_rocm_branch_is_the_working_older_gpu_path() -> None:
+    # `>= 800` with a plain-C++ #else: AMD takes the path Volta and Turing take
+    fast = "#if __CUDA_ARCH__ >= 800\nreturn __hmax(a, b);\n#else\nreturn a > b ? a : b;\n#endif\n"
+    assert _gp324_lines(fast) == []
+    # the same test whose #else traps is porting work, whatever the trap is called
+    for trap in (
+        'assert(("sm80", false));',
+        "__trap();",
+        'NVTE_DEVICE_ERROR("sm80");',
+        '#error "sm80"',
+        'asm volatile("trap;");',
+    ):
+        text = f"#if __CUDA_ARCH__ >= 800\nreturn __hmax(a, b);\n#else\n{trap}\n#endif\n"
+        assert _gp324_lines(text) == [1], trap
+
+
+def test_gp324_leaves_out_old_gpu_workarounds_and_arch_specific_defaults() -> None:
+    old = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700\nslow();\n#else\nfast();\n#endif\n"
+    assert _gp324_lines(old) == []
+    # an upper bound with a toolkit test: a current toolkit reads it as AMD does
+    toolkit = (
+        "#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 600 || CUDA_VERSION < 8000)\n"
+        "cas_add();\n#else\natomicAdd(p, v);\n#endif\n"
+    )
+    assert _gp324_lines(toolkit) == []
+    specific = "#ifdef __CUDA_ARCH_SPECIFIC__\n#define S __CUDA_ARCH_SPECIFIC__\n#else\n#define S 0\n#endif\n"
+    assert _gp324_lines(specific) == []
+
+
+def test_gp324_keeps_device_pass_tests_feature_calls_and_missing_bodies() -> None:
+    device = "#ifdef __CUDA_ARCH__\nreturn 32;\n#else\nreturn 0;\n#endif\n"
+    assert _gp324_lines(device) == [1]
+    feature = "#if __CUDA_ARCH_HAS_FEATURE__(SM90_ALL)\n#define F 1\n#else\n#define F 0\n#endif\n"
+    assert _gp324_lines(feature) == [1]
+    # every current NVIDIA GPU compiles the body, AMD compiles nothing
+    ampere = "#if __CUDA_ARCH__ >= 800\nout[i] = 1.0f;\n#endif\n"
+    assert _gp324_lines(ampere) == [1]
+    # a Hopper-only body: Ampere and Blackwell compile nothing either
+    hopper = "#if __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1000\nout[i] = 1.0f;\n#endif\n"
+    assert _gp324_lines(hopper) == []
+    # a condition gpuport cannot read on AMD stays reported
+    unknown = "#if __CUDA_ARCH__ >= 800 || MY_FLAG\nfast();\n#else\nslow();\n#endif\n"
+    assert _gp324_lines(unknown) == [1]

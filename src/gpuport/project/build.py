@@ -14,9 +14,9 @@ from pathlib import Path
 
 from gpuport.files import ProjectFacts
 from gpuport.findings import Tier
-from gpuport.project.components import nvidia_only_components
+from gpuport.project.components import newer_gpu_only_components, nvidia_only_components
 from gpuport.project.extras import vendor_extras
-from gpuport.project.headers import header_facts
+from gpuport.project.headers import header_facts, include_dirs
 from gpuport.project.hipify import native_cuda_dirs, torch_hipify_evidence
 from gpuport.project.model import Component, ProjectModel, VendorExtras
 from gpuport.project.rocm import rocm_archs, rocm_evidence, rocm_macros
@@ -60,6 +60,8 @@ def build_model(root: Path) -> ProjectModel:
             root, texts, found, found.backend_dirs[:4]
         )
         notes.extend(component_notes)
+    else:  # no ROCm path: only what the build targets at Hopper and newer alone
+        components = newer_gpu_only_components(root, texts, found, "")
         helper_dirs = sorted(
             {rel.split("/", 1)[0] for rel in found.build_helpers if rel.endswith(".py")}
         )
@@ -69,7 +71,13 @@ def build_model(root: Path) -> ProjectModel:
                 f"{folder}/ works out what each extension compiles in code (build helpers); "
                 "the components it builds are not classified"
             )
-    facts = ProjectFacts(rocm_macros=macros, first_party=frozenset(first_party), headers=headers)
+    own_includes = include_dirs(texts, found, lambda rel: model_tier(tiers, rel) is Tier.PRODUCT)
+    facts = ProjectFacts(
+        rocm_macros=macros,
+        first_party=frozenset(first_party),
+        headers=headers,
+        include_dirs=own_includes,
+    )
     return ProjectModel(
         name=name,
         facts=facts,

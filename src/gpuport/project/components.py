@@ -34,6 +34,14 @@ _NVIDIA_ONLY_PACKAGE_RE = re.compile(r"^(?:nvidia-|cuda-python$|cupy-cuda|tensor
 # (USE_TRITON_ROCM, ROCM_HOME, is_rocm_pytorch()), torch.version.hip, IS_HIP_EXTENSION, HIP_BUILD.
 _ROCM_SWITCH_RE = re.compile(r"rocm|version\.hip\b|\bIS_HIP\w*|\bHIP_BUILD\b|\bBUILD_HIP\b", re.I)
 _CUDA_SWITCH_RE = re.compile(r"(?:torch\.)?version\.cuda")
+# Any mention of ROCm or HIP in a file ("hipcc", "torch.version.hip", "USE_ROCM"), not "ship".
+_ROCM_MENTION_RE = re.compile(r"rocm|(?<![a-z])hip", re.IGNORECASE)
+# An nvcc target in a flag: "arch=compute_90a,code=sm_90a", "-arch=sm_100".
+_ARCH_RE = re.compile(r"(?:compute|sm)_(\d{2,3})[a-z]?\b")
+_NEWER_GPU_ARCH = 90  # Hopper: thread-block clusters, TMA, wgmma
+# A string that is the nvcc executable's path (cuda_dir + "/bin/nvcc"); a bare "nvcc" is also
+# the key of extra_compile_args, so it does not count.
+_NVCC_PATH_RE = re.compile(r"/nvcc(?:\.exe)?$")
 
 
 @dataclass(slots=True)
@@ -52,6 +60,8 @@ def nvidia_only_components(
     classified. ``backends`` are the project's ROCm backend folders (an alternative to name)."""
     components: list[Component] = []
     notes: list[str] = []
+    rocm_built: list[str] = []  # folders some setup.py's ROCm branch compiles
+    nvcc_only: list[tuple[str, str]] = []  # (setup.py, its text) with no ROCm switch of its own
     for rel in found.setup_pys:
         text = texts.text(rel)
         if text is None:
@@ -64,7 +74,10 @@ def nvidia_only_components(
         if branches is None:
             notes.append(f"{rel} does not parse; its components are not classified")
             continue
+        rocm_built.extend(branches.rocm)
         if not branches.has_rocm_switch:
+            if "/" in rel and rel.endswith(".py"):
+                nvcc_only.append((rel, text))
             continue
         if not branches.cuda and not branches.rocm:
             notes.append(
@@ -85,6 +98,14 @@ def nvidia_only_components(
                     alternative,
                 )
             )
+    alternative = ", ".join(backends) or "the project's ROCm build"
+    for newer in newer_gpu_only_components(root, texts, found, alternative):
+        if not any(_overlaps(newer.path, r) for r in rocm_built):
+            components.append(newer)
+    for rel, text in nvcc_only:
+        component = _nvcc_only_package(root, rel, text, rocm_built, backends)
+        if component is not None:
+            components.append(component)
     components.extend(op_builder_components(root, texts, found.build_helpers, found.packages))
     for rel in found.cmake_files:
         if rel.lower().endswith("cmakelists.txt"):
@@ -321,6 +342,166 @@ def _nvidia_only_package(texts: ProjectTexts, rel: str, backends: list[str]) -> 
             evidence = (Evidence(rel, requirement.line, why),)
             return Component(folder, ComponentStatus.NVIDIA_ONLY, evidence, alternative)
     return None
+
+
+def newer_gpu_only_components(
+    root: Path, texts: ProjectTexts, found: Survey, alternative: str
+) -> list[Component]:
+    """Extensions a setup.py builds only for NVIDIA Hopper and newer: every ``compute_XX`` /
+    ``sm_XX`` its nvcc flags name (literals, or names the file assigns them to) is 90 or more
+    (apex's ``group_norm_v2_cuda``, built for sm_90/sm_100/sm_120 only, with thread-block
+    clusters). Such a component is no target of a ROCm port even in a project without a ROCm
+    path (``alternative`` is then empty). Its sources must all sit in one folder that no other
+    extension of the file compiles."""
+    out: list[Component] = []
+    for rel in found.setup_pys:
+        if not rel.endswith(".py"):
+            continue
+        text = texts.text(rel)
+        if text is None or ("compute_" not in text and "sm_" not in text):
+            continue
+        tree = python_tree(text)
+        if tree is None:
+            continue
+        strings = _name_strings(tree)
+        base = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        built: list[tuple[ast.Call, set[str], set[int]]] = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("Extension"):
+                built.append(
+                    (node, _extension_folders(node, base), _extension_archs(node, strings))
+                )
+        for node, folders, archs in built:
+            if len(folders) != 1 or not archs or min(archs) < _NEWER_GPU_ARCH:
+                continue
+            (folder,) = folders
+            shared = any(f is not node and folder in other for f, other, _ in built)
+            if shared or not folder or not _is_dir(root, folder):
+                continue
+            listed = ", ".join(f"sm_{a}" for a in sorted(archs))
+            why = (
+                f"{_name(rel)} builds this extension only for {listed} (its nvcc arch flags): "
+                "NVIDIA Hopper and newer"
+            )
+            out.append(
+                Component(
+                    folder,
+                    ComponentStatus.NVIDIA_ONLY,
+                    (Evidence(rel, node.lineno, why),),
+                    alternative,
+                )
+            )
+    return out
+
+
+def _name_strings(tree: ast.Module) -> dict[str, list[str]]:
+    """Every string each name is assigned, over all its assignments (both branches of an if)."""
+    out: dict[str, list[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    out.setdefault(target.id, []).extend(_strings(node.value))
+    return out
+
+
+def _extension_folders(call: ast.Call, base: str) -> set[str]:
+    """The folders of the sources an extension call names (its ``sources`` or second argument)."""
+    sources = [k.value for k in call.keywords if k.arg == "sources"] or call.args[1:2]
+    found: dict[str, int] = {}
+    _collect(sources, base, found)
+    return set(found)
+
+
+def _extension_archs(call: ast.Call, strings: dict[str, list[str]]) -> set[int]:
+    """The compute capabilities (90 for ``compute_90a``) the call's compile flags name."""
+    flags = [k.value for k in call.keywords if k.arg == "extra_compile_args"]
+    texts: list[str] = []
+    for flag in flags:
+        texts.extend(_strings(flag))
+        for node in ast.walk(flag):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                texts.extend(strings.get(node.id, []))
+    return {int(m) for t in texts for m in _ARCH_RE.findall(t)}
+
+
+def _nvcc_only_package(
+    root: Path, rel: str, text: str, rocm_built: list[str], backends: list[str]
+) -> Component | None:
+    """A sub-package's own setup.py that builds a CUDA extension with nvcc whatever the build
+    (flash-attention's ``csrc/layer_norm/setup.py`` runs ``nvcc -V`` at import and has no ROCm
+    branch): a ROCm machine has no nvcc, so the ROCm build never compiles its folder. Only when
+    no ROCm branch of another setup.py compiles that folder, and the file names no ROCm at all."""
+    folder = rel.rsplit("/", 1)[0]
+    if (
+        _ROCM_MENTION_RE.search(text)
+        or not _is_dir(root, folder)
+        or any(_overlaps(folder, r) for r in rocm_built)
+        or any(_overlaps(folder, b) for b in backends)
+    ):
+        return None
+    tree = python_tree(text)
+    if tree is None:
+        return None
+    extension = next(
+        (
+            node.lineno
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("CUDAExtension")
+        ),
+        None,
+    )
+    nvcc = _unconditional_nvcc(tree)
+    if extension is None or nvcc is None:
+        return None
+    line, how = nvcc
+    evidence = (
+        Evidence(rel, extension, f"{_name(rel)} builds a CUDA extension and has no ROCm branch"),
+        Evidence(rel, line, f"it runs nvcc whatever the build ({how}); a ROCm machine has none"),
+    )
+    # Not a replacement for this package: the build that runs on ROCm, which leaves it out.
+    main = f" ({', '.join(backends)})" if backends else ""
+    alternative = f"its main build{main}, which leaves this package out"
+    return Component(folder, ComponentStatus.NVIDIA_ONLY, evidence, alternative)
+
+
+def _unconditional_nvcc(tree: ast.Module) -> tuple[int, str] | None:
+    """(line, what) of the first call the module makes outside any ``if``/``try`` that runs
+    nvcc: a call naming an ``nvcc`` path, or of a function of the file that does (transitively)."""
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    runs: set[str] = {
+        name
+        for name, function in functions.items()
+        if any(_NVCC_PATH_RE.search(s) for s in _strings(function))
+    }
+    changed = True
+    while changed:  # a function calling one that runs nvcc runs it too
+        changed = False
+        for name, function in functions.items():
+            if name not in runs and any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in runs
+                for n in ast.walk(function)
+            ):
+                runs.add(name)
+                changed = True
+    for statement in tree.body:
+        if not isinstance(statement, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign):
+            continue
+        for node in ast.walk(statement):
+            if not isinstance(node, ast.Call):
+                continue
+            if isinstance(node.func, ast.Name) and node.func.id in runs:
+                return node.lineno, f"{node.func.id}()"
+            if any(_NVCC_PATH_RE.search(s) for a in node.args for s in _strings(a)):
+                return node.lineno, "a call naming nvcc's path"
+    return None
+
+
+def _strings(node: ast.AST) -> list[str]:
+    return [
+        n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
 
 
 def _outermost(components: list[Component]) -> list[Component]:

@@ -42,6 +42,16 @@ from gpuport.project.texts import (
 from gpuport.syntax.cxx import code_only
 from gpuport.syntax.preprocessor import can_matter, conditions, is_nvidia_only
 
+# How many include folders the model carries: the kernel scanner tries each for a quoted include
+# it cannot find beside the including file.
+MAX_INCLUDE_DIRS = 32
+_INCLUDE_FOLDER_NAMES = frozenset({"include", "includes", "inc"})
+# Folders a build file adds to the include path: CMake's include_directories /
+# target_include_directories, setup.py's include_dirs=[...] and op builders' include_paths().
+_BUILD_INCLUDES_RE = re.compile(
+    r"(?:include_directories\s*\(|include_dirs\s*=\s*\[|def\s+include_paths\s*\()([^)\]]{0,2000})"
+)
+_QUOTED_OR_WORD_RE = re.compile(r"[\"']([^\"'\s]+)[\"']|([\w${}./-]+)")
 _INCLUDE_RE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\r\n]+)[>\"]", re.MULTILINE)
 _DEFINE_RE = re.compile(rb"#[ \t]*define\b")
 _DEFINED_NAME_RE = re.compile(r"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
@@ -111,6 +121,49 @@ def header_facts(
         )
         for rel in sorted(kept)
     )
+
+
+def include_dirs(
+    texts: ProjectTexts, found: Survey, own: Callable[[str], bool] = lambda rel: True
+) -> tuple[str, ...]:
+    """The project's own include folders, where a quoted ``#include`` the compiler does not find
+    beside the including file is looked up (DeepSpeed's ``csrc/includes``, which its op
+    builders put on the include path): folders holding project headers that are named
+    ``include``/``includes``/``inc``, or that a build file adds to the include path. Vendored
+    copies are left out; at most :data:`MAX_INCLUDE_DIRS`, the shallowest first."""
+    folders = {posixpath.dirname(rel) for rel in found.headers if own(rel)}
+    folders.discard("")
+    # an include folder, or one above a header's folder (TE's common/include/transformer_engine)
+    chosen: set[str] = set()
+    for folder in folders:
+        parts = folder.split("/")
+        chosen.update(
+            "/".join(parts[: i + 1]) for i, p in enumerate(parts) if p in _INCLUDE_FOLDER_NAMES
+        )
+    for rel in [*found.cmake_files, *found.setup_pys, *found.build_helpers]:
+        text = texts.text(rel)
+        if text is None or "includ" not in text:
+            continue
+        base = posixpath.dirname(rel)
+        for m in _BUILD_INCLUDES_RE.finditer(text):
+            for quoted, word in _QUOTED_OR_WORD_RE.findall(m.group(1)):
+                named = _include_folder(quoted or word, base, folders)
+                if named is not None:
+                    chosen.add(named)
+    ordered = sorted(chosen, key=lambda f: (f.count("/"), f))
+    return tuple(ordered[:MAX_INCLUDE_DIRS])
+
+
+def _include_folder(written: str, base: str, folders: set[str]) -> str | None:
+    """The header folder a build file's include entry names: relative to the build file's
+    folder or to the root, after a leading ``${CMAKE_CURRENT_SOURCE_DIR}/``-style variable."""
+    path = re.sub(r"^\$\{\w+\}/?", "", written.strip()).rstrip("/")
+    if not path or path.startswith(("$", "/", "-")) or ".." in path.split("/"):
+        return None
+    for candidate in (posixpath.normpath(posixpath.join(base, path)), posixpath.normpath(path)):
+        if candidate in folders:
+            return candidate
+    return None
 
 
 def _source_includes(

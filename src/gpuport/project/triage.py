@@ -32,8 +32,10 @@ NVIDIA_ONLY_COMPONENT = rule(
     what="Folds every finding inside a component that the project's own build compiles only "
     "for CUDA (a Hopper-only package, a CUTLASS backend, a sub-package that depends on NVIDIA-only "
     "packages) into one finding that names the component, how many findings it folds, and the "
-    "ROCm alternative the project builds instead. The folded findings are kept with the scan's "
-    "result, set aside rather than listed one by one.",
+    "ROCm alternative the project builds instead. An extension the build compiles only for NVIDIA "
+    "Hopper and newer (all its nvcc arch flags sm_90 or above) is folded the same way, also in a "
+    "project with no ROCm path. The folded findings are kept with the scan's result, set aside "
+    "rather than listed one by one.",
     why="Porting code the ROCm build never compiles is not porting work: the project already "
     "runs on AMD GPUs through its alternative. Listing each finding in it one by one hides the "
     "findings that matter.",
@@ -227,11 +229,28 @@ def _component_finding(component: Component, inside: list[Finding], model: Proje
         f"Nothing to port in {component.path}/: build the project's ROCm path ({alternative}) "
         "on ROCm; port this component only if ROCm must run it too."
     )
+    if not component.rocm_alternative and not model.supports_rocm:
+        message, fix = _no_alternative(component, evidence, inside)
     # Placed where the build says so (the CUDA branch's line), so that a reader lands on it.
     first = component.evidence[0] if component.evidence else None
     path, line = (first.path, first.line) if first else (component.path, 0)
     finding = NVIDIA_ONLY_COMPONENT.finding(path, line, message=message, fix=fix)
     return replace(finding, tier=model.tier_of(component.path))
+
+
+def _no_alternative(component: Component, evidence: str, inside: list[Finding]) -> tuple[str, Fix]:
+    """The GP601 text for a component built for NVIDIA Hopper and newer only, in a project with
+    no ROCm path: nothing replaces it, and a port leaves it out."""
+    message = (
+        f"{component.path}/ is NVIDIA-only: the build targets only newer NVIDIA GPUs ({evidence}). "
+        f"{len(inside)} finding(s) in it set aside ({_rule_counts(inside)}); the project has "
+        "no ROCm alternative to it."
+    )
+    fix = Fix(
+        f"Leave {component.path}/ out of the ROCm build (do not build this extension there); "
+        "port it only if ROCm must run it, as new code for AMD's hardware."
+    )
+    return message, fix
 
 
 def fold_by_folder(findings: list[Finding]) -> tuple[list[Finding], list[Finding]]:

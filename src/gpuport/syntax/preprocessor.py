@@ -458,6 +458,41 @@ def evaluate(expr: str, macros: _Macros, depth: int = 0) -> int | None:
     return value
 
 
+class _Target(_Macros):
+    """One NVIDIA compilation's macros: ``defined`` names with their values, ``undefined`` ones
+    absent, every other name unknown (and every function-like macro call unknown)."""
+
+    def __init__(self, defined: dict[str, int], undefined: Callable[[str], bool]) -> None:
+        super().__init__(frozenset(), cuda=True)
+        self.values = defined
+        self.absent = undefined
+
+    def defined(self, name: str) -> Truth:
+        if name in self.values:
+            return True
+        return False if self.absent(name) else None
+
+    def value(self, name: str, depth: int) -> int | None:
+        if name in self.values:
+            return self.values[name]
+        return 0 if self.absent(name) else None
+
+
+def evaluate_for(
+    expr: str, defined: dict[str, int], undefined: Callable[[str], bool]
+) -> int | None:
+    """The value of an ``#if`` expression in a compilation where the ``defined`` macros hold
+    the values given and those ``undefined`` says so are absent; None when it cannot be told
+    (another name, or a function-like macro, decides it)."""
+    return evaluate(expr, _Target(defined, undefined))
+
+
+def evaluate_on_rocm(expr: str, rocm_macros: frozenset[str] = frozenset()) -> int | None:
+    """The value of an ``#if`` expression as HIP-Clang for AMD reads it (the file's own
+    ``#define``s aside), or None when it cannot be told."""
+    return evaluate(expr, _Macros(rocm_macros))
+
+
 def _truth(value: int | None) -> Truth:
     return None if value is None else value != 0
 

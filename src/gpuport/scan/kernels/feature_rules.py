@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from gpuport.findings import Category, Confidence, Finding, Severity
 from gpuport.kb.kernels import kernel_apis
 from gpuport.rules import rule
+from gpuport.scan.kernels.arch_branches import rocm_fallback_is_sound
 from gpuport.scan.kernels.brackets import match_forward
 from gpuport.scan.kernels.references import (
     AMDGPU_BUILTINS,
@@ -176,7 +177,15 @@ CUDA_ARCH_MACRO = rule(
     severity=Severity.MEDIUM,
     confidence=Confidence.HIGH,
     summary="__CUDA_ARCH__ is never defined by HIP-Clang",
-    what="Finds preprocessor conditions that test `__CUDA_ARCH__` (and `__CUDA_ARCH_FEAT_*`).",
+    what=(
+        "Finds preprocessor conditions that test `__CUDA_ARCH__` (and `__CUDA_ARCH_FEAT_*`). "
+        "A test is left out when the branch AMD takes is one an NVIDIA GPU compiles too and "
+        "it runs: working code (the Volta/Turing path of a `>= 800` fast path, the modern "
+        "path of a `< 700` workaround), or nothing where a current NVIDIA GPU also compiles "
+        "nothing (a Hopper-only body). Fallbacks that trap (`assert(false)`, `__trap()`, "
+        "`#error`), device-pass tests (`#ifdef __CUDA_ARCH__`) and NVCC's feature calls "
+        "(`__CUDA_ARCH_HAS_FEATURE__(...)`) are always reported."
+    ),
     why=(
         "HIP-Clang does not define `__CUDA_ARCH__`. `#ifdef __CUDA_ARCH__` device branches "
         "disappear on AMD (the host branch is compiled for the device instead), and "
@@ -218,6 +227,9 @@ def cuda_arch_macro(src: KernelSource) -> Iterator[Finding]:
             )
             yield src.finding(CUDA_ARCH_MACRO, m.start(), m.end(), message=message)
             continue
+        directive = line_start + len(line) - len(line.lstrip())
+        if rocm_fallback_is_sound(code, src.text, directive, src.facts.rocm_macros):
+            continue  # AMD takes a path an NVIDIA GPU takes too, and it is working code
         if name != "__CUDA_ARCH__":
             message = f"{name} is an NVIDIA architecture feature macro; HIP-Clang never defines it"
         elif _VERSION_CHECK_RE.search(line):

@@ -39,16 +39,17 @@ _HEADER_READ_LIMIT = 1 << 20  # a header larger than this is generated code: not
 
 
 @functools.lru_cache(maxsize=256)
-def _header_constants(path: str, rocm_macros: frozenset[str]) -> dict[str, Constant]:
-    """The constants a project header defines where a ROCm build compiles them (its first
-    definition of each name), read once per process; empty when it cannot be read."""
+def _read_header(
+    path: str, rocm_macros: frozenset[str]
+) -> tuple[dict[str, Constant], tuple[str, ...]]:
+    """(constants defined where ROCm compiles them, the names it ``#include``s) of a header."""
     try:
         with open(path, "rb") as handle:
             raw = handle.read(_HEADER_READ_LIMIT + 1)
     except OSError:
-        return {}
+        return {}, ()
     if len(raw) > _HEADER_READ_LIMIT:
-        return {}
+        return {}, ()
     code = code_only(raw.decode("utf-8", errors="replace"))
     found = conditions(code, rocm_macros) if can_matter(code, rocm_macros) else None
     constants = Constants(code)
@@ -57,7 +58,26 @@ def _header_constants(path: str, rocm_macros: frozenset[str]) -> dict[str, Const
         constant = constants.get(name)
         if constant is not None and (found is None or not found.is_dead(constant.start)):
             result[name] = constant
-    return result
+    includes = tuple(
+        m.group(2).strip()
+        for m in _INCLUDE_RE.finditer(code)
+        if directive_line_start(code, m.start()) >= 0
+    )
+    return result, includes
+
+
+def _inside(root: str, candidate: str) -> bool:
+    """Is ``candidate`` (links resolved) a regular file inside ``root``?"""
+    try:
+        return os.path.commonpath([root, candidate]) == root and stat.S_ISREG(
+            os.lstat(candidate).st_mode
+        )
+    except (OSError, ValueError):
+        return False
+
+
+# How deep header_constant follows the includes of the headers a file includes.
+_HEADER_DEPTH = 3
 
 
 _DEFINED_NAME_RE = re.compile(r"#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]")
@@ -269,24 +289,63 @@ class KernelSource:
         except (OSError, ValueError):
             return False
 
-    def _project_header_path(self, header: str, offset: int) -> str | None:
-        """The resolved path of the project header an ``#include "header"`` names, or None."""
-        if not self.project_header(header, offset) or self.path is None:
-            return None
-        return os.path.realpath(os.path.join(os.path.dirname(self.path), header))
-
     def header_constant(self, name: str) -> tuple[str, Constant] | None:
         """(header as included, its definition) of a constant this file uses but does not
-        define, from the project headers it includes by quoted name (``FULL_MASK`` from
-        ``#include "utils.cuh"``), where a ROCm build compiles that definition. One level of
-        includes; each header is read once per scan process."""
-        for header, offset in self.includes:
-            path = self._project_header_path(header, offset)
-            if path is None:
-                continue
-            found = _header_constants(path, self.facts.rocm_macros).get(name)
-            if found is not None:
-                return header, found
+        define, from the project headers it includes (``FULL_MASK`` from ``#include
+        "utils.cuh"``), where a ROCm build compiles that definition. A header is looked up
+        beside the including file (quoted names), then in the project's include folders
+        (ProjectFacts.include_dirs); the headers those include are followed
+        :data:`_HEADER_DEPTH` levels deep. Each header is read once per scan process."""
+        if self.path is None or self.root is None:
+            return None
+        root = _real_root(self.root)
+        here = os.path.dirname(self.path)
+        level = [
+            (header, path)
+            for header, offset in self.includes
+            if (path := self._include_path(root, here, header, offset in self._quoted))
+        ]
+        seen = {path for _, path in level}
+        for _depth in range(_HEADER_DEPTH):
+            deeper: list[tuple[str, str]] = []
+            for header, path in level:
+                constants, includes = _read_header(path, self.facts.rocm_macros)
+                found = constants.get(name)
+                if found is not None:
+                    return header, found
+                folder = os.path.dirname(path)
+                for include in includes:
+                    nested = self._include_path(root, folder, include, True)
+                    if nested is not None and nested not in seen:
+                        seen.add(nested)
+                        deeper.append((header, nested))
+            level = deeper
+        return None
+
+    def _include_path(self, root: str, folder: str, header: str, quoted: bool) -> str | None:
+        """The project file an include names: beside ``folder`` (quoted names), then in each of
+        the project's include folders, nearest to ``folder`` first; None when none is."""
+        if quoted:
+            beside = os.path.realpath(os.path.join(folder, header))
+            if _inside(root, beside):
+                return beside
+        dirs = self.facts.include_dirs
+        if not dirs or os.path.isabs(header):
+            return None
+        here = os.path.relpath(os.path.realpath(folder), root).split(os.sep)
+
+        def nearness(rel: str) -> int:
+            shared = 0
+            for a, b in zip(rel.split("/"), here, strict=False):
+                if a != b:
+                    break
+                shared += 1
+            return -shared
+
+        for rel in sorted(dirs, key=nearness):
+            candidate = os.path.realpath(os.path.join(root, rel, header))
+            if _inside(root, candidate):
+                return candidate
         return None
 
     @property

@@ -39,11 +39,14 @@ def library_use(src: KernelSource, rule: Rule, library: KernelLibrary) -> Iterat
                 headers.append(header)
                 first = offset if first is None else min(first, offset)
     if library.identifiers is not None:
+        # names the project maps to the HIP library for ROCm (bitsandbytes' `#define
+        # cublasLtHandle_t hipblasLtHandle_t` under BUILD_HIP) are ported already
+        aliased = _rocm_defined(src) if library.identifiers.search(src.body) else frozenset()
         for m in words(library.identifiers, src.body):
             if inside_other_namespace(src.body, m.start()):
                 continue  # thrust::cuda::par is Thrust's, not libcu++
             name = m.group()
-            if name in library.skip or name.startswith(skip_prefixes):
+            if name in library.skip or name.startswith(skip_prefixes) or name in aliased:
                 continue
             if _INCLUDE_GUARD_RE.fullmatch(name):
                 continue  # `#ifndef CUDNN_ATT_H`: a header's include guard, not the library
@@ -63,6 +66,18 @@ def library_use(src: KernelSource, rule: Rule, library: KernelLibrary) -> Iterat
         first,
         message=f"{library.label} in this file: {' and '.join(parts)}; {library.advice}",
     )
+
+
+def _rocm_defined(src: KernelSource) -> frozenset[str]:
+    """Names the file, or a project header it includes, ``#define``s in a branch only ROCm
+    compiles (any name: library types like ``cublasLtHandle_t`` too)."""
+    found = src.conditions
+    local = (
+        frozenset(d.name for d in found.defines if d.rocm_branch and d.compiled is not False)
+        if found is not None
+        else frozenset()
+    )
+    return local | src.rocm_aliases()
 
 
 def names_once_per_line(

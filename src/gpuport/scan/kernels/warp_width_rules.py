@@ -88,7 +88,11 @@ _WARP_LEVEL_WORDS = (
     "MMA_Atom",
 )
 # Explicit 32-wide logical warps (the raw intrinsics above would still see the hardware's).
-_TILE_32_RE = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*32[uU]?\s*>")
+# Cooperative-groups tiles by width: 32, or a name (`tiled_partition<WARP_SIZE>`) whose value,
+# defined in the file or in a project header it includes (through the project's include
+# folders), is 32.
+_TILE_RE = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*(\w+)\s*>")
+_VALUE_32_ONLY_RE = re.compile(r"\(?\s*32[uU]?\s*\)?")
 _LANE_OR_WARP_NAME_RE = re.compile(r"lane|warp|^wid|^lid$|^tid_in", re.I)
 
 
@@ -103,9 +107,14 @@ def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
     # `off = threadIdx.x % 32` a column of a shared table), unless the variable is named as a
     # lane or a warp.
     warp_level = any(word in code for word in _WARP_LEVEL_WORDS)
-    if _TILE_32_RE.search(code) and not any(word in code for word in _RAW_WARP_WORDS):
+    raw = [word for word in _RAW_WARP_WORDS if word in code]
+    if not raw and _has_tile_of_32(src):
         # the file's warps are cooperative-groups tiles of 32 on purpose (`tiled_partition<32>`,
         # which HIP supports on 64-wide wavefronts): `threadIdx.x >> 5` is the tile's number
+        return
+    if raw == ["__shfl"] and _all_shuffles_32_wide(src):
+        # every shuffle names a width of 32 (`__shfl_down_sync(mask, v, o, 32)`): logical
+        # 32-lane warps on purpose, which `& 31` and `>> 5` number consistently on wave64
         return
     for m in _LANE_OP_RE.finditer(code):
         if m.start() > 0 and code[m.start() - 1] in "&|":
@@ -113,10 +122,11 @@ def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
         operand = _left_operand(code, m.start())
         if not names.is_thread_expr(operand):
             continue
-        if not warp_level:
-            target = assigned_name(code, m.start())
-            if target is not None and not _LANE_OR_WARP_NAME_RE.search(target[0]):
-                continue
+        target = assigned_name(code, m.start())
+        if not warp_level and target is not None and not _LANE_OR_WARP_NAME_RE.search(target[0]):
+            continue
+        if target is not None and _never_read(code, target, m.end()):
+            continue  # `int lane = d3 & 0x1f;` that nothing reads: no lane math at all
         op = " ".join(m.group().split())
         shown = " ".join(operand.split())
         if len(shown) > 40:
@@ -129,6 +139,59 @@ def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
             message=f"`{shown} {op}` assumes 32-wide warps; AMD CDNA wavefronts are 64 wide "
             f"— use {portable}",
         )
+
+
+_DECLARED_AFTER_TYPE_RE = re.compile(r"[\w>]\s+$")
+
+
+def _never_read(code: str, target: tuple[str, int], after: int) -> bool:
+    """Is ``target`` (name, offset) a variable declared here that its block never reads?"""
+    name, at = target
+    start = code.rfind("\n", 0, at) + 1
+    if not _DECLARED_AFTER_TYPE_RE.search(code, start, at) or code[start:at].count("(") > 0:
+        return False  # an assignment, or a parameter: it may be read elsewhere
+    end = scope_end(code, after)
+    if end >= len(code) or code[end] != "}":
+        return False  # the block is too long to see whole
+    return not any(True for _ in words(re.compile(re.escape(name) + r"\b"), code, after, end))
+
+
+_ANY_SHFL_RE = re.compile(r"__shfl(?:_(?:xor|down|up))?(_sync)?\s*\(")
+
+
+def _all_shuffles_32_wide(src: KernelSource) -> bool:
+    """Does every raw shuffle of the file pass an explicit width of 32 (bitsandbytes'
+    gemm_4bit_simt.cu)? False when there is none or one cannot be read."""
+    code = src.code
+    seen = False
+    for m in words(_ANY_SHFL_RE, code):
+        close_at = match_forward(src.brackets, m.end() - 1)
+        if close_at < 0:
+            return False
+        args = split_args(code, src.brackets, m.end() - 1, close_at)
+        width_index = 3 if m.group(1) else 2
+        if len(args) != width_index + 1:
+            return False
+        start, end = args[width_index]
+        if code[start:end].strip().rstrip("uU") != "32":
+            return False
+        seen = True
+    return seen
+
+
+def _has_tile_of_32(src: KernelSource) -> bool:
+    """Does the file partition its blocks into cooperative-groups tiles of 32 lanes?"""
+    widths = {m.group(1) for m in _TILE_RE.finditer(src.code)}
+    if {"32", "32u", "32U"} & widths:
+        return True
+    for name in sorted(w for w in widths if not w[0].isdigit()):
+        constant = src.constants.get(name)
+        if constant is None:
+            found = src.header_constant(name)
+            constant = found[1] if found is not None else None
+        if constant is not None and _VALUE_32_ONLY_RE.fullmatch(constant.value.strip()):
+            return True
+    return False
 
 
 def _left_operand(code: str, op_at: int) -> str:
@@ -634,6 +697,22 @@ SHUFFLE_FROM_16 = rule(
 )
 
 
+def _butterfly(src: KernelSource, offset: str, start: int, end: int) -> bool:
+    """Does the loop body pick each lane's role by its bit of the offset (``t & i``)? Then the
+    loop is a butterfly transform (Hadamard, FFT, bitonic sort) over groups of a size the data
+    sets, not a reduction of the warp: xor offsets below 32 keep each 32-lane group whole on a
+    64-lane wavefront too (exllamav2's 32-point Hadamard in cache_q.cuh)."""
+    pattern = re.compile(
+        rf"(\w[\w.]*)\s*&\s*{re.escape(offset)}\b|\b{re.escape(offset)}\s*&\s*(\w[\w.]*)"
+    )
+    for m in words(pattern, src.code, start, end):
+        # a thread index, or a value passed in as one (exllamav2's `t`): not a literal
+        lane = m.group(1) or m.group(2)
+        if lane != offset and not lane[0].isdigit():
+            return True
+    return False
+
+
 def shuffle_reduction_32_lanes(src: KernelSource) -> Iterator[Finding]:
     """Shuffle loops from offset 16 (or up to 32), and unrolled shuffles whose largest offset is 16."""
     code = src.code
@@ -663,6 +742,8 @@ def shuffle_reduction_32_lanes(src: KernelSource) -> Iterator[Finding]:
             body_start, body_end = body_after(code, src.brackets, m.end())
             calls = list(shuffles(body_start, body_end))
             if not calls or all(narrow(c, a) for c, a in calls):
+                continue
+            if _butterfly(src, m.group(1), body_start, body_end):
                 continue
             name = f"__shfl_{calls[0][0].group(1)}{calls[0][0].group(2) or ''}"
             yield src.finding(
