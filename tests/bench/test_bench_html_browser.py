@@ -79,9 +79,7 @@ def stored(run_id: str, device: str, accelerator: str, label: str, scale: float)
     return StoredRun(summary, described, {}, results)
 
 
-def test_the_comparison_page_draws_its_charts_and_stays_inert(
-    browser: Any, tmp_path: Path
-) -> None:
+def test_the_comparison_page_draws_its_charts_and_stays_inert(browser: Any, tmp_path: Path) -> None:
     comparison = compare(
         [
             stored("3f2a9c0d1e4b", "NVIDIA H100 80GB HBM3", "cuda", "cuda box", 1.0),
