@@ -158,7 +158,8 @@ class MatmulWorkload:
         flush_buffer = torch.empty(flush_bytes // 4, device=device.name, dtype=torch.float32)
         candidates = [(s, s, s) for s in range(low, high + 1, max(step, (high - low) // 4))]
         while len(candidates) < trials:
-            candidates.append(tuple(rng.randrange(low, high + 1, step) for _ in range(3)))  # type: ignore[arg-type]
+            m, n, k = (rng.randrange(low, high + 1, step) for _ in range(3))
+            candidates.append((m, n, k))
         best: tuple[float, tuple[int, int, int], dict[str, float | None]] | None = None
         failures = 0
         for shape in candidates[:trials]:
