@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -132,3 +133,19 @@ def test_without_torch_the_suite_says_how_to_install_it(
     code, _, err = run("--quick", "--db", str(tmp_path / "r.sqlite"))
     assert code == 2
     assert "pip install torch==2.13.0 && pip install 'gpuport[bench]'" in " ".join(err.split())
+
+
+def test_the_core_and_the_store_commands_never_import_torch(store: tuple[Path, str, str]) -> None:
+    db, a, b = store
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from gpuport.cli import main\n"
+        "from gpuport.report import registered\n"
+        "registered()\n"
+        f"for args in (['list'], ['show', '{a}'], ['compare', '{a}', '{b}', '--format', 'html']):\n"
+        f"    assert CliRunner().invoke(main, ['bench', *args, '--db', r'{db}']).exit_code == 0\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
