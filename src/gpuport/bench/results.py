@@ -19,6 +19,7 @@ HEADLINE: dict[str, tuple[str, str]] = {
     "attention": ("tflops", "TFLOPS"),
     "decode": ("tokens_per_s", "tok/s"),
     "training": ("tokens_per_s", "tok/s"),
+    "collectives": ("busbw_gbs", "GB/s bus"),
 }
 
 

@@ -27,8 +27,8 @@ from gpuport.cli.ui import emit, say
 from gpuport.report import Format, render
 from gpuport.report.bench_formats import number, percent
 
-# --quick leaves the training step out (its first AdamW step alone imports for seconds) unless
-# it is asked for with --workload training.
+# --quick leaves the training step (its first AdamW step alone imports for seconds) and the
+# collectives (torchrun starts a process per rank) out unless --workload names them.
 QUICK_WORKLOADS = ("matmul", "bandwidth", "attention", "decode")
 # An export is a few hundred results; anything far larger is not one.
 MAX_IMPORT_BYTES = 64 << 20

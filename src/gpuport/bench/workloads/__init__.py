@@ -73,6 +73,7 @@ def all_workloads() -> dict[str, Workload]:
     """Every workload by name, in the order the suite runs them."""
     from gpuport.bench.workloads.attention import AttentionWorkload
     from gpuport.bench.workloads.bandwidth import BandwidthWorkload
+    from gpuport.bench.workloads.collectives import CollectivesWorkload
     from gpuport.bench.workloads.decode import DecodeWorkload
     from gpuport.bench.workloads.matmul import MatmulWorkload
     from gpuport.bench.workloads.training import TrainingWorkload
@@ -83,8 +84,9 @@ def all_workloads() -> dict[str, Workload]:
         AttentionWorkload(),
         DecodeWorkload(),
         TrainingWorkload(),
+        CollectivesWorkload(),
     ]
     return {w.name: w for w in workloads}
 
 
-WORKLOAD_NAMES = ("matmul", "bandwidth", "attention", "decode", "training")
+WORKLOAD_NAMES = ("matmul", "bandwidth", "attention", "decode", "training", "collectives")
