@@ -149,3 +149,16 @@ def test_the_core_and_the_store_commands_never_import_torch(store: tuple[Path, s
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_text_from_another_machine_is_shown_as_text(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    hostile = "[bold red]boom[/] \x1b]0;title\x07 | *x* <b>"
+    with ResultsStore.open(db) as s:
+        run_id = s.begin("micro", machine(f"GPU {hostile}"), label=hostile)
+        s.add(run_id, {**matmul_result(), "name": f"matmul {hostile}", "note": hostile})
+        s.finish(run_id)
+    code, out, _ = run("show", run_id, "--db", str(db))
+    assert code == 0 and "[bold red]boom[/]" in out and "\x1b" not in out and "\\x1b]0;title" in out
+    code, out, _ = run("show", run_id, "--db", str(db), "--format", "markdown")
+    assert "\\*x\\*" in out and "\\| " in out and "<b>" not in out

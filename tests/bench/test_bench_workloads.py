@@ -176,3 +176,16 @@ def test_an_unknown_model_preset_is_a_skipped_result() -> None:
     options = replace(FAST, model="no-such-model")
     [record] = list(decode.DecodeWorkload().run(cpu(), options))
     assert record.status == "skipped" and "no-such-model" in record.note
+
+
+def test_the_decode_loop_with_its_cache_matches_a_full_forward() -> None:
+    shape = model_shapes.Shape("check", 32, 2, 4, 2, 8, 64, 64)  # grouped-query, 2 heads per KV
+    model = model_shapes.build(torch, shape, "cpu", torch.float32)
+    tokens = torch.randint(0, shape.vocab, (2, 7))
+    full = model(tokens)
+    caches = model_shapes.new_caches(torch, shape, 2, 7, "cpu", torch.float32)
+    model(tokens[:, :6], caches, 0)
+    step = model(tokens[:, 6:], caches, 6)
+    assert torch.allclose(step[:, -1], full[:, -1], atol=1e-4)
+    model.native_gqa = not model.native_gqa  # the repeat-KV path agrees too
+    assert torch.allclose(model(tokens)[:, -1], full[:, -1], atol=1e-4)

@@ -82,6 +82,9 @@ class Decoder:
 
     def __init__(self, torch: Any, shape: Shape, device: str, dtype: Any) -> None:
         self.torch, self.shape = torch, shape
+        # scaled_dot_product_attention takes enable_gqa from torch 2.5 on.
+        release = str(torch.__version__).split("+")[0].split(".")[:2]
+        self.native_gqa = tuple(int(p) for p in release if p.isdigit()) >= (2, 5)
         h, d = shape.hidden, shape.head_dim
 
         def weight(rows: int, cols: int) -> Any:
@@ -140,11 +143,17 @@ class Decoder:
             cache[0][:, :, start : start + t] = k
             cache[1][:, :, start : start + t] = v
             k, v = cache[0][:, :, : start + t], cache[1][:, :, : start + t]
-        if shape.kv_heads != shape.heads:
+        causal = t > 1
+        if shape.kv_heads == shape.heads:
+            attn = f.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        elif self.native_gqa:
+            # Reads each KV head once, as serving engines do, so the roofline's KV bytes hold.
+            attn = f.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=True)
+        else:
             repeat = shape.heads // shape.kv_heads
             k = k.repeat_interleave(repeat, dim=1)
             v = v.repeat_interleave(repeat, dim=1)
-        attn = f.scaled_dot_product_attention(q, k, v, is_causal=t > 1)
+            attn = f.scaled_dot_product_attention(q, k, v, is_causal=causal)
         x = x + f.linear(attn.transpose(1, 2).reshape(b, t, shape.heads * d), w["o"])
         gate, up = f.linear(f.rms_norm(x, (hidden,), w["norm2"]), w["gate_up"]).chunk(2, dim=-1)
         return x + f.linear(f.silu(gate) * up, w["down"])
