@@ -65,7 +65,8 @@ def _progress(record: ResultRecord) -> None:
 @click.option(
     "--quick",
     is_flag=True,
-    help="Small sizes, few samples, no training step unless --workload names it (under a minute).",
+    help="Small sizes, few samples; no training step or collectives unless --workload names "
+    "them (under a minute).",
 )
 @click.option(
     "--workload",
@@ -101,7 +102,8 @@ def bench(
     """Benchmark this machine's GPU (or CPU) and store the run.
 
     Matrix multiply per dtype, memory bandwidth, attention, a decode loop and a training step
-    of a Llama-shaped model, each also as a fraction of the device's datasheet peak. Then
+    of a Llama-shaped model, all-reduce/all-gather across the node's GPUs (torchrun), each also
+    as a fraction of the device's datasheet peak. Then
     `gpuport bench list`, `show`, `export`/`import` and `compare` the stored runs.
     """
     if ctx.invoked_subcommand is not None:

@@ -79,17 +79,19 @@ def _operands(device: Device, dtype: str, m: int, n: int, k: int) -> Callable[[]
 
 
 class _Tf32:
-    """TF32 on for fp32 matmuls inside the block, as it was afterwards."""
+    """TF32 on for fp32 matmuls inside the block (``highest`` is PyTorch's default, plain
+    FP32; ``high`` allows TF32: https://pytorch.org/docs/stable/generated/torch.set_float32_matmul_precision.html),
+    as it was afterwards."""
 
     def __init__(self, torch: Any, on: bool) -> None:
         self.torch, self.on = torch, on
 
     def __enter__(self) -> None:
-        self.before = self.torch.backends.cuda.matmul.allow_tf32
-        self.torch.backends.cuda.matmul.allow_tf32 = self.on
+        self.before = self.torch.get_float32_matmul_precision()
+        self.torch.set_float32_matmul_precision("high" if self.on else "highest")
 
     def __exit__(self, *exc: object) -> None:
-        self.torch.backends.cuda.matmul.allow_tf32 = self.before
+        self.torch.set_float32_matmul_precision(self.before)
 
 
 def _one(
