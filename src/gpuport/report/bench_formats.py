@@ -359,10 +359,10 @@ def _bar_chart(
     try:
         from matplotlib import rc_context
         from matplotlib.figure import Figure
+        from matplotlib.ticker import FuncFormatter
     except ImportError:
         return None
     n = len(comparison.runs)
-    height = 0.8 / max(n, 1)
     with rc_context(
         {
             "svg.fonttype": "none",  # text as <text>, not glyph outlines
@@ -371,28 +371,50 @@ def _bar_chart(
             "font.size": 9,
         }
     ):
-        figure = Figure(figsize=(8, 1.4 + 0.4 * len(rows) * max(1.0, n / 2)), layout="constrained")
+        # The ratio chart draws each run from 1x (A itself is the line), on a log scale so
+        # that 0.5x and 2x are as far from it; the peak chart draws every run from 0%.
+        shown = list(range(1, n)) if pick == "ratio" else list(range(n))
+        height = 0.8 / max(len(shown), 1)
+        figure = Figure(
+            figsize=(8, 1.4 + 0.4 * len(rows) * max(1.0, len(shown) / 2)), layout="constrained"
+        )
         axes = figure.add_subplot()
-        for i in range(n):
-            values = [
-                (row.ratios[i] if pick == "ratio" else row.fractions[i]) or 0.0 for row in rows
-            ]
-            positions = [r + i * height for r in range(len(rows))]
-            device = _short(comparison.runs[i].machine.device_name, 48)
-            axes.barh(
-                positions,
-                [v * (100 if pick == "fraction" else 1) for v in values],
-                height=height,
-                color=_PALETTE[i % len(_PALETTE)],
-                label=f"{_letter(i)}: {device}",
-            )
-        axes.axvline(1.0 if pick == "ratio" else 100.0, color="#888888", linewidth=0.8)
-        axes.set_yticks([r + height * (n - 1) / 2 for r in range(len(rows))])
+        for slot, i in enumerate(shown):
+            positions = [r + slot * height for r in range(len(rows))]
+            run = comparison.runs[i]
+            named = f"{run.summary.label} ({run.machine.device_name})" if run.summary.label else ""
+            label = f"{_letter(i)}: {_short(named or run.machine.device_name, 48)}"
+            colour = _PALETTE[i % len(_PALETTE)]
+            if pick == "ratio":
+                ratios = [row.ratios[i] or 1.0 for row in rows]
+                axes.barh(
+                    positions,
+                    [r - 1.0 for r in ratios],
+                    left=1.0,
+                    height=height,
+                    color=colour,
+                    label=label,
+                )
+            else:
+                shares = [(row.fractions[i] or 0.0) * 100 for row in rows]
+                axes.barh(positions, shares, height=height, color=colour, label=label)
+        if pick == "ratio":
+            # Symmetric about 1x, and at least 0.5x to 2x, so a 15% lead looks like one.
+            ratios = [r for row in rows for r in row.ratios[1:] if r]
+            reach = max([2.0] + [max(r, 1.0 / r) for r in ratios]) * 1.1
+            axes.set_xscale("log", base=2)
+            axes.set_xlim(1.0 / reach, reach)
+            axes.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}x"))
+            axes.axvline(1.0, color="#333333", linewidth=1.0)
+            axes.set_xlabel("x run A (longer is further from A; right is more)")
+        else:
+            axes.axvline(100.0, color="#888888", linewidth=0.8)
+            axes.set_xlabel("% of the device's datasheet peak")
+        axes.set_yticks([r + height * (len(shown) - 1) / 2 for r in range(len(rows))])
         axes.set_yticklabels([_short(row.name, 40) for row in rows])
         axes.invert_yaxis()
-        axes.set_xlabel("x the baseline (A)" if pick == "ratio" else "% of datasheet peak")
         axes.set_title(_chart_label(title))
-        figure.legend(loc="outside lower center", ncols=min(n, 3), fontsize=8)
+        figure.legend(loc="outside lower center", ncols=min(len(shown), 3), fontsize=8)
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     svg = _SVG_STYLE.sub("", buffer.getvalue())
@@ -430,10 +452,12 @@ def _charts(comparison: Comparison) -> str:
         return ""
     parts = []
     if len(comparison.runs) > 1:
-        chart = _bar_chart(comparison, "Each run against A", "ratio", list(comparison.rows))
+        shared = [r for r in comparison.rows if any(x is not None for x in r.ratios[1:])]
+        chart = _bar_chart(comparison, "Each run against A", "ratio", shared) if shared else ""
         if chart is None:
             return "<p>Charts need matplotlib (pip install 'gpuport[bench]').</p>"
-        parts.append(f'<figure class="chart">{chart}</figure>')
+        if chart:
+            parts.append(f'<figure class="chart">{chart}</figure>')
     with_peak = [r for r in comparison.rows if any(f is not None for f in r.fractions)]
     if with_peak:
         chart = _bar_chart(
