@@ -14,6 +14,7 @@ import click
 
 from gpuport.bench.results import Comparison, RunList, RunReport, compare, headline
 from gpuport.bench.store import ResultRecord, ResultsStore, StoreError
+from gpuport.bench.timing import TimingPlan
 from gpuport.bench.workloads import WORKLOAD_NAMES
 from gpuport.cli.common import (
     CommandError,
@@ -59,6 +60,14 @@ def _progress(record: ResultRecord) -> None:
     share = record.metrics.get("fraction_of_peak")
     peak = f", {percent(share)} of peak" if share is not None else ""
     say(f"  {record.name}: {number(value)} {unit}{peak}")
+
+
+def _timing(quick: bool, on_gpu: bool) -> TimingPlan:
+    """Samples per measurement: a GPU's kernels take milliseconds, so many; a CPU's take
+    seconds at the larger shapes (fp16 has no fast CPU kernel), so fewer."""
+    if quick:
+        return TimingPlan(warmup=1, repeats=3)
+    return TimingPlan(warmup=5, repeats=20) if on_gpu else TimingPlan(warmup=2, repeats=7)
 
 
 @click.group("bench", invoke_without_command=True)
@@ -110,7 +119,6 @@ def bench(
         return
     from gpuport.bench.device import BenchUnavailable, load_torch, open_device
     from gpuport.bench.suite import run_suite
-    from gpuport.bench.timing import TimingPlan
     from gpuport.bench.workloads import SuiteOptions
 
     try:
@@ -122,7 +130,7 @@ def bench(
         quick=quick,
         search=search,
         model=model,
-        timing=TimingPlan(warmup=1, repeats=3) if quick else TimingPlan(warmup=5, repeats=20),
+        timing=_timing(quick, device.is_gpu),
     )
     names = workloads or (QUICK_WORKLOADS if quick else WORKLOAD_NAMES)
     store = _open(db)
