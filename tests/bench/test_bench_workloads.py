@@ -166,7 +166,7 @@ def test_ctrl_c_keeps_the_results_and_marks_the_run_incomplete(
     db = tmp_path / "r.sqlite"
     result = CliRunner().invoke(main, ["bench", "--workload", "matmul", "--cpu", "--db", str(db)])
     assert result.exit_code == 130
-    assert "1 results kept" in result.stderr
+    assert "1 results kept in run" in result.stderr and "marked incomplete" in result.stderr
     with ResultsStore.open(db) as store:
         [summary] = store.runs()
         assert summary.complete is False and summary.results == 1

@@ -47,6 +47,7 @@ def run_suite(
     names: Sequence[str] = WORKLOAD_NAMES,
     label: str | None = None,
     progress: Callable[[ResultRecord], None] | None = None,
+    on_begin: Callable[[str], object] | None = None,
 ) -> SuiteOutcome:
     """Run ``names`` (in suite order) and store the run; returns its id.
 
@@ -57,6 +58,8 @@ def run_suite(
     run_id = store.begin(
         "micro", device.machine, label=label, settings=suite_settings(device, options, chosen)
     )
+    if on_begin is not None:
+        on_begin(run_id)
     try:
         before, _ = telemetry(device)
         for name in chosen:

@@ -138,14 +138,29 @@ def bench(
         say(f"benchmarking {device.machine.label} ({', '.join(names)}); results go to {store.path}")
         records: list[ResultRecord] = []
 
+        started: list[str] = []
+
         def progress(record: ResultRecord) -> None:
             records.append(record)
             _progress(record)
 
         try:
-            outcome = run_suite(store, device, options, names=names, label=label, progress=progress)
+            outcome = run_suite(
+                store,
+                device,
+                options,
+                names=names,
+                label=label,
+                progress=progress,
+                on_begin=started.append,
+            )
         except KeyboardInterrupt:
-            say(f"interrupted: {len(records)} results kept in the store, run marked incomplete")
+            say(
+                f"{len(records)} results kept in run {started[0]}, marked incomplete: "
+                f"gpuport bench show {started[0]}"
+                if started
+                else "interrupted before the run began: nothing stored"
+            )
             interrupted()
         except StoreError as exc:
             raise CommandError(str(exc)) from None
