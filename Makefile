@@ -1,5 +1,5 @@
 # gpuport developer commands. `make demo` and `make test` are the README's quick start.
-.PHONY: demo test setup setup-test lint typecheck unit bench goldens clean
+.PHONY: demo test setup setup-test lint typecheck unit bench goldens docs clean
 VENV := .venv/bin
 
 demo: setup
@@ -29,6 +29,12 @@ bench: setup
 
 goldens: setup-test
 	$(VENV)/pytest -q tests/report --update-goldens
+
+# The documentation site: pages generated from the code into build/docs-site, the site into
+# build/site (open build/site/index.html; no server or network needed).
+docs: setup-test
+	$(VENV)/python tools/gen_docs_site.py --out build/docs-site
+	NO_MKDOCS_2_WARNING=1 $(VENV)/mkdocs build --strict
 
 clean:
 	rm -rf .venv build dist src/*.egg-info gpuport-report.html

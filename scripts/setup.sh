@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up gpuport in .venv. With --test, also what the test suite needs: Debian's HIP compiler
-# and HIP libraries, Chromium for the HTML report test, and CUDA library headers for nvcc.
+# and HIP libraries, Chromium for the HTML report test, CUDA library headers for nvcc, and a
+# local wheelhouse of gpuport's dependencies for the packaging tests.
 # Idempotent: a second run only checks. Needs no GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +45,11 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   fi
   .venv/bin/python -m pip install -q --disable-pip-version-check -e "$spec"
   touch "$stamp"
+fi
+
+if [ "$want_test" = 1 ] && [ -x scripts/wheelhouse.sh ]; then
+  # The packaging tests install the built wheel, and pre-commit the hook, offline from here.
+  scripts/wheelhouse.sh
 fi
 
 if [ "$want_test" = 1 ] && [ -x scripts/cuda_headers.sh ]; then

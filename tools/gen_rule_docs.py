@@ -7,23 +7,27 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from gpuport.findings import Category
+from gpuport.rules import Rule
 from gpuport.scan.catalog import all_rules
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 
 
-def render() -> str:
-    rules = all_rules()
-    lines = [
-        "# gpuport rules",
-        "",
-        "Generated from the rule declarations by `tools/gen_rule_docs.py`; "
-        "`gpuport explain RULE` shows the same page.",
-        "",
-    ]
+def anchor(rule: Rule) -> str:
+    """Where the index links a rule in docs/rules.md: its section on the same page."""
+    return f"#{rule.id.lower()}-{rule.slug}"
+
+
+def index_lines(rules: list[Rule], link: Callable[[Rule], str] = anchor) -> list[str]:
+    """One table per category: id (linked with ``link``), slug, severity, fix, summary.
+
+    The documentation site (tools/gen_docs_site.py) links each id to the rule's own page.
+    """
+    lines: list[str] = []
     for category in Category:
         chosen = [r for r in rules if r.category is category]
         if not chosen:
@@ -37,9 +41,22 @@ def render() -> str:
         for r in chosen:
             fix = "mechanical" if r.mechanical else "review"
             lines.append(
-                f"| [{r.id}](#{r.id.lower()}-{r.slug}) | `{r.slug}` | {r.severity.label} | {fix} | {r.summary} |"
+                f"| [{r.id}]({link(r)}) | `{r.slug}` | {r.severity.label} | {fix} | {r.summary} |"
             )
         lines.append("")
+    return lines
+
+
+def render() -> str:
+    rules = all_rules()
+    lines = [
+        "# gpuport rules",
+        "",
+        "Generated from the rule declarations by `tools/gen_rule_docs.py`; "
+        "`gpuport explain RULE` shows the same page.",
+        "",
+        *index_lines(rules),
+    ]
     for r in rules:
         lines.append(
             r.markdown()

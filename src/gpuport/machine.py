@@ -121,16 +121,25 @@ def _memory_bytes() -> int | None:
     return None
 
 
+def nvidia_driver_from_proc(text: str) -> str | None:
+    """The version in ``/proc/driver/nvidia/version``'s text (``550.54.15``), or None.
+
+    Its first line reads ``NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar
+    5 ...`` (``Open Kernel Module`` for the open modules).
+    """
+    words = text.split()
+    if "Module" in words:
+        at = words.index("Module") + 1
+        if at < len(words) and words[at][:1].isdigit():
+            return words[at]
+    return None
+
+
 def driver_version(nvidia: Path = _NVIDIA_DRIVER, amdgpu: Path = _AMDGPU_DRIVER) -> str | None:
     """The GPU kernel driver's version from procfs/sysfs (``nvidia 550.54.15``), or None."""
-    text = _read(nvidia)
-    if text:
-        # "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 ..."
-        words = text.split()
-        if "Module" in words:
-            at = words.index("Module") + 1
-            if at < len(words):
-                return f"nvidia {words[at]}"
+    version = nvidia_driver_from_proc(_read(nvidia) or "")
+    if version:
+        return f"nvidia {version}"
     text = _read(amdgpu)
     if text and text.strip():
         return f"amdgpu {text.strip()}"

@@ -423,3 +423,25 @@ def test_an_extra_pinning_rocm_wheels_is_rocm_evidence(tmp_path: Path) -> None:
     # an extra only named for AMD, pinning nothing from a ROCm index, is not evidence
     plain = pyproject.split("# a comment")[0]
     assert not build_model(write(tmp_path / "b", {"pyproject.toml": plain})).supports_rocm
+
+
+CONDA_ENV = "channels:\n  - nvidia/label/cuda-11.8.0\ndependencies:\n  - pytorch-cuda=11.8\n"
+
+
+def test_a_conda_environment_beside_a_pip_package_is_a_developer_tier(tmp_path: Path) -> None:
+    # DeepSpeed's pattern: setup.py names the distribution, environment.yml sets up a CUDA
+    # development machine (pytorch-cuda, compilers); users install the package with pip.
+    files = {
+        "setup.py": "from setuptools import setup\nsetup(name='speedy', packages=['speedy'])\n",
+        "speedy/__init__.py": "",
+        "environment.yml": CONDA_ENV,
+        "envs/environment.yml": CONDA_ENV,
+    }
+    model = build_model(write(tmp_path, files))
+    assert model.tier_of("environment.yml") is Tier.DEV
+    assert model.tier_of("envs/environment.yml") is Tier.PRODUCT  # only the root's
+
+
+def test_a_conda_environment_of_an_application_is_how_it_installs(tmp_path: Path) -> None:
+    model = build_model(write(tmp_path / "app", {"environment.yml": CONDA_ENV, "run.py": ""}))
+    assert model.tier_of("environment.yml") is Tier.PRODUCT

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpuport.bench.results import Comparison, RunList, RunReport, compare
+from gpuport.bench.results import BenchComparison, RunList, RunReport, compare
 from gpuport.bench.store import ResultRecord, RunSummary, StoredRun
 from gpuport.machine import MachineDescription
 
@@ -112,6 +112,6 @@ def sample_bench_list() -> RunList:
     return RunList((h100_run().summary, mi300x_run().summary))
 
 
-def sample_bench_comparison() -> Comparison:
+def sample_bench_comparison() -> BenchComparison:
     comparison = compare([h100_run(), mi300x_run()])
-    return Comparison(comparison.runs, comparison.rows, comparison.notes, charts=False)
+    return BenchComparison(comparison.runs, comparison.rows, comparison.notes, charts=False)

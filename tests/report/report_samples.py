@@ -29,6 +29,7 @@ from gpuport.project.model import Evidence
 from gpuport.report import Format, RenderOptions, render
 from gpuport.rules import Rule
 from gpuport.scan.engine import ScanResult
+from gpuport.vcs import ChangedLines
 
 TOOL_VERSION = "9.9.9-test"
 SAMPLE_OPTIONS = RenderOptions(tool_version=TOOL_VERSION)
@@ -320,6 +321,15 @@ def sample_scan() -> ScanResult:
     )
 
 
+def sample_change_scan() -> ScanResult:
+    """The sample scan as `scan --diff origin/main` would report it: a pull request's findings."""
+    scan = sample_scan()
+    files = {f.location.path: frozenset({f.location.line}) for f in scan.findings}
+    scan.change = ChangedLines("origin/main", "0123456789abcdef" * 2 + "01234567", files)
+    scan.outside_change = 4
+    return scan
+
+
 SAMPLE_STEPS = [
     NextStep(
         "Apply the 3 fixes gpuport makes into a copy and review the diff",
@@ -327,7 +337,9 @@ SAMPLE_STEPS = [
     ),
     NextStep("GP101 at requirements.txt:3:1: Replace cupy-cuda12x with cupy-rocm-7-0."),
     NextStep("See which AMD GPUs your model fits and what it costs", "gpuport plan MODEL"),
-    NextStep("On the ROCm machine, check the driver and the torch build — gpuport doctor, planned"),
+    NextStep(
+        "On the ROCm machine, check the driver, the GPU and the torch build", "gpuport doctor"
+    ),
 ]
 HOPPER = FoldedComponent(
     "csrc/hopper",

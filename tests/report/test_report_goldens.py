@@ -7,12 +7,14 @@ from collections.abc import Callable
 
 import pytest
 from bench_report_samples import sample_bench_comparison, sample_bench_list, sample_bench_run
+from doctor_samples import sample_doctor
 from report_golden import GOLDEN_DIR, Golden
 from report_samples import (
     TOOL_VERSION,
     decided_assessment,
     rocm_assessment,
     sample_assessment,
+    sample_change_scan,
     sample_scan,
 )
 from result_samples import (
@@ -25,6 +27,7 @@ from result_samples import (
     sample_rule,
     sample_rule_index,
 )
+from verify_samples import sample_verify
 
 from gpuport.report import DECLARED_FORMATS, Format, RenderOptions, formats_for, render
 
@@ -37,6 +40,7 @@ SUFFIX = {
 }
 SAMPLES: dict[str, Callable[[], object]] = {
     "scan": sample_scan,
+    "scan-diff": sample_change_scan,
     "assessment": sample_assessment,
     "assessment-rocm": rocm_assessment,
     "assessment-decided": decided_assessment,
@@ -51,9 +55,12 @@ SAMPLES: dict[str, Callable[[], object]] = {
     "bench-run": sample_bench_run,
     "bench-list": sample_bench_list,
     "bench-compare": sample_bench_comparison,
+    "verify": sample_verify,
+    "doctor": sample_doctor,
 }
 TIMED = {
     "scan",
+    "scan-diff",
     "assessment",
     "assessment-rocm",
     "assessment-decided",

@@ -6,8 +6,10 @@ checks are about what a Markdown viewer would build, not about the raw character
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
+import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from report_samples import (
@@ -18,12 +20,15 @@ from report_samples import (
     hostile_scan,
     render_sample,
     sample_assessment,
+    sample_change_scan,
     sample_scan,
 )
 
 from gpuport.findings import Severity
 from gpuport.report import Format
-from gpuport.report.common import link_target, md_text
+from gpuport.report.common import fingerprint, link_target, md_text
+from gpuport.report.markdown import FINGERPRINTS_OPEN, PR_COMMENT_MARKER
+from gpuport.vcs import ChangedLines
 
 # The only raw HTML the renderer writes itself.
 OUR_HTML = {"<details>", "<summary>", "</summary>", "</details>", "<sub>", "</sub>"}
@@ -170,3 +175,57 @@ def test_assessment_markdown() -> None:
     assert cells["input problems"] == "4 (1 rule crash)"
     assert "### Effort" in text and "Assumptions behind the estimate" in text
     assert "| kernels | 0 | 2 | 0 | 1 | 0 | 3 |" in text
+
+
+# --- scan --diff: a pull-request comment ---------------------------------------------------
+
+
+def _with_severities(*severities: Severity) -> Any:
+    scan = sample_change_scan()
+    scan.findings = [
+        dataclasses.replace(scan.findings[0], severity=s, message=f"finding {n}")
+        for n, s in enumerate(severities)
+    ]
+    return scan
+
+
+@pytest.mark.parametrize(
+    ("severities", "sentence"),
+    [
+        ((), "This change adds no ROCm findings."),
+        ((Severity.BLOCKER,), "This change adds **1 ROCm blocker**."),
+        (
+            (Severity.BLOCKER, Severity.BLOCKER, Severity.HIGH, Severity.LOW),
+            "This change adds **2 ROCm blockers** and 2 other findings (1 high, 1 low).",
+        ),
+        ((Severity.MEDIUM, Severity.MEDIUM), "This change adds **2 ROCm findings** (2 medium)."),
+    ],
+)
+def test_the_comment_says_what_the_change_adds(
+    severities: tuple[Severity, ...], sentence: str
+) -> None:
+    text = render_sample(_with_severities(*severities), Format.MARKDOWN)
+    assert text.startswith(PR_COMMENT_MARKER + "\n## gpuport: ROCm findings in this change\n")
+    assert f"\n{sentence}\n" in text
+
+
+def test_the_comment_hides_one_fingerprint_per_listed_finding() -> None:
+    scan = sample_change_scan()
+    text = render_sample(scan, Format.MARKDOWN)
+    block = text.split(FINGERPRINTS_OPEN + "\n", 1)[1].split("\n-->", 1)[0]
+    listed = {line.split()[0] for line in block.splitlines()}
+    assert listed == {fingerprint(f) for f in scan.findings}
+    # hidden: the fingerprints are inside an HTML comment, not in the rendered text
+    assert not any(fp in plain_text(parse(text)) for fp in listed)
+
+
+def test_the_comment_escapes_the_base_ref() -> None:
+    scan = sample_change_scan()
+    scan.change = ChangedLines("x`|<img src=x>@team", "f" * 40, {})
+    tokens = parse(render_sample(scan, Format.MARKDOWN))
+    assert set(html_pieces(tokens)) <= OUR_HTML
+    assert "x`|<img src=x>@team" in [t.content for t in walk(tokens) if t.type == "code_inline"]
+
+
+def test_a_plain_scan_is_no_pr_comment() -> None:
+    assert PR_COMMENT_MARKER not in render_sample(sample_scan(), Format.MARKDOWN)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,10 +17,12 @@ from report_samples import (
     empty_scan,
     hostile_scan,
     sample_assessment,
+    sample_change_scan,
     sample_scan,
 )
 
 from gpuport.assess.verdict import Assessment
+from gpuport.findings import Severity
 from gpuport.report import Format, RenderOptions, render
 from gpuport.scan.engine import ScanResult
 
@@ -27,6 +30,7 @@ SCHEMA_PATH = Path(__file__).resolve().parent.parent / "data" / "sarif-schema-2.
 OPTIONS = RenderOptions(tool_version=TOOL_VERSION)
 BUILDERS: list[Callable[[], ScanResult | Assessment]] = [
     sample_scan,
+    sample_change_scan,
     sample_assessment,
     hostile_scan,
     empty_scan,
@@ -192,3 +196,62 @@ def test_the_schema_check_catches_a_broken_log(validator: jsonschema.protocols.V
     document["runs"][0]["results"][0]["level"] = "fatal"
     del document["runs"][0]["invocations"][0]["executionSuccessful"]
     assert len(list(validator.iter_errors(document))) == 2
+
+
+# GitHub code scanning's bands for security-severity (docs.github.com, "SARIF support for code
+# scanning", reportingDescriptor object): over 9.0 critical, 7.0-8.9 high, 4.0-6.9 medium,
+# 0.1-3.9 low.
+GITHUB_BANDS = {"blocker": "critical", "high": "high", "medium": "medium", "low": "low"}
+
+
+def _band(score: float) -> str:
+    if score >= 9.0:
+        return "critical"
+    if score >= 7.0:
+        return "high"
+    if score >= 4.0:
+        return "medium"
+    return "low" if score > 0 else "none"
+
+
+def test_code_scanning_shows_each_rules_severity() -> None:
+    rules = run_of(sample_scan())["tool"]["driver"]["rules"]
+    seen = set()
+    for rule in rules:
+        props = rule["properties"]
+        seen.add(props["severity"])
+        expected_problem = {"blocker": "error", "high": "error", "medium": "warning"}
+        assert props["problem.severity"] == expected_problem.get(
+            props["severity"], "recommendation"
+        )
+        if props["severity"] == "info":
+            assert "security-severity" not in props  # breaks nothing: shown as a recommendation
+            continue
+        score = props["security-severity"]
+        assert isinstance(score, str) and re.fullmatch(r"\d+\.\d", score)
+        assert _band(float(score)) == GITHUB_BANDS[props["severity"]]
+    assert seen == {s.label for s in Severity}  # every severity was checked
+
+
+def test_every_result_has_a_fingerprint_and_its_rule_has_help() -> None:
+    run = run_of(sample_change_scan())
+    rules = run["tool"]["driver"]["rules"]
+    assert run["results"]
+    for result in run["results"]:
+        prints = result["partialFingerprints"]
+        assert list(prints) == ["gpuportFingerprint/v1"]
+        assert re.fullmatch(r"[0-9a-f]{24}", prints["gpuportFingerprint/v1"])
+        rule = rules[result["ruleIndex"]]
+        assert rule["help"]["text"].startswith(rule["shortDescription"]["text"])
+        assert rule["help"]["markdown"].startswith(f"# {rule['id']} ")
+
+
+def test_a_change_scan_names_its_base() -> None:
+    change = run_of(sample_change_scan())["properties"]["change"]
+    assert change == {
+        "base": "origin/main",
+        "mergeBase": "0123456789abcdef" * 2 + "01234567",
+        "files": 5,
+        "outside": 4,
+    }
+    assert "change" not in run_of(sample_scan())["properties"]

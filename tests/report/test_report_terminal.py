@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from report_samples import (
     CUDA_RUNTIME_CALL,
     TOOL_VERSION,
+    decided_assessment,
     empty_assessment,
     hostile_scan,
     sample_assessment,
@@ -156,3 +158,72 @@ def test_a_long_verdict_reason_wraps_under_its_first_word() -> None:
     for continuation in lines[1:]:
         inner = continuation.lstrip("│ ")
         assert continuation.index(inner) == bullet_text_column, continuation
+
+
+def _assumption_blocks(text: str) -> list[list[str]]:
+    """The lines under each "Assumptions:" heading, up to the next blank line."""
+    lines, blocks = text.splitlines(), []
+    for index, line in enumerate(lines):
+        if line == "Assumptions:":
+            block = []
+            for following in lines[index + 1 :]:
+                if not following.strip():
+                    break
+                block.append(following)
+            blocks.append(block)
+    return blocks
+
+
+def test_assumptions_wrap_under_their_text_not_at_the_margin() -> None:
+    text = render(decided_assessment(), Format.TERMINAL, RenderOptions(width=40))
+    blocks = _assumption_blocks(text)
+    assert len(blocks) == 2  # the economics' and the effort's
+    for block in blocks:
+        assert any(not line.startswith("  - ") for line in block)  # something did wrap
+        for line in block:
+            assert line.startswith(("  - ", "    ")), line
+
+
+def test_an_amd_option_that_costs_more_says_so_in_words() -> None:
+    assessment = decided_assessment()
+    assert assessment.recommendation is not None
+    economics = assessment.recommendation.economics
+    assert economics is not None
+    assessment.recommendation = dataclasses.replace(
+        assessment.recommendation,
+        economics=dataclasses.replace(economics, monthly_saving_usd=-117.0, payback_months=None),
+    )
+    text = " ".join(render(assessment, Format.TERMINAL, PLAIN).split())
+    assert "4 x AMD Instinct MI300X, costing $117 a month more than today" in text
+    assert "saving -$117" not in text
+
+
+def test_a_narrow_terminal_lists_each_factor_with_its_evidence_under_it() -> None:
+    wide = render(decided_assessment(), Format.TERMINAL, PLAIN)
+    assert re.search(r"^ factor +holds +direction +evidence$", wide, re.M)
+    assert "· kernels/attn.cu:12: __global__ void attn(...)" in wide  # one item per line
+    narrow = render(decided_assessment(), Format.TERMINAL, RenderOptions(width=80))
+    assert not re.search(r"^ factor +holds", narrow, re.M)
+    lines = narrow.splitlines()
+    head = lines.index(" custom-cuda-kernels: yes, towards CUDA")
+    assert lines[head + 1 : head + 3] == [
+        "  · kernels/attn.cu:12: __global__ void attn(...)",
+        "  · setup.py:9: CUDAExtension",
+    ]
+    assert " vllm-stack: yes, towards ROCm" in lines
+
+
+def test_a_long_url_in_an_assumption_breaks_across_lines_and_is_never_cut() -> None:
+    assessment = decided_assessment()
+    assert assessment.recommendation is not None
+    economics = assessment.recommendation.economics
+    assert economics is not None
+    url = "https://example.com/" + "a-very-long-path-segment/" * 4 + "prices.html"
+    assessment.recommendation = dataclasses.replace(
+        assessment.recommendation,
+        economics=dataclasses.replace(economics, assumptions=(f"price: see {url}",)),
+    )
+    text = render(assessment, Format.TERMINAL, RenderOptions(width=60))
+    block = _assumption_blocks(text)[0]
+    assert "…" not in "".join(block)
+    assert url in "".join(line.strip().removeprefix("- ") for line in block)

@@ -232,9 +232,13 @@ class NextStep:
 
 
 # Checks gpuport does not make yet: worded as the check, never as a command to run.
+# The step after porting: on the ROCm machine, before anything runs there.
+DOCTOR_STEP = NextStep(
+    "On the ROCm machine, check the driver, the GPU, its permissions and that torch is a ROCm "
+    "build for that GPU; each problem comes with the command that fixes it",
+    "gpuport doctor",
+)
 ROCM_MACHINE_CHECKS = (
-    "On the ROCm machine, check the driver, the GPU it sees and that torch is a ROCm build "
-    "(torch.version.hip is set) — gpuport doctor, planned",
     "Measure speed against the CUDA machine on the same model and inputs — gpuport bench, planned",
     "Compare outputs with the CUDA run before switching over — gpuport verify, planned",
 )
@@ -316,6 +320,7 @@ def next_steps(
         if len(fixes) == MAX_MANUAL_STEPS:
             break
     steps.append(_plan_step(has_plan))
+    steps.append(DOCTOR_STEP)
     steps.extend(NextStep(text) for text in ROCM_MACHINE_CHECKS)
     return steps
 

@@ -14,11 +14,12 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from gpuport.files import FileKind, ProjectFile, SourceText, WalkOptions, read_text, walk
 from gpuport.findings import Tier
-from gpuport.kb.decision_factors import decision_factors, instance_types
+from gpuport.kb.decision_factors import InstanceType, decision_factors, instance_types
 from gpuport.kb.packages import normalize_name
 from gpuport.plan.catalog import catalog, find_gpu
 from gpuport.project.model import EMPTY_MODEL, ProjectModel
@@ -139,10 +140,93 @@ def _read_dependencies(source: SourceText, found: ProjectEvidence) -> None:
 
 
 def _read_imports(source: SourceText, found: ProjectEvidence) -> None:
-    for match in _IMPORT.finditer(source.text):
+    text, line, counted = source.text, 1, 0
+    for match in _IMPORT.finditer(text):
         module = match.group(1) or match.group(2)
-        line = source.text.count("\n", 0, match.start()) + 1
+        line += text.count("\n", counted, match.start())  # from the last match on, not from 0
+        counted = match.start()
         found.imports[module].append(Place(source.file.rel, line, f"import {module}"))
+
+
+def _may_match(pattern: re.Pattern[str], text: str, lowered: str | None) -> bool:
+    """False only where no line of ``text`` can match ``pattern``: one look at the whole file.
+
+    The look is for a looser pattern (:func:`_loose`): whatever matches inside a line matches
+    it inside the text, so a file it misses holds no match; a file it finds is read line by
+    line as before. ``lowered`` is ``text`` in lower case where ``text`` is ASCII.
+    """
+    loose, folded = _loose(pattern)
+    if folded:
+        if lowered is None:
+            return _multiline(pattern).search(text) is not None
+        return loose.search(lowered) is not None
+    return loose.search(text) is not None
+
+
+@cache
+def _multiline(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    return re.compile(pattern.pattern, pattern.flags | re.MULTILINE)
+
+
+@cache
+def _loose(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], bool]:
+    """A pattern that matches wherever ``pattern`` matches inside some line, fast to search.
+
+    ``^`` and ``$`` mean a line's ends (re.MULTILINE); a leading ``\\b`` or look-behind goes
+    (it only narrows, and it keeps re from skipping ahead to the first literal). An ASCII
+    IGNORECASE pattern becomes its lower case without the flag, for lower-cased ASCII text
+    (second value True). Anything looking at the string's own ends (\\A, \\Z) keeps the
+    pattern as it is.
+    """
+    source, flags = pattern.pattern, pattern.flags | re.MULTILINE
+    if "\\A" in source or "\\Z" in source:
+        return _multiline(pattern), False
+    source = _without_leading_assertion(source)
+    folded = bool(flags & re.IGNORECASE and source.isascii() and not re.search(r"\\[A-Z]", source))
+    if folded:
+        source, flags = source.lower(), flags & ~re.IGNORECASE
+    try:
+        return re.compile(source, flags), folded
+    except re.error:  # what is left does not stand alone: search with the pattern itself
+        return _multiline(pattern), False
+
+
+def _without_leading_assertion(source: str) -> str:
+    """``source`` less a leading ``\\b`` or ``(?<!...)`` / ``(?<=...)``, as often as they come."""
+    while True:
+        if source.startswith("\\b"):
+            source = source[2:]
+        elif source.startswith(("(?<!", "(?<=")):
+            end = _group_end(source)
+            if end is None:
+                return source
+            source = source[end:]
+        else:
+            return source
+
+
+def _group_end(source: str) -> int | None:
+    """The index just past the group that opens ``source``; None where it cannot tell."""
+    depth, index, in_class = 0, 0, False
+    while index < len(source):
+        char = source[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if source[index + 1 : index + 2] == "]":  # "[]...]": a literal ] first
+                index += 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+        index += 1
+    return None
 
 
 def _read_lines(
@@ -150,33 +234,67 @@ def _read_lines(
     found: ProjectEvidence,
     factors: list[tuple[str, tuple[re.Pattern[str], ...]]],
 ) -> None:
-    rel = source.file.rel
+    rel, text = source.file.rel, source.text
     python = source.file.kind is FileKind.PYTHON
-    for number, line in enumerate(source.text.splitlines(), 1):
+    lowered = text.lower() if text.isascii() else None
+    # Most files hold no marker and no GPU target: those are not read line by line at all.
+    factors = [
+        (factor_id, kept)
+        for factor_id, patterns in factors
+        if (kept := tuple(p for p in patterns if _may_match(p, text, lowered)))
+    ]
+    targets = None if python else _Targets.of(text, lowered)
+    if not factors and targets is None:
+        return
+    for number, line in enumerate(text.splitlines(), 1):
         for factor_id, patterns in factors:
             hit = next((p for p in patterns if p.search(line)), None)
             if hit is not None:
                 found.markers[factor_id].append(Place(rel, number, _short(line)))
-        if python:
-            continue  # GPU targets live in build, container and deployment files
-        _read_targets(rel, number, line, found)
+        if targets is not None:  # GPU targets live in build, container and deployment files
+            _read_targets(rel, number, line, found, targets)
 
 
-def _read_targets(rel: str, number: int, line: str, found: ProjectEvidence) -> None:
+@dataclass(frozen=True, slots=True)
+class _Targets:
+    """Which of the GPU-target patterns can match somewhere in a file."""
+
+    arch_list: bool
+    sm: bool
+    node_label: bool
+    instances: tuple[InstanceType, ...]
+
+    @staticmethod
+    def of(text: str, lowered: str | None) -> _Targets | None:
+        """None where no line of ``text`` can name a GPU target."""
+        found = _Targets(
+            _may_match(_ARCH_LIST, text, lowered),
+            _may_match(_SM, text, lowered),
+            _may_match(_NODE_LABEL, text, lowered),
+            tuple(i for i in instance_types() if _may_match(i.pattern, text, lowered)),
+        )
+        if not (found.arch_list or found.sm or found.node_label or found.instances):
+            return None
+        return found
+
+
+def _read_targets(
+    rel: str, number: int, line: str, found: ProjectEvidence, targets: _Targets
+) -> None:
     text = _short(line)
-    match = _ARCH_LIST.search(line)
+    match = _ARCH_LIST.search(line) if targets.arch_list else None
     if match:
         for arch in _arch_numbers(match.group(1)):
             found.current_gpus[f"sm_{arch}"].append(Place(rel, number, text))
-    for sm in _SM.finditer(line):
+    for sm in _SM.finditer(line) if targets.sm else ():
         found.current_gpus[f"sm_{sm.group(1)}"].append(Place(rel, number, text))
-    label = _NODE_LABEL.search(line)
+    label = _NODE_LABEL.search(line) if targets.node_label else None
     if label:
         word = _GPU_WORD.search(label.group(1))
         gpu = find_gpu(word.group(1).lower().removesuffix("g")) if word else None
         if gpu is not None and gpu.vendor == "nvidia":
             found.current_gpus[gpu.id].append(Place(rel, number, text))
-    for instance in instance_types():
+    for instance in targets.instances:
         if instance.pattern.search(line):
             found.current_gpus[instance.gpu].append(Place(rel, number, text))
             found.cloud_instances.append(Place(rel, number, text))

@@ -70,7 +70,7 @@ class ComparisonRow:
 
 
 @dataclass(frozen=True, slots=True)
-class Comparison:
+class BenchComparison:
     """Runs side by side (``bench compare A B [C...]``); the first is the baseline."""
 
     runs: tuple[StoredRun, ...]
@@ -101,7 +101,7 @@ def _best_rows(run: StoredRun) -> dict[tuple[str, str], ResultRecord]:
     return rows
 
 
-def compare(runs: Sequence[StoredRun]) -> Comparison:
+def compare(runs: Sequence[StoredRun]) -> BenchComparison:
     """Match the runs' results by workload and name, in the first run's order."""
     tables = [_best_rows(run) for run in runs]
     order: list[tuple[str, str]] = []
@@ -135,4 +135,4 @@ def compare(runs: Sequence[StoredRun]) -> Comparison:
         for note in run_notes if isinstance(run_notes, list) else []:
             if isinstance(note, str):
                 notes.append(f"run {run.id}: {note}")
-    return Comparison(tuple(runs), tuple(rows), tuple(notes))
+    return BenchComparison(tuple(runs), tuple(rows), tuple(notes))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from gpuport.bench.results import Comparison, RunList, RunReport, compare, headline
+from gpuport.bench.results import BenchComparison, RunList, RunReport, compare, headline
 from gpuport.bench.store import ResultRecord, ResultsStore, StoreError
 from gpuport.bench.timing import TimingPlan
 from gpuport.bench.workloads import WORKLOAD_NAMES
@@ -270,7 +270,7 @@ def import_(file: Path, db: Path | None) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the comparison as one self-contained HTML page with charts.",
 )
-@format_options(Comparison)
+@format_options(BenchComparison)
 @handle_errors
 def compare_runs(
     runs: tuple[str, ...], db: Path | None, html_file: Path | None, fmt: str, output: Path | None

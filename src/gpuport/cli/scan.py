@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from gpuport.cli.common import (
+    CommandError,
     ExitCode,
     check_project_path,
     format_options,
@@ -30,6 +31,7 @@ from gpuport.report import Format, render_chunks
 from gpuport.report.common import fingerprint
 from gpuport.report.summary import scan_summary_line
 from gpuport.scan.engine import ScanOptions, ScanResult, scan_path
+from gpuport.vcs import ChangedLines, ChangesError, changed_lines
 
 
 def settings_from_flags(path: Path, flags: dict[str, Any]) -> Settings:
@@ -47,13 +49,24 @@ def settings_from_flags(path: Path, flags: dict[str, Any]) -> Settings:
     )
 
 
-def run_scan(path: Path, settings: Settings, jobs: int, no_progress: bool) -> ScanResult:
-    """Scan with the given settings, showing progress on stderr for big projects."""
+def run_scan(
+    path: Path,
+    settings: Settings,
+    jobs: int,
+    no_progress: bool,
+    changed: ChangedLines | None = None,
+) -> ScanResult:
+    """Scan with the given settings, showing progress on stderr for big projects.
+
+    With ``changed``, only the findings on those lines are kept, in the same step that leaves
+    out the baseline's findings.
+    """
     options = ScanOptions(
         walk=WalkOptions(exclude=settings.exclude, max_file_bytes=settings.max_file_size),
         select=frozenset(settings.select),
         ignore=frozenset(settings.ignore),
         baseline=load_baseline(settings),
+        changed=changed,
         jobs=jobs,
     )
     with Progress(enabled=not no_progress, label="scanning") as progress:
@@ -95,6 +108,15 @@ def scan_exit_code(result: ScanResult, settings: Settings, *, all_tiers: bool = 
 @scan_options
 @format_options(ScanResult)
 @click.option(
+    "--diff",
+    "--changed-since",
+    "diff_base",
+    metavar="BASE_REF",
+    help="Only findings on lines changed since the merge base of BASE_REF and HEAD "
+    "(uncommitted edits included; new files count wholly). Reads the git repository, "
+    "never writes it.",
+)
+@click.option(
     "--all-tiers",
     is_flag=True,
     help="Let findings in every tier (tests, benchmarks, examples, docs, CI, dev, deprecated, "
@@ -106,7 +128,13 @@ def scan(path: Path, fmt: str, output: Path | None, **flags: Any) -> None:
     check_project_path(path)
     refuse_outputs(path, output, flags.get("write_baseline"))
     settings = settings_from_flags(path, flags)
-    result = run_scan(path, settings, flags["jobs"], flags["no_progress"])
+    changed = None
+    if flags.get("diff_base") is not None:
+        try:
+            changed = changed_lines(path, flags["diff_base"])
+        except ChangesError as exc:
+            raise CommandError(str(exc)) from None
+    result = run_scan(path, settings, flags["jobs"], flags["no_progress"], changed)
     chosen = Format(fmt)
     emit(render_chunks(result, chosen, render_options(chosen, output, fit_terminal=True)), output)
     if flags.get("write_baseline"):

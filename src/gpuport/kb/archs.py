@@ -24,6 +24,8 @@ class GpuArch:
     wavefronts_supported: tuple[int, ...] = ()  # RDNA can also run wave64
     officially_supported: bool = False  # listed in AMD's ROCm on Linux support matrix
     support_note: str = ""  # which ROCm release the support statement refers to
+    rocm_since: str = ""  # the first ROCm release that supports it, where a source names one
+    hsa_override: str = ""  # the HSA_OVERRIDE_GFX_VERSION users set for it ("10.3.0"), if any
 
 
 @functools.cache
@@ -47,6 +49,8 @@ def gpu_architectures() -> Mapping[str, GpuArch]:
             wavefronts_supported=entry.ints("wavefronts_supported"),
             officially_supported=entry.flag("officially_supported"),
             support_note=entry.text("support_note", ""),
+            rocm_since=entry.text("rocm_since", ""),
+            hsa_override=entry.text("hsa_override", ""),
         ),
     )
 

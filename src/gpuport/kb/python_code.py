@@ -46,6 +46,8 @@ class EnvSeverity:
     write: str
     sources: tuple[str, ...]
     checked: datetime.date
+    # setting it is not reported: ROCm never reads it and needs nothing in its place
+    write_ignored: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +122,7 @@ def env_severities() -> Mapping[str, EnvSeverity]:
             write=entry.choice("write", SEVERITY_WORDS),
             sources=entry.texts("sources", required=True),
             checked=entry.date(),
+            write_ignored=entry.flag("write_ignored"),
         ),
     )
 

@@ -41,7 +41,7 @@ def build_model(root: Path) -> ProjectModel:
     if found.truncated:
         notes.append("the project has too many files to survey whole; the model saw a part")
     name, first_party = _own_names(texts, found, notes)
-    tiers = _submodule_tiers(texts, found)
+    tiers = _submodule_tiers(texts, found) + _conda_env_tiers(root, name)
     # A ROCm backend folder that is a git submodule (flash-attention's csrc/composable_kernel)
     # is a dependency of the project's backend, not the backend itself.
     found.backend_dirs = [
@@ -210,6 +210,25 @@ def _setup_cfg_name(text: str) -> str:
     except configparser.Error:
         return ""
     return parser.get("metadata", "name", fallback="").strip()
+
+
+# conda environment files at the root (conda's default name, and its .yaml spelling).
+_CONDA_ENV_FILES = ("environment.yml", "environment.yaml")
+
+
+def _conda_env_tiers(root: Path, name: str) -> list[tuple[str, Tier]]:
+    """A conda environment file at the root of a pip-installable package (its setup.py or
+    pyproject names the distribution) sets up a developer's machine: users install the package
+    with pip (DeepSpeed's environment.yml pins pytorch-cuda and compilers to build it). In an
+    application with no package metadata it is how the project is installed, and stays product.
+    """
+    if not name:
+        return []
+    return [
+        (file, Tier.DEV)
+        for file in _CONDA_ENV_FILES
+        if (root / file).is_file() and not (root / file).is_symlink()
+    ]
 
 
 def _submodule_tiers(texts: ProjectTexts, found: Survey) -> list[tuple[str, Tier]]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from gpuport.project.cmake_components import cmake_nvidia_only
+from gpuport.project.dockerfiles import dockerfile_components
 from gpuport.project.model import Component, ComponentStatus, Evidence
 from gpuport.project.op_builders import op_builder_components
 from gpuport.project.rocm import SETUP_ROCM_RE
@@ -94,6 +95,7 @@ def nvidia_only_components(
         component = _nvidia_only_package(texts, rel, backends)
         if component is not None:
             components.append(component)
+    components.extend(dockerfile_components(texts, found.dockerfiles))
     return _outermost(components), notes
 
 

@@ -16,12 +16,14 @@ from types import MappingProxyType
 from typing import Any
 
 from gpuport.assess.verdict import Assessment
-from gpuport.bench.results import Comparison, RunList, RunReport
+from gpuport.bench.results import BenchComparison, RunList, RunReport
+from gpuport.doctor.model import DoctorReport
 from gpuport.kb.query import KbCounts, KbLookup, KbTable
 from gpuport.plan.planner import PlanResult
 from gpuport.port.model import PortResult
 from gpuport.rules import Rule, RuleIndex
 from gpuport.scan.engine import ScanResult
+from gpuport.verify.result import VerifyComparison
 
 
 class Format(enum.StrEnum):
@@ -58,7 +60,9 @@ DECLARED_FORMATS: Mapping[type, tuple[Format, ...]] = MappingProxyType(
         RuleIndex: (Format.TERMINAL, Format.MARKDOWN, Format.JSON),
         RunReport: (Format.TERMINAL, Format.JSON, Format.MARKDOWN),
         RunList: (Format.TERMINAL, Format.JSON),
-        Comparison: (Format.TERMINAL, Format.JSON, Format.MARKDOWN, Format.HTML),
+        BenchComparison: (Format.TERMINAL, Format.JSON, Format.MARKDOWN, Format.HTML),
+        VerifyComparison: (Format.TERMINAL, Format.JSON, Format.MARKDOWN, Format.HTML),
+        DoctorReport: (Format.TERMINAL, Format.JSON),
     }
 )
 
@@ -104,6 +108,7 @@ def _load() -> None:
     """Import the renderer modules (they register themselves), only when something renders."""
     from gpuport.report import (  # noqa: F401
         bench_formats,
+        doctor_formats,
         html,
         json_format,
         kb_formats,
@@ -113,6 +118,7 @@ def _load() -> None:
         rule_formats,
         sarif,
         terminal,
+        verify_formats,
     )
 
 

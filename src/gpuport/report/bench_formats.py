@@ -15,7 +15,7 @@ from typing import Any
 
 from rich.table import Table
 
-from gpuport.bench.results import Comparison, ComparisonRow, RunList, RunReport, headline
+from gpuport.bench.results import BenchComparison, ComparisonRow, RunList, RunReport, headline
 from gpuport.bench.store import RunSummary, StoredRun
 from gpuport.report import Format, RenderOptions, renderer
 from gpuport.report.common import (
@@ -237,7 +237,7 @@ def _cell(row: ComparisonRow, index: int) -> str:
     return number(value) + (f" ({percent(share)})" if share is not None else "")
 
 
-def _comparison_header(comparison: Comparison) -> list[str]:
+def _comparison_header(comparison: BenchComparison) -> list[str]:
     lines = []
     for i, run in enumerate(comparison.runs):
         s = run.summary
@@ -249,7 +249,7 @@ def _comparison_header(comparison: Comparison) -> list[str]:
     return lines
 
 
-def _comparison_columns(comparison: Comparison) -> list[str]:
+def _comparison_columns(comparison: BenchComparison) -> list[str]:
     n = len(comparison.runs)
     return (
         ["measurement", "unit"]
@@ -258,7 +258,7 @@ def _comparison_columns(comparison: Comparison) -> list[str]:
     )
 
 
-def _comparison_cells(comparison: Comparison, row: ComparisonRow) -> list[str]:
+def _comparison_cells(comparison: BenchComparison, row: ComparisonRow) -> list[str]:
     n = len(comparison.runs)
     return (
         [row.name, row.unit or row.metric]
@@ -267,8 +267,8 @@ def _comparison_cells(comparison: Comparison, row: ComparisonRow) -> list[str]:
     )
 
 
-@renderer(Comparison, Format.TERMINAL)
-def render_comparison_terminal(comparison: Comparison, options: RenderOptions) -> str:
+@renderer(BenchComparison, Format.TERMINAL)
+def render_comparison_terminal(comparison: BenchComparison, options: RenderOptions) -> str:
     console = memory_console(options)
     console.print(f"gpuport bench compare: {len(comparison.runs)} runs, A is the baseline")
     for line in _comparison_header(comparison):
@@ -289,7 +289,7 @@ def render_comparison_terminal(comparison: Comparison, options: RenderOptions) -
     return console_text(console)
 
 
-def _comparison_dict(comparison: Comparison) -> dict[str, Any]:
+def _comparison_dict(comparison: BenchComparison) -> dict[str, Any]:
     return {
         "runs": [
             {**_summary_dict(run.summary), "machine": run.machine.to_dict()}
@@ -312,15 +312,15 @@ def _comparison_dict(comparison: Comparison) -> dict[str, Any]:
     }
 
 
-@renderer(Comparison, Format.JSON)
-def render_comparison_json(comparison: Comparison, options: RenderOptions) -> str:
+@renderer(BenchComparison, Format.JSON)
+def render_comparison_json(comparison: BenchComparison, options: RenderOptions) -> str:
     return dumps(
         {"tool": "gpuport", "version": options.tool_version, **_comparison_dict(comparison)}
     )
 
 
-@renderer(Comparison, Format.MARKDOWN)
-def render_comparison_markdown(comparison: Comparison, options: RenderOptions) -> str:
+@renderer(BenchComparison, Format.MARKDOWN)
+def render_comparison_markdown(comparison: BenchComparison, options: RenderOptions) -> str:
     lines = ["# gpuport bench compare\n\n"]
     lines.extend(f"- {md_text(line)}\n" for line in _comparison_header(comparison))
     lines.append("\n")
@@ -353,7 +353,7 @@ def _short(text: str, width: int) -> str:
 
 
 def _bar_chart(
-    comparison: Comparison, title: str, pick: str, rows: list[ComparisonRow]
+    comparison: BenchComparison, title: str, pick: str, rows: list[ComparisonRow]
 ) -> str | None:
     """Grouped horizontal bars, one colour per run, as an inline SVG element (or None)."""
     try:
@@ -447,7 +447,7 @@ def _presentation_attributes(match: re.Match[str]) -> str:
     return (" " + " ".join(attributes)) if attributes else ""
 
 
-def _charts(comparison: Comparison) -> str:
+def _charts(comparison: BenchComparison) -> str:
     if not comparison.charts or not comparison.rows:
         return ""
     parts = []
@@ -468,8 +468,8 @@ def _charts(comparison: Comparison) -> str:
     return "".join(parts)
 
 
-@renderer(Comparison, Format.HTML)
-def render_comparison_html(comparison: Comparison, options: RenderOptions) -> str:
+@renderer(BenchComparison, Format.HTML)
+def render_comparison_html(comparison: BenchComparison, options: RenderOptions) -> str:
     style = (
         "body{font-family:system-ui,sans-serif;margin:2rem;max-width:1200px}"
         "table{border-collapse:collapse;font-size:13px}"

@@ -11,6 +11,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from io import StringIO
+from typing import Any
 from urllib.parse import quote
 
 from rich.console import Console
@@ -21,6 +22,7 @@ from gpuport.findings import Finding, Severity, Skipped, Tier
 from gpuport.project.triage import fold_by_folder
 from gpuport.report import RenderOptions
 from gpuport.report.json_stream import json_chunks
+from gpuport.vcs import ChangedLines
 
 TOOL_NAME = "gpuport"
 TAB_SIZE = 4  # the width a tab of a scanned file takes in the terminal formats
@@ -232,6 +234,16 @@ def line_text(finding: Finding) -> str:
 def fingerprint(finding: Finding) -> str:
     """The finding's baseline fingerprint (the same one ``--write-baseline`` records)."""
     return finding.fingerprint(line_text(finding))
+
+
+def change_dict(change: ChangedLines, outside: int) -> dict[str, Any]:
+    """What `scan --diff` limited the findings to, and how many findings were outside it."""
+    return {
+        "base": change.base,
+        "merge_base": change.merge_base,
+        "files": len(change.files),
+        "outside": outside,
+    }
 
 
 def is_mechanical(finding: Finding) -> bool:

@@ -17,6 +17,7 @@ from gpuport.report import Format, RenderOptions, chunk_renderer, plan_formats
 from gpuport.report.common import (
     TOOL_NAME,
     category_severity_table,
+    change_dict,
     fingerprint,
     fixable_counts,
     json_path,
@@ -113,7 +114,7 @@ def scan_body(result: ScanResult) -> dict[str, Any]:
     mechanical, actionable = fixable_counts(findings)
     worst = result.worst()
     stats = result.stats
-    return {
+    body: dict[str, Any] = {
         "root": result.root,
         "summary": {
             "findings": len(findings),
@@ -140,6 +141,9 @@ def scan_body(result: ScanResult) -> dict[str, Any]:
         },
         "rules": sorted(r.id for r in result.rules),
     }
+    if result.change is not None:  # `scan --diff`: the findings are those of a change only
+        body["change"] = change_dict(result.change, result.outside_change)
+    return body
 
 
 def _header(kind: str, options: RenderOptions) -> dict[str, Any]:

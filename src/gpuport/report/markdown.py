@@ -20,6 +20,7 @@ from gpuport.report.common import (
     category_severity_table,
     days_text,
     display_text,
+    fingerprint,
     fixable_counts,
     folded_text,
     hours_text,
@@ -37,6 +38,7 @@ from gpuport.report.common import (
 from gpuport.report.recommendation import READINESS_TITLE, markdown_lines
 from gpuport.rules import Rule
 from gpuport.scan.engine import ScanResult
+from gpuport.vcs import ChangedLines
 
 MAX_FINDINGS = 200  # a GitHub comment holds 65,536 characters; the rest is in SARIF/HTML
 COLLAPSE_AFTER = 10  # longer lists fold into <details>
@@ -206,9 +208,81 @@ def _footer(options: RenderOptions) -> list[str]:
     return [f"<sub>gpuport {html.escape(tool_version(options))}</sub>"]
 
 
+# The first line of a `scan --diff` comment: CI finds its earlier comment by it and edits that
+# one instead of adding another (scripts/ci/gpuport-pr.sh).
+PR_COMMENT_MARKER = "<!-- gpuport:scan-diff -->"
+# Opens the hidden list of the listed findings' fingerprints (rule, file and the line's text:
+# not its number, so a finding that an edit above it moves keeps its fingerprint).
+FINGERPRINTS_OPEN = "<!-- gpuport:fingerprints"
+
+
+def _code_span(text: str) -> str:
+    """Untrusted text as an inline code span outside a table (no ``|`` to escape there)."""
+    text = " ".join(display_text(text).splitlines())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    return f"{ticks} {text} {ticks}" if longest else f"{ticks}{text}{ticks}"
+
+
+def _change_sentence(findings: list[Finding]) -> str:
+    """'This change adds **2 ROCm blockers** and 3 other findings (1 high, 2 medium).'"""
+    counts = severity_counts(findings)
+    if not findings:
+        return "This change adds no ROCm findings."
+    blockers = counts.pop(Severity.BLOCKER.label, 0)
+    others = ", ".join(f"{n} {label}" for label, n in counts.items())
+    if not blockers:
+        return f"This change adds **{plural(len(findings), 'ROCm finding')}** ({others})."
+    head = f"This change adds **{plural(blockers, 'ROCm blocker')}**"
+    if not others:
+        return head + "."
+    rest = len(findings) - blockers
+    return f"{head} and {plural(rest, 'other finding')} ({others})."
+
+
+def _fingerprint_block(findings: list[Finding]) -> list[str]:
+    """The listed findings' fingerprints in an HTML comment: hidden, kept by a comment's edit."""
+    prints = [f"{fingerprint(f)} {f.rule_id}" for f in findings]
+    return [FINGERPRINTS_OPEN, *prints, "-->"]
+
+
+def render_change_markdown(result: ScanResult, change: ChangedLines, options: RenderOptions) -> str:
+    """`scan --diff` as a pull-request comment: what this change adds, most serious first."""
+    rules = {r.id: r for r in result.rules}
+    listed = listed_findings(result.findings).findings
+    elsewhere = (
+        f" {plural(result.outside_change, 'finding')} on lines this change does not touch"
+        f" {'is' if result.outside_change == 1 else 'are'} not listed."
+        if result.outside_change
+        else ""
+    )
+    out = [
+        PR_COMMENT_MARKER,
+        "## gpuport: ROCm findings in this change",
+        "",
+        _change_sentence(result.findings),
+        "",
+        f"Checked: the lines changed since {_code_span(change.base)} (merge base"
+        f" `{change.short_base}`), in {plural(len(change.files), 'file')}.{elsewhere}",
+        "",
+    ]
+    if result.findings:
+        out.extend([*_severity_table(result.findings), ""])
+    out.extend(_findings_section(listed, rules, "###"))
+    out.extend(_skipped_section(result.skipped, "###"))
+    out.extend(_fingerprint_block(by_severity(listed)[:MAX_FINDINGS]))
+    out.extend(_footer(options))
+    return "\n".join(out) + "\n"
+
+
 @renderer(ScanResult, Format.MARKDOWN)
 def render_scan_markdown(result: ScanResult, options: RenderOptions) -> str:
-    """A summary table, findings by severity with file:line links, then input problems."""
+    """A summary table, findings by severity with file:line links, then input problems.
+
+    After `scan --diff`, a pull-request comment instead (:func:`render_change_markdown`).
+    """
+    if result.change is not None:
+        return render_change_markdown(result, result.change, options)
     rules = {r.id: r for r in result.rules}
     findings = result.findings
     mechanical, actionable = fixable_counts(findings)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -31,7 +30,9 @@ from gpuport.report.common import (
     with_content_security_policy,
 )
 from gpuport.report.plan_sweep import (
+    Column,
     any_range,
+    fitted_table,
     range_text,
     sweep_html_charts,
     sweep_html_table,
@@ -267,6 +268,16 @@ def _bullet(text: str, *, indent: int, style: str = "") -> Table:
     return grid
 
 
+def _indented(text: str, *, indent: int = 2, hang: int = 0, style: str = "") -> Table:
+    """``text`` after ``indent`` spaces, its wrapped lines ``hang`` further in."""
+    grid = Table.grid()
+    grid.add_column(width=indent + hang, no_wrap=True)
+    grid.add_column()
+    first, _, rest = text.partition(" ") if hang else ("", "", text)
+    grid.add_row(Text(" " * indent + first, style=style), Text(rest, style=style))
+    return grid
+
+
 def _short_layout(entry: PlanEntry) -> str:
     """The count column: 1, "2 TP2", "16 TP8xPP2" ("GCDs" for an MI250X)."""
     unit = " GCDs" if entry.gpu.devices_per_package > 1 else ""
@@ -275,55 +286,68 @@ def _short_layout(entry: PlanEntry) -> str:
     return f"{entry.devices}{unit} TP{entry.tp}" + (f"xPP{entry.pp}" if entry.pp > 1 else "")
 
 
-def _table(entries: tuple[PlanEntry, ...] | list[PlanEntry]) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    table.add_column("#", justify="right")
-    table.add_column("GPU", no_wrap=True)
-    table.add_column("engine", no_wrap=True)
-    table.add_column("count", no_wrap=True)
-    table.add_column("weights\nGB", justify="right")
-    table.add_column("KV\nGB", justify="right")
-    table.add_column("seqs", justify="right")
-    table.add_column("decode\ntok/s", justify="right", no_wrap=True)
-    table.add_column("prefill\ntok/s", justify="right")
-    table.add_column("$/1M\nout", justify="right", no_wrap=True)
-    table.add_column("$/1M\nin", justify="right", no_wrap=True)
-    for e in entries:
-        m = e.memory
-        if not e.fits:
-            table.add_row(
-                str(e.rank),
-                Text(display_text(e.gpu.short)),
-                e.engine,
-                Text(f">{e.devices}", style="red"),
-                _gb(m.weights),
-                _gb(m.kv_cache),
-                Text("none", style="red"),
-                "—",
-                "—",
-                "—",
-                "—",
-            )
-            continue
-        assert e.decode is not None and e.prefill is not None
-        decode = Text(_tokens(e.decode.tokens_per_s) + " ")
-        decode.append(_BOUND_SHORT[e.decode.bound], style=BOUND_STYLE.get(e.decode.bound, ""))
-        if e.decode.range_tokens_per_s is not None:  # under the estimate: keeps the table narrow
-            decode.append("\n" + range_text(e.decode), style="dim")
-        table.add_row(
-            str(e.rank),
-            Text(display_text(e.gpu.short)),
-            e.engine,
-            _short_layout(e),
-            _gb(m.weights),
-            _gb(m.kv_cache),
-            f"{e.max_sequences:,}",
-            decode,
-            _tokens(e.prefill.tokens_per_s),
-            _money(e.cost_per_million_output),
-            _money(e.cost_per_million_input),
-        )
-    return table
+_COLUMNS = (
+    Column("rank", "#"),
+    Column("gpu", "GPU", right=False, wraps=True),
+    Column("engine", "engine", right=False),
+    Column("count", "count", right=False),
+    Column("weights", "weights\nGB"),
+    Column("kv", "KV\nGB"),
+    Column("seqs", "seqs"),
+    Column("decode", "decode\ntok/s"),
+    Column("prefill", "prefill\ntok/s"),
+    Column("out", "$/1M\nout"),
+    Column("in", "$/1M\nin"),
+)
+# What a narrow terminal leaves out, first to last; the table never cuts a number short.
+_DROP_ORDER = (("seqs",), ("weights", "kv"), ("prefill", "in"))
+_DROPPED_NAMES = {
+    "seqs": "seqs",
+    "weights": "weights",
+    "kv": "KV",
+    "prefill": "prefill",
+    "in": "$/1M in",
+}
+
+
+def _row_cells(e: PlanEntry) -> dict[str, str | Text]:
+    m = e.memory
+    cells: dict[str, str | Text] = {
+        "rank": str(e.rank),
+        "gpu": Text(display_text(e.gpu.short)),
+        "engine": e.engine,
+        "weights": _gb(m.weights),
+        "kv": _gb(m.kv_cache),
+    }
+    if not e.fits:
+        return cells | {
+            "count": Text(f">{e.devices}", style="red"),
+            "seqs": Text("none", style="red"),
+            "decode": "—",
+            "prefill": "—",
+            "out": "—",
+            "in": "—",
+        }
+    assert e.decode is not None and e.prefill is not None
+    decode = Text(_tokens(e.decode.tokens_per_s) + " ")
+    decode.append(_BOUND_SHORT[e.decode.bound], style=BOUND_STYLE.get(e.decode.bound, ""))
+    if e.decode.range_tokens_per_s is not None:  # under the estimate: keeps the table narrow
+        decode.append("\n" + range_text(e.decode), style="dim")
+    return cells | {
+        "count": _short_layout(e),
+        "seqs": f"{e.max_sequences:,}",
+        "decode": decode,
+        "prefill": _tokens(e.prefill.tokens_per_s),
+        "out": _money(e.cost_per_million_output).removeprefix("$"),  # "$" is in the header
+        "in": _money(e.cost_per_million_input).removeprefix("$"),
+    }
+
+
+def _table(entries: tuple[PlanEntry, ...] | list[PlanEntry], width: int) -> tuple[Table, list[str]]:
+    """The ranked table that fits ``width`` columns, and the columns it had to leave out."""
+    rows = [_row_cells(e) for e in entries]
+    table, dropped = fitted_table(_COLUMNS, rows, width, _DROP_ORDER)
+    return table, [_DROPPED_NAMES[key] for key in dropped]
 
 
 def _print_body(console: Console, plan: PlanResult, rows: int | None, details: bool) -> None:
@@ -331,29 +355,47 @@ def _print_body(console: Console, plan: PlanResult, rows: int | None, details: b
         console.print(Text(display_text(line)))
     console.print()
     shown = plan.entries if rows is None else plan.entries[:rows]
-    console.print(_table(shown))
-    console.print(
-        Text(
-            "  count: GPUs per replica (TP tensor-, PP pipeline-parallel; >N: does not fit in "
-            "N); weights and KV per GPU; seqs: sequences of --context that fit; decode bound: "
-            "mem(ory), c(o)mp(ute), comm(unication)"
-            + ("; under decode, the typical range (see Why)" if any_range(shown) else ""),
-            style="dim",
+    table, dropped = _table(shown, console.width)
+    console.print(table)
+    legend = ["count: GPUs per replica (TP tensor-, PP pipeline-parallel; >N: does not fit in N)"]
+    if "weights" not in dropped:
+        legend.append("weights and KV per GPU")
+    if "seqs" not in dropped:
+        legend.append("seqs: sequences of --context that fit")
+    legend.append("decode bound: mem = memory, cmp = compute, comm = communication, ovh = overhead")
+    if any_range(shown):
+        legend.append("under decode, the typical range" + (" (see Why)" if details else ""))
+    console.print(_indented("; ".join(legend), style="dim"))
+    if dropped:
+        console.print(
+            _indented(
+                f"left out at {console.width} columns: {', '.join(dropped)} "
+                "(--format markdown or html shows every column)",
+                style="dim",
+            )
         )
-    )
     if plan.request.is_sweep:
         console.print()
         console.print(Text("Sweep", style="bold"))
-        console.print(sweep_table(plan))
+        sweep, left_out = sweep_table(plan, console.width)
+        console.print(sweep)
+        if left_out:
+            console.print(
+                _indented(
+                    f"left out at {console.width} columns: {', '.join(left_out)} "
+                    "(--format markdown or html shows every column)",
+                    style="dim",
+                )
+            )
     if rows is not None and len(plan.entries) > rows:
         console.print(
-            Text(
-                f"  … {len(plan.entries) - rows} more GPUs: `gpuport plan` shows them all",
+            _indented(
+                f"… {len(plan.entries) - rows} more GPUs: `gpuport plan` shows them all",
                 style="dim",
             )
         )
     for warning in plan.warnings:
-        console.print(Text(f"note: {display_text(warning)}", style="yellow"))
+        console.print(_indented(f"note: {display_text(warning)}", indent=0, hang=6, style="yellow"))
     if not details:
         return
     console.print()

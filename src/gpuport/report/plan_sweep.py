@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich import box
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
@@ -131,49 +132,122 @@ def sweep_json(plan: PlanResult) -> dict[str, Any]:
     }
 
 
+# --- a terminal table that fits its width -----------------------------------------------------
+
+WRAP_MIN_WIDTH = 9  # a GPU name wraps onto lines this wide at the least ("A100 80GB")
+_COLUMN_GAP = 3  # a space of padding either side of SIMPLE_HEAD's blank divider
+
+
+@dataclass(frozen=True)
+class Column:
+    """One terminal column: its key in a row, its header, its side and whether it may wrap."""
+
+    key: str
+    header: str
+    right: bool = True
+    wraps: bool = False  # only a name wraps; a number never does
+
+
+def _plain(cell: str | Text) -> str:
+    return cell.plain if isinstance(cell, Text) else cell
+
+
+def _cell_width(cell: str | Text) -> int:
+    return max(cell_len(line) for line in _plain(cell).split("\n"))
+
+
+def fitted_table(
+    columns: Sequence[Column],
+    rows: Sequence[dict[str, str | Text]],
+    width: int,
+    drop_order: Sequence[Sequence[str]],
+    sections: Sequence[bool] = (),
+) -> tuple[Table, list[str]]:
+    """A SIMPLE_HEAD table no wider than ``width``, and the keys of the columns it left out.
+
+    Rich squeezes a number that does not fit into "17,…"; here, where the columns do not fit
+    at their full width (a name may wrap down to ``WRAP_MIN_WIDTH`` or its longest word),
+    whole columns go instead, in ``drop_order``. ``sections[i]`` puts a rule above row i.
+    """
+    least: dict[str, int] = {}
+    for column in columns:
+        full = max([_cell_width(column.header)] + [_cell_width(row[column.key]) for row in rows])
+        if column.wraps:
+            names = [_plain(row[column.key]) for row in rows]
+            words = [cell_len(word) for name in names for word in name.split()]
+            full = min(full, max([WRAP_MIN_WIDTH, *words]))
+        least[column.key] = full
+    dropped: list[str] = []
+    kept = list(columns)
+    for step in ((), *drop_order):
+        dropped += step
+        kept = [column for column in columns if column.key not in dropped]
+        if sum(least[c.key] for c in kept) + _COLUMN_GAP * (len(kept) - 1) <= width:
+            break
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    for column in kept:
+        table.add_column(
+            column.header,
+            justify="right" if column.right else "left",
+            no_wrap=not column.wraps,
+            min_width=least[column.key] if column.wraps else None,
+        )
+    for index, row in enumerate(rows):
+        if index < len(sections) and sections[index]:
+            table.add_section()
+        table.add_row(*(row[column.key] for column in kept))
+    return table, dropped
+
+
 # --- terminal and Markdown -------------------------------------------------------------------
 
 
-def sweep_table(plan: PlanResult) -> Table:
-    """One row per GPU x context x batch; a rule between GPUs."""
+_SWEEP_COLUMNS = (
+    Column("gpu", "GPU", right=False, wraps=True),
+    Column("engine", "engine", right=False),
+    Column("context", "context"),
+    Column("batch", "batch"),
+    Column("count", "count", right=False),
+    Column("decode", "decode\ntok/s"),
+    Column("typically", "typically\ntok/s"),
+    Column("per_seq", "per seq\ntok/s"),
+    Column("prefill", "prefill\ntok/s"),
+    Column("out", "$/1M\nout"),
+)
+SWEEP_DROPPED = {"per_seq": "per seq", "prefill": "prefill", "typically": "typically"}
+
+
+def sweep_table(plan: PlanResult, width: int) -> tuple[Table, list[str]]:
+    """One row per GPU x context x batch, a rule between GPUs; and the columns left out."""
     entries = plan.sweep_entries
     ranged = any_range(entries)
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    table.add_column("GPU", no_wrap=True)
-    table.add_column("engine", no_wrap=True)
-    table.add_column("context", justify="right")
-    table.add_column("batch", justify="right")
-    table.add_column("count", no_wrap=True)
-    table.add_column("decode\ntok/s", justify="right", no_wrap=True)
-    if ranged:
-        table.add_column("typically\ntok/s", justify="right", no_wrap=True)
-    table.add_column("per seq\ntok/s", justify="right")
-    table.add_column("prefill\ntok/s", justify="right")
-    table.add_column("$/1M\nout", justify="right", no_wrap=True)
+    rows: list[dict[str, str | Text]] = []
+    sections: list[bool] = []
     previous = None
     for e in entries:
         first = e.gpu.id != previous
-        if first and previous is not None:
-            table.add_section()
+        sections.append(first and previous is not None)
         previous = e.gpu.id
         decode = e.decode
-        cells: list[str | Text] = [
-            Text(display_text(e.gpu.short)) if first else "",
-            e.engine if first else "",
-            f"{e.context:,}",
-            f"{e.batch:,}",
-            Text(count_text(e), style="" if e.fits else "red"),
-            rate_text(decode.tokens_per_s) if decode else "—",
-        ]
-        if ranged:
-            cells.append(range_text(decode))
-        cells += [
-            rate_text(decode.per_sequence_tokens_per_s) if decode else "—",
-            rate_text(e.prefill.tokens_per_s) if e.prefill else "—",
-            money_text(e.cost_per_million_output),
-        ]
-        table.add_row(*cells)
-    return table
+        rows.append(
+            {
+                "gpu": Text(display_text(e.gpu.short)) if first else "",
+                "engine": e.engine if first else "",
+                "context": f"{e.context:,}",
+                "batch": f"{e.batch:,}",
+                "count": Text(count_text(e), style="" if e.fits else "red"),
+                "decode": rate_text(decode.tokens_per_s) if decode else "—",
+                "typically": range_text(decode),
+                "per_seq": rate_text(decode.per_sequence_tokens_per_s) if decode else "—",
+                "prefill": rate_text(e.prefill.tokens_per_s) if e.prefill else "—",
+                "out": money_text(e.cost_per_million_output).removeprefix("$"),  # $ in the header
+            }
+        )
+    columns = [c for c in _SWEEP_COLUMNS if ranged or c.key != "typically"]
+    table, dropped = fitted_table(
+        columns, rows, width, (("per_seq",), ("prefill",), ("typically",)), sections
+    )
+    return table, [SWEEP_DROPPED[key] for key in dropped]
 
 
 def sweep_markdown(plan: PlanResult) -> list[str]:

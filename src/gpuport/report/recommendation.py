@@ -51,6 +51,8 @@ DIRECTION_TEXT = {
     Direction.NEUTRAL: "neutral",
 }
 READINESS_TITLE = "Readiness (what breaks on ROCm)"
+# Below this many columns the factors table's evidence column would be a few words wide.
+NARROW_FACTORS = 90
 
 
 # --- words shared by every format ----------------------------------------------------------
@@ -133,10 +135,12 @@ def economics_lines(economics: Economics) -> list[str]:
     lines = [f"cost of moving: {move}"]
     if economics.best is not None:
         saving = economics.monthly_saving_usd
-        lines.append(
-            f"cheapest AMD option: {option_label(economics.best)}, "
+        against = (
             f"saving {usd_text(saving)} a month against today"
+            if saving is None or saving >= 0
+            else f"costing {usd_text(-saving)} a month more than today"
         )
+        lines.append(f"cheapest AMD option: {option_label(economics.best)}, {against}")
     lines.append(f"payback: {payback_text(economics)}")
     return lines
 
@@ -244,12 +248,12 @@ def recommendation_json(recommendation: Recommendation) -> dict[str, Any]:
 # --- terminal ------------------------------------------------------------------------------
 
 
-def _hanging(marks: list[str], lines: list[Text]) -> Table:
+def _hanging(marks: list[str], lines: list[Text], style: str = "") -> Table:
     grid = Table.grid()
     grid.add_column(width=max((len(m) for m in marks), default=1) + 3, no_wrap=True)
-    grid.add_column()
+    grid.add_column(overflow="fold")  # a long URL breaks across lines, never cut short
     for mark, line in zip(marks, lines, strict=True):
-        grid.add_row(Text(f"  {mark} "), line)
+        grid.add_row(Text(f"  {mark} ", style), line)
     return grid
 
 
@@ -261,7 +265,52 @@ def _factor_line(factor: FactorResult) -> Text:
     return line
 
 
-def terminal_renderables(recommendation: Recommendation, root: str) -> list[RenderableType]:
+def _evidence_cell(lines: list[str]) -> RenderableType:
+    """One line of evidence as it is; several as "·" items, so each one's start shows."""
+    if len(lines) == 1:
+        return Text(display_text(lines[0]))
+    grid = Table.grid()
+    grid.add_column(width=2, no_wrap=True)
+    grid.add_column(overflow="fold")
+    for line in lines:
+        grid.add_row("·", Text(display_text(line)))
+    return grid
+
+
+def _factors(recommendation: Recommendation, width: int) -> list[RenderableType]:
+    """Every factor: a table of factor · holds · direction · evidence, or below
+    ``NARROW_FACTORS`` columns (where the evidence column would be a few words wide) each
+    factor on a line of its own with its evidence listed under it."""
+    factors = ordered_factors(recommendation)
+    if width < NARROW_FACTORS:
+        out: list[RenderableType] = []
+        for factor in factors:
+            # the factors that decided it in bold (the title says they come first)
+            line = Text(" ")
+            style = "bold" if decided_it(recommendation, factor) else ""
+            line.append(display_text(factor.factor_id), style=style)
+            line.append(f": {state_text(factor)}, {direction_text(factor)}")
+            evidence = [Text(display_text(e)) for e in evidence_lines(factor)]
+            out.extend([line, _hanging(["·"] * len(evidence), evidence)])
+        return out
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("factor", overflow="fold", max_width=28)
+    table.add_column("holds", no_wrap=True)
+    table.add_column("direction", no_wrap=True)
+    table.add_column("evidence", overflow="fold")
+    for factor in factors:
+        # the factors that decided it in bold (the table's title says they come first)
+        decided = decided_it(recommendation, factor)
+        name = Text(display_text(factor.factor_id), style="bold" if decided else "")
+        table.add_row(
+            name, state_text(factor), direction_text(factor), _evidence_cell(evidence_lines(factor))
+        )
+    return [table]
+
+
+def terminal_renderables(
+    recommendation: Recommendation, root: str, width: int = 100
+) -> list[RenderableType]:
     """The recommendation as rich renderables, printed above the readiness verdict."""
     outcome = recommendation.outcome
     style = OUTCOME_STYLE[outcome]
@@ -277,22 +326,7 @@ def terminal_renderables(recommendation: Recommendation, root: str) -> list[Rend
         Panel(Group(*parts), title=title, title_align="left", border_style=style, box=box.ROUNDED)
     ]
     out.extend(["", Text("Decision factors (decisive first)", style="bold")])
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    table.add_column("factor", overflow="fold", max_width=28)
-    table.add_column("holds", no_wrap=True)
-    table.add_column("direction", no_wrap=True)
-    table.add_column("evidence", overflow="fold")
-    for factor in ordered_factors(recommendation):
-        # the factors that decided it in bold (the table's title says they come first)
-        decided = decided_it(recommendation, factor)
-        name = Text(display_text(factor.factor_id), style="bold" if decided else "")
-        table.add_row(
-            name,
-            state_text(factor),
-            direction_text(factor),
-            Text("\n".join(display_text(line) for line in evidence_lines(factor))),
-        )
-    out.append(table)
+    out.extend(_factors(recommendation, width))
     economics = recommendation.economics
     if economics is not None:
         out.extend(["", Text("Economics (per month, at the declared volume)", style="bold")])
@@ -319,7 +353,8 @@ def terminal_renderables(recommendation: Recommendation, root: str) -> list[Rend
         out.append(_hanging(["•"] * len(lines), lines))
         if economics.assumptions:
             out.append(Text("Assumptions:", style="dim"))
-            out.extend(Text(f"  - {display_text(a)}", style="dim") for a in economics.assumptions)
+            notes = [Text(display_text(a), style="dim") for a in economics.assumptions]
+            out.append(_hanging(["-"] * len(notes), notes, style="dim"))
     if recommendation.missing:
         out.extend(["", Text("To decide the unknown factors, tell gpuport:", style="bold")])
         lines = [Text(display_text(m)) for m in recommendation.missing]

@@ -43,6 +43,24 @@ LEVEL_BY_SEVERITY = {
     Severity.LOW: "note",
     Severity.INFO: "note",
 }
+# GitHub code scanning shows a rule's "security-severity" (a CVSS-like score as a string:
+# 9.0 and over critical, 7.0-8.9 high, 4.0-6.9 medium, 0.1-3.9 low) and, for rules without
+# one, its "problem.severity" (error, warning, recommendation):
+# https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning#reportingdescriptor-object
+# An info finding breaks nothing, so it gets no score: GitHub shows it as a recommendation.
+SECURITY_SEVERITY = {
+    Severity.BLOCKER: "9.0",
+    Severity.HIGH: "7.5",
+    Severity.MEDIUM: "5.0",
+    Severity.LOW: "2.0",
+}
+PROBLEM_SEVERITY = {
+    Severity.BLOCKER: "error",
+    Severity.HIGH: "error",
+    Severity.MEDIUM: "warning",
+    Severity.LOW: "recommendation",
+    Severity.INFO: "recommendation",
+}
 # GitHub code scanning reads the rule's "precision" property to rank alerts.
 PRECISION_BY_CONFIDENCE = {
     Confidence.HIGH: "high",
@@ -88,6 +106,12 @@ def rule_descriptor(rule: Rule) -> dict[str, Any]:
             "severity": rule.severity.label,
             "confidence": rule.confidence.label,
             "precision": PRECISION_BY_CONFIDENCE[rule.confidence],
+            "problem.severity": PROBLEM_SEVERITY[rule.severity],
+            **(
+                {"security-severity": SECURITY_SEVERITY[rule.severity]}
+                if rule.severity in SECURITY_SEVERITY
+                else {}
+            ),
             "mechanical": rule.mechanical,
             "tags": ["rocm", "portability", rule.category.value],
         },
@@ -218,6 +242,18 @@ def sarif_log(
             "suppressed": result.suppressed,
             "baselined": result.baselined,
             "filesScanned": result.stats.files_scanned,
+            **(
+                {
+                    "change": {
+                        "base": result.change.base,
+                        "mergeBase": result.change.merge_base,
+                        "files": len(result.change.files),
+                        "outside": result.outside_change,
+                    }
+                }
+                if result.change is not None
+                else {}
+            ),
             **(run_properties or {}),
         },
     }

@@ -9,10 +9,16 @@ from gpuport.scan.engine import ScanResult
 
 
 def scan_summary_line(result: ScanResult) -> str:
-    return (
+    line = (
         f"{len(result.findings)} finding(s) in {result.stats.files_scanned} file(s); "
         f"{len(result.skipped)} input problem(s)"
     )
+    if result.change is not None:
+        line += (
+            f"; only lines changed since {result.change.base} "
+            f"({result.change.short_base}): {result.outside_change} finding(s) outside them"
+        )
+    return line
 
 
 def assessment_summary_line(assessment: Assessment) -> str:

@@ -192,6 +192,10 @@ def _summary(result: ScanResult) -> Text:
         parts.append(f"{result.suppressed} suppressed")
     if result.baselined:
         parts.append(f"{result.baselined} in the baseline")
+    if result.change is not None:
+        parts.append(
+            f"only lines changed since {result.change.base}: {result.outside_change} outside them"
+        )
     text.append(" · " + " · ".join(parts))
     return text
 
@@ -312,13 +316,13 @@ def _category_table(assessment: Assessment) -> Table:
     return table
 
 
-def _hanging_list(marks: list[str], lines: list[Text]) -> Table:
+def _hanging_list(marks: list[str], lines: list[Text], style: str = "") -> Table:
     """A list whose wrapped lines hang under their first word (``1.``, ``•``)."""
     grid = Table.grid()
-    grid.add_column(width=max(len(m) for m in marks) + 3, no_wrap=True)
-    grid.add_column()
+    grid.add_column(width=max((len(m) for m in marks), default=1) + 3, no_wrap=True)
+    grid.add_column(overflow="fold")  # a long URL breaks across lines, never cut short
     for mark, line in zip(marks, lines, strict=True):
-        grid.add_row(Text(f"  {mark} "), line)
+        grid.add_row(Text(f"  {mark} ", style), line)
     return grid
 
 
@@ -382,7 +386,7 @@ def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -
     scan = assessment.scan
     rules = {r.id: r for r in scan.rules}
     if assessment.recommendation is not None:  # should we move, above what breaks
-        for part in terminal_renderables(assessment.recommendation, scan.root):
+        for part in terminal_renderables(assessment.recommendation, scan.root, console.width):
             console.print(part)
     console.print(_verdict_panel(assessment))
     _print_next_steps(console, assessment)
@@ -404,7 +408,8 @@ def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -
         share = Text("gpuport can fix ", style="bold")
         share.append(f"{assessment.mechanical} of {assessment.actionable}", style="bold green")
         share.append(
-            f" actionable findings ({assessment.mechanical_share:.0%}) with `gpuport port`;"
+            f" actionable findings in product code ({assessment.mechanical_share:.0%}) with"
+            " `gpuport port`;"
             " the rest need a person."
         )
     else:
@@ -422,8 +427,8 @@ def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -
         )
         console.print(_effort_table(assessment))
         console.print(Text("Assumptions:", style="dim"))
-        for assumption in assessment.assumptions:
-            console.print(_indented(Text(f"- {display_text(assumption)}", "dim"), 2))
+        assumptions = [Text(display_text(a), "dim") for a in assessment.assumptions]
+        console.print(_hanging_list(["-"] * len(assumptions), assumptions, style="dim"))
 
     if scan.findings:
         console.print()

@@ -32,6 +32,7 @@ from gpuport.read_policy import ReadRefused, read_within
 from gpuport.rules import Rule
 from gpuport.scan.base import scanners_for
 from gpuport.scan.catalog import all_rules
+from gpuport.vcs import ChangedLines
 
 EXCERPT_CONTEXT = 2  # lines shown before and after a finding
 _BATCH = 64
@@ -57,6 +58,8 @@ class ScanOptions:
     select: frozenset[str] = frozenset()  # empty: every rule
     ignore: frozenset[str] = frozenset()
     baseline: frozenset[str] = frozenset()  # fingerprints to leave out
+    # `scan --diff`: only findings on these lines are kept (None: every finding)
+    changed: ChangedLines | None = None
     jobs: int = 0  # 0: one worker per core
     # Build the project model first (first-party names, ROCm macros and aliases for the
     # scanners; tiers and NVIDIA-only components for the triage). False: every file is product
@@ -74,6 +77,9 @@ class ScanResult:
     stats: ScanStats = field(default_factory=ScanStats)
     suppressed: int = 0
     baselined: int = 0
+    # `scan --diff`: the change the findings were limited to, and how many were outside it
+    change: ChangedLines | None = None
+    outside_change: int = 0
     rules: list[Rule] = field(default_factory=list)
     # What the project is (first-party names, components, tiers, ROCm path); None: not built.
     project: ProjectModel | None = None
@@ -119,7 +125,7 @@ def scan_path(
     """Scan a project folder (or one file) and return its findings and skipped inputs."""
     started = time.perf_counter()
     rules = [r for r in all_rules() if _enabled(r.id, options)]
-    result = ScanResult(root=display_root or str(target), rules=rules)
+    result = ScanResult(root=display_root or str(target), rules=rules, change=options.changed)
     enabled = frozenset(r.id for r in rules)
     # The model reads a handful of build files and bounded header bytes: 50-130 ms on
     # flash-attention, DeepSpeed and unsloth, against scans of seconds.
@@ -159,6 +165,10 @@ def scan_path(
         merge_all(_scan_file(f, max_bytes, enabled, need_prints, canonical, facts) for f in files)
     if result.project is not None:
         result.findings, result.set_aside = triage(result.findings, result.project, enabled)
+        if options.changed is not None:  # the findings triage made stand where it put them
+            kept = [f for f in result.findings if options.changed.covers(f)]
+            result.outside_change += len(result.findings) - len(kept)
+            result.findings = kept
         result.set_aside.sort(key=lambda f: f.sort_key)
     result.findings.sort(key=lambda f: f.sort_key)
     result.skipped.sort()
@@ -214,6 +224,8 @@ def _merge(
             elsewhere.add(finding.sort_key)
         if fp in options.baseline:
             result.baselined += 1
+        elif options.changed is not None and not options.changed.covers(finding):
+            result.outside_change += 1
         else:
             result.findings.append(finding)
 

@@ -500,6 +500,10 @@ def cmake_cuda_sources(ctx: BuildContext, command: CMakeCommand) -> None:
     if not sources:
         return
     covered = ctx.hip_sources
+    if name in ("set", "list") and args:
+        variable = args[1 if name == "list" else 0].value if len(args) > 1 else ""
+        if variable and f"${{{variable}}}" in covered:
+            return  # set(GPU_FILES ops.cu) and, later, set_source_files_properties(${GPU_FILES} … HIP)
     if name == "file":
         if len(args) < 2:
             return
@@ -596,7 +600,7 @@ def cmake_hits(ctx: BuildContext) -> None:
     for command in ctx.commands:
         for _, check in checks:
             check(ctx, command)
-        if command.name == "message":  # prose, not settings
+        if command.name in ("message", "option"):  # prose, not settings (an option's help text)
             continue
         if arch:
             cuda_gpu_architectures(ctx, CMakeArchSettings(command))

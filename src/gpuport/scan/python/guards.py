@@ -62,10 +62,50 @@ def import_guarded(parents: Parents, node: ast.AST) -> bool:
     return False
 
 
+# An optional package's availability check: HAS_FLASH_ATTENTION, _cutedsl_runtime_available(),
+# is_flash_attn_installed, FA3_AVAILABLE. Not a device's (torch.cuda.is_available(), HAS_CUDA,
+# GPU_AVAILABLE), which holds on ROCm too.
+_AVAILABILITY_RE = re.compile(r"(?i)^_*(?:has|have)_\w|\w_(?:available|installed)$")
+_DEVICE_WORD_RE = re.compile(r"(?i)cuda|gpu|device|rocm|hip|torch|^_*is_(?:available|installed)$")
+
+
+def availability_check(test: ast.AST) -> bool:
+    """``test`` asks whether an optional package is there: a name, attribute or call named for
+    it (``HAS_X``, ``x_available``, ``is_x_installed()``), or an ``and`` holding one."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(availability_check(part) for part in test.values)
+    if isinstance(test, ast.Call):
+        test = test.func
+    name = last_name(test)
+    return (
+        bool(name)
+        and _AVAILABILITY_RE.search(name) is not None
+        and _DEVICE_WORD_RE.search(name) is None
+    )
+
+
+def _carries_on(handler: ast.ExceptHandler) -> bool:
+    return not any(
+        isinstance(inner, ast.Raise) for statement in handler.body for inner in ast.walk(statement)
+    )
+
+
 def import_has_fallback(parents: Parents, node: ast.AST) -> bool:
-    """``node`` sits in a ``try:`` whose handler catches a failed import and carries on (no
-    ``raise`` in it): the code runs without the module."""
+    """``node`` runs only where the module may be missing and the code copes: in a ``try:``
+    whose handler catches a failed import and carries on (no ``raise`` in it); in the ``else:``
+    of a ``try:`` that probes for the package and carries on without it (``try:
+    version("flash-attn-3") except PackageNotFoundError: … else: from flash_attn_interface
+    import …``); or under an availability check (``if HAS_FLASH_ATTENTION:``)."""
     for child, parent in ancestors(parents, node):
+        if isinstance(parent, ast.If) and child in parent.body and availability_check(parent.test):
+            return True
+        if (
+            isinstance(parent, ast.Try)
+            and child in parent.orelse
+            and parent.handlers
+            and all(_carries_on(handler) for handler in parent.handlers)
+        ):
+            return True
         if isinstance(parent, ast.Try) and child in parent.body:
             for handler in parent.handlers:
                 caught = handler.type
@@ -105,11 +145,18 @@ def in_condition(parents: Parents, node: ast.AST) -> bool:
 def rocm_guarded(parents: Parents, node: ast.AST) -> bool:
     """True when the code around ``node`` already tells ROCm apart (tests torch.version.hip,
     an is_rocm flag, a gfx name…): in the same condition or statement, the same if/elif
-    chain, an enclosing if, or an earlier if in the same block."""
+    chain, an enclosing if, or an earlier if in the same block; or ``node`` sits in a helper
+    that only code telling ROCm apart calls (:func:`_called_only_where_guarded`)."""
+    return _rocm_guarded(parents, node, frozenset())
+
+
+def _rocm_guarded(parents: Parents, node: ast.AST, seen: frozenset[ast.AST]) -> bool:
     for child, parent in ancestors(parents, node):
         if isinstance(parent, ast.If):
             if mentions_rocm(parent.test):
                 return True
+            if child in parent.body and _cuda_only(parents, parent.test):
+                return True  # if torch.version.cuda: … never runs on ROCm
             chain = parent
             while len(chain.orelse) == 1 and isinstance(chain.orelse[0], ast.If):
                 chain = chain.orelse[0]
@@ -118,9 +165,20 @@ def rocm_guarded(parents: Parents, node: ast.AST) -> bool:
         elif isinstance(parent, (ast.While, ast.IfExp)):
             if mentions_rocm(parent.test):
                 return True
+            if parent.body is child and _cuda_only(parents, parent.test):
+                return True
         elif isinstance(parent, ast.BoolOp):
             if any(mentions_rocm(value) for value in parent.values if value is not child):
                 return True
+            if (
+                isinstance(parent.op, ast.And)
+                and child in parent.values
+                and any(
+                    _cuda_only(parents, value)
+                    for value in parent.values[: parent.values.index(child)]
+                )
+            ):
+                return True  # torch.version.cuda and get_device_capability() >= (10, 0)
         elif isinstance(
             parent, (ast.Assign, ast.AnnAssign, ast.Return, ast.Expr, ast.Assert)
         ) and mentions_rocm(parent):
@@ -131,9 +189,159 @@ def rocm_guarded(parents: Parents, node: ast.AST) -> bool:
                 earlier = block[: block.index(child)]
                 if any(_rocm_early_exit(statement) for statement in earlier):
                     return True
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return _called_only_where_guarded(parents, parent, seen)
         if isinstance(parent, _SCOPE_NODES):
             return False
     return False
+
+
+_TORCH_CUDA_VERSION = ast.parse("torch.version.cuda", mode="eval").body
+
+
+def _cuda_only(parents: Parents, test: ast.AST) -> bool:
+    """``test`` is true only when ``torch.version.cuda`` is set, which it never is on ROCm:
+    ``torch.version.cuda``, ``torch.version.cuda is not None``, an ``and`` holding one, or a
+    name the module assigns once, from such a test (``use_cuda = torch.version.cuda and
+    CUDA_HOME is not None``)."""
+    if tests_set(test, _TORCH_CUDA_VERSION):
+        return True
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_cuda_only(parents, part) for part in test.values)
+    if not isinstance(test, ast.Name):
+        return False
+    top: ast.AST | None = test
+    while top is not None and parents.get(top) is not None:
+        top = parents.get(top)
+    return isinstance(top, ast.Module) and test.id in _module_index(top).cuda_flags
+
+
+class _ModuleIndex:
+    """A whole module's child -> parent map and the names it loads, for asking where a helper
+    is called (the walk's own map only holds what it has visited so far)."""
+
+    def __init__(self, module: ast.AST) -> None:
+        self.parents: dict[ast.AST, ast.AST] = {}
+        self.loads: dict[str, list[ast.AST]] = {}
+        self.script = False
+        self.imported: set[str] = set()  # top-level modules imported anywhere in it
+        self.strings: dict[str, str] = {}  # module-level NAME = "text", assigned once
+        assigned: dict[str, list[ast.AST | None]] = {}  # None: not a plain `name = value`
+        for node in ast.walk(module):
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                plain = isinstance(node, (ast.Assign, ast.NamedExpr)) and len(targets) == 1
+                for target in targets:
+                    for sub in ast.walk(target):
+                        if isinstance(sub, ast.Name):
+                            value = node.value if plain and sub is target else None
+                            assigned.setdefault(sub.id, []).append(value)
+            for child in ast.iter_child_nodes(node):
+                self.parents[child] = node
+            if isinstance(node, ast.Import):
+                self.imported.update(alias.name.split(".", 1)[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                self.imported.add(node.module.split(".", 1)[0])
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                self.loads.setdefault(node.id, []).append(node)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                self.loads.setdefault("." + node.attr, []).append(node)
+        # names assigned once, from a test true only on CUDA (checked without names, so a
+        # flag built from another flag is not followed)
+        self.cuda_flags = frozenset(
+            name
+            for name, values in assigned.items()
+            if len(values) == 1 and values[0] is not None and _cuda_only({}, values[0])
+        )
+        for statement in getattr(module, "body", []):
+            if (
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+                and len(assigned.get(statement.targets[0].id, ())) == 1
+                and isinstance(statement.value, ast.Constant)
+                and isinstance(statement.value.value, str)
+            ):
+                self.strings[statement.targets[0].id] = statement.value.value
+        for statement in getattr(module, "body", []):
+            if isinstance(statement, ast.If) and _MAIN_RE.search(ast.unparse(statement.test)):
+                self.script = True  # if __name__ == "__main__":
+            elif (
+                isinstance(statement, ast.Expr)
+                and isinstance(statement.value, ast.Call)
+                and last_name(statement.value.func) == "setup"
+            ):
+                self.script = True  # a setup.py: setup(...) at module level
+
+
+_MAIN_RE = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
+
+
+@functools.lru_cache(maxsize=4)
+def _module_index(module: ast.AST) -> _ModuleIndex:
+    return _ModuleIndex(module)
+
+
+def _module_of(parents: Parents, node: ast.AST) -> ast.Module | None:
+    top: ast.AST | None = node
+    while top is not None and parents.get(top) is not None:
+        top = parents.get(top)
+    return top if isinstance(top, ast.Module) else None
+
+
+def module_string(parents: Parents, node: ast.AST | None, at: ast.AST) -> str | None:
+    """The text of ``node`` (an expression in the statement or call ``at``): a string literal,
+    or a name the module assigns one string to once (anywhere in the file, so also where the
+    walk stepped over the assignment)."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    module = _module_of(parents, at)
+    if not isinstance(node, ast.Name) or module is None:
+        return None
+    return _module_index(module).strings.get(node.id)
+
+
+def module_imports(parents: Parents, node: ast.AST) -> frozenset[str]:
+    """The top-level modules the module holding ``node`` imports anywhere (also below it)."""
+    module = _module_of(parents, node)
+    return frozenset(_module_index(module).imported) if module is not None else frozenset()
+
+
+def _called_only_where_guarded(
+    parents: Parents, function: ast.FunctionDef | ast.AsyncFunctionDef, seen: frozenset[ast.AST]
+) -> bool:
+    """``function`` is a module-level helper or a method that nothing outside its module can
+    call (a private name, or a module run as a script: a setup.py, an ``if __name__ ==
+    "__main__":`` module), and every use of it in the module is code that already tells ROCm
+    apart (``None if hip_version else nvcc_version()``, the ``else`` of ``if HIP_BUILD:``):
+    it only runs on the CUDA side. Uses inside the helper itself (recursion) do not count."""
+    if function in seen:
+        return False
+    owner = parents.get(function)
+    top: ast.AST | None = function
+    while top is not None and parents.get(top) is not None:
+        top = parents.get(top)
+    if top is None or not isinstance(top, ast.Module):
+        return False
+    if isinstance(owner, ast.ClassDef):
+        key = "." + function.name  # self.helper(...), cls.helper(...)
+    elif scope_of(parents, function) is top:
+        key = function.name
+    else:
+        return False  # a nested function: its callers are in the enclosing one
+    index = _module_index(top)
+    private = function.name.startswith("_") and not function.name.endswith("__")
+    if not (private or index.script):
+        return False
+    uses = [
+        use
+        for use in index.loads.get(key, [])
+        if not any(up is function for _, up in ancestors(index.parents, use))
+    ]
+    inner = seen | {function}
+    return bool(uses) and all(_rocm_guarded(index.parents, use, inner) for use in uses)
 
 
 def _rocm_early_exit(statement: ast.stmt) -> bool:

@@ -10,8 +10,16 @@ from gpuport.kb import python_code
 from gpuport.rules import rule
 from gpuport.scan.python import guards
 from gpuport.scan.python.checks import ModuleImport, looks_at
-from gpuport.scan.python.context import PythonContext
+from gpuport.scan.python.context import NVIDIA_ONLY_DSL_MODULES, PythonContext
 from gpuport.scan.python.rules.references import PYTORCH_ROCM_COMPAT
+
+# Packages that are one kernel backend among others (the knowledge base's categories): code
+# that imports one optionally, with a fallback, takes another kernel path where it is missing,
+# as ROCm does for FlashAttention-3/4 or CuTe DSL kernels. Nothing to port in that import.
+_KERNEL_BACKEND_CATEGORIES = frozenset({"attention kernel", "kernel DSL", "kernel templates"})
+# NVIDIA's CUDA Python bindings, which CuTe DSL kernels launch through: in a CuTe DSL file the
+# DSL's own finding covers them.
+_CUTE_DSL_RUNTIME = frozenset({"cuda-python", "cuda-bindings", "cuda-core"})
 
 # How the knowledge base writes an entry's confidence.
 _CONFIDENCE_WORDS = {"high": Confidence.HIGH, "medium": Confidence.MEDIUM, "low": Confidence.LOW}
@@ -54,8 +62,12 @@ CUDA_ONLY_IMPORT = rule(
         "source (LOW). Frameworks such as torch, whose only change is the install index, are "
         "left to the dependency rules (GP1xx). An import guarded by `try/except ImportError` "
         "is at most LOW, because the code already copes with its absence, and not reported "
-        "at all for a package whose ROCm build comes from elsewhere when the handler carries "
-        "on without it (no `raise`); imports under `if TYPE_CHECKING:` are ignored."
+        "at all for a package whose ROCm build comes from elsewhere, or for one kernel backend "
+        "among others (FlashAttention-3/4, CuTe DSL), when the code carries on without it: a "
+        "handler with no `raise`, the `else:` of a `try:` that probes for the package, or an "
+        "availability check (`if HAS_FLASH_ATTENTION:`). NVIDIA's CUDA Python bindings in a "
+        "CuTe DSL file are covered by the file's `import cutlass`. Imports under "
+        "`if TYPE_CHECKING:` are ignored."
     ),
     why=(
         "Packages such as TensorRT, PyCUDA, pynvml or numba.cuda talk to the CUDA driver or "
@@ -89,13 +101,19 @@ def cuda_only_import(ctx: PythonContext, imported: ModuleImport) -> None:
     node = imported.node
     if guards.under_type_checking(ctx.parents, node):
         return
+    if package.name in _CUTE_DSL_RUNTIME and not NVIDIA_ONLY_DSL_MODULES.isdisjoint(
+        guards.module_imports(ctx.parents, node)
+    ):
+        return  # the file is a CuTe DSL kernel: its `import cutlass` is the one finding
     if not ctx.first_time(CUDA_ONLY_IMPORT, package.name):
         return
-    if package.status is kb.PackageStatus.NEEDS_ROCM_BUILD and guards.import_has_fallback(
-        ctx.parents, node
-    ):
-        # Missing on ROCm until its ROCm build is installed, and the code carries on without
-        # it (DeepSpeed's optional apex, exllamav2's flash_attn): nothing breaks.
+    if (
+        package.status is kb.PackageStatus.NEEDS_ROCM_BUILD
+        or package.category in _KERNEL_BACKEND_CATEGORIES
+    ) and guards.import_has_fallback(ctx.parents, node):
+        # Missing on ROCm until its ROCm build is installed, or one kernel backend among
+        # others, and the code carries on without it (DeepSpeed's optional apex, exllamav2's
+        # flash_attn, TransformerEngine's FlashAttention-3 probe): nothing breaks.
         return
     where_imported = python_code.statuses_where_imported()[package.status]
     severity = Severity.parse(where_imported.severity)

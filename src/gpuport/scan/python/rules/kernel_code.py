@@ -376,34 +376,46 @@ NVTX_MARKERS = rule(
     category=Category.PYTHON,
     severity=Severity.INFO,
     confidence=Confidence.HIGH,
-    summary="Uses NVTX profiler markers; on ROCm they become rocTX ranges with fewer options",
+    summary="Uses NVIDIA's nvtx package for profiler markers, which ROCm's profilers do not see",
     what=(
-        "Reports the first `torch.cuda.nvtx.*` (range_push, range_pop, range, mark) or "
-        "`nvtx.*` call in a file, once."
+        "Reports the first call into NVIDIA's `nvtx` package (`nvtx.annotate`, "
+        "`nvtx.push_range`, `nvtx.start_range`…) in a file, once. PyTorch's own "
+        "`torch.cuda.nvtx.*` is left alone: on a ROCm build it calls rocTX."
     ),
     why=(
-        "On a ROCm build `torch.cuda.nvtx` calls rocTX: the ranges appear in rocprofv3 / "
-        "rocprof-sys traces (with marker tracing on), not in Nsight Systems, and NVTX domains, "
-        "categories and colours are dropped. Nothing breaks; profiling scripts need the ROCm "
-        "profiler."
+        "PyTorch's `torch.cuda.nvtx` calls rocTX on a ROCm build (torch/csrc/cuda/shared/"
+        "nvtx.cpp: `#ifdef USE_ROCM return roctxRangePushA(…)`), so its ranges reach rocprofv3 "
+        "/ rocprof-sys traces unchanged; only NVTX domains, categories and colours are "
+        "dropped. The standalone `nvtx` package calls NVTX itself, whose ranges reach a tool "
+        "only through NVTX's injection interface (Nsight implements it); ROCm's profilers "
+        "trace rocTX markers, so these ranges are missing from a ROCm trace."
     ),
-    example="torch.cuda.nvtx.range_push('forward')\n",
-    instead="torch.cuda.nvtx.range_push('forward')  # view with rocprofv3 --marker-trace\n",
-    fix="Keep the markers; profile with rocprofv3 or rocprof-sys instead of nsys.",
+    example="import nvtx\n\n@nvtx.annotate('forward', color='blue')\ndef forward(x): ...\n",
+    instead="torch.cuda.nvtx.range_push('forward')  # rocTX on ROCm: rocprofv3 --marker-trace\n",
+    fix="Use torch.cuda.nvtx (rocTX on ROCm) or roctx, and profile with rocprofv3 or rocprof-sys.",
     mechanical=False,
-    references=("https://github.com/pytorch/pytorch/pull/92199",),
+    references=(
+        "https://github.com/pytorch/pytorch/pull/92199",
+        "https://github.com/NVIDIA/NVTX",
+        "https://rocm.docs.amd.com/projects/rocprofiler-sdk/en/latest/how-to/using-rocprofv3.html",
+    ),
     needles=("nvtx",),
 )
 
+_TORCH_NVTX = "torch.cuda.nvtx."
 
-@looks_at(NVTX_MARKERS, call_prefixes=("torch.cuda.nvtx.", "nvtx."))
+
+@looks_at(NVTX_MARKERS, call_prefixes=(_TORCH_NVTX, "nvtx."))
 def nvtx_markers(ctx: PythonContext, node: ast.Call) -> None:
+    qual = ctx.qual(node.func) or ""
+    if qual.startswith(_TORCH_NVTX):
+        return  # rocTX on a ROCm build of PyTorch: the markers keep working
     if ctx.first_time(NVTX_MARKERS, "nvtx"):
-        qual = ctx.qual(node.func)
         ctx.report(
             NVTX_MARKERS,
             node,
-            f"{qual}: on ROCm NVTX markers become rocTX ranges (rocprofv3, not Nsight)",
+            f"{qual}: NVIDIA's nvtx package; ROCm's profilers do not see its ranges "
+            "(torch.cuda.nvtx is rocTX there)",
         )
 
 
@@ -414,7 +426,11 @@ JITERATOR = rule(
     severity=Severity.INFO,
     confidence=Confidence.MEDIUM,
     summary="Compiles a CUDA C++ string at run time with torch.cuda.jiterator",
-    what="Finds calls to `torch.cuda.jiterator._create_jit_fn` and its siblings.",
+    what=(
+        "Finds calls to `torch.cuda.jiterator._create_jit_fn` and its siblings, unless the "
+        "code string (a literal, or a module-level constant) is plain C++: no `__` intrinsics, "
+        "inline `asm`, `#include`, or CUDA/CUB names."
+    ),
     why=(
         "PyTorch enabled the jiterator on ROCm (it compiles with hiprtc instead of nvrtc), so "
         "simple element-wise code works. CUDA-only intrinsics or headers in the code string "
@@ -429,8 +445,17 @@ JITERATOR = rule(
 )
 
 
+# What only CUDA C++ has: intrinsics and builtins (__shfl_sync, __ldg, __nv_*), inline
+# assembly, headers, CUDA or CUB names. Code without any of them is plain C++ that hiprtc
+# compiles as it is.
+_CUDA_ONLY_CODE_RE = re.compile(r"\b__\w+|\basm\b|#\s*include|(?i:\bcuda\w*|\bcub::|\bnv\w*::)")
+
+
 @looks_at(JITERATOR, call_prefixes=("torch.cuda.jiterator.",))
 def jiterator(ctx: PythonContext, node: ast.Call) -> None:
+    code = guards.module_string(ctx.parents, argument(node, 0, "code_string"), node)
+    if code is not None and not _CUDA_ONLY_CODE_RE.search(code):
+        return  # plain C++ (template <typename T> T f(T x) {…}): hiprtc compiles it as it is
     qual = ctx.qual(node.func)
     ctx.report(
         JITERATOR,

@@ -219,8 +219,10 @@ CUDA_ENV_VAR = rule(
         "not read, as listed in gpuport's knowledge base: CUDA_VISIBLE_DEVICES, "
         "NVIDIA_VISIBLE_DEVICES, CUDA_LAUNCH_BLOCKING, TORCH_CUDA_ARCH_LIST, CUDA_HOME, "
         "CUDA_PATH, CUDA_DEVICE_ORDER and others. Variables the knowledge base marks as still "
-        "honoured on ROCm are left alone. Reading CUDA_HOME/CUDA_PATH is MEDIUM: they are "
-        "unset on ROCm machines."
+        "honoured on ROCm are left alone, and so is setting a variable ROCm never reads and "
+        "needs nothing in place of (TORCH_CUDA_ARCH_LIST, which PyTorch's extension builder "
+        "reads only for nvcc; CUDA_MODULE_LOADING). Reading CUDA_HOME/CUDA_PATH is MEDIUM: "
+        "they are unset on ROCm machines."
     ),
     why=(
         "ROCm selects GPUs with HIP_VISIBLE_DEVICES (HIP) and ROCR_VISIBLE_DEVICES (the whole "
@@ -300,6 +302,8 @@ def cuda_env_var(ctx: PythonContext, access: EnvAccess) -> None:
     severities = python_code.env_severities().get(name)
     if entry is None and severities is None:
         return
+    if access.write and severities is not None and severities.write_ignored:
+        return  # ROCm never reads it and needs nothing in its place: setting it is harmless
     if access.node is not None and _handles_rocm_too(ctx, access.node, entry):
         return
     read_severity = Severity.parse(severities.read) if severities else Severity.LOW
@@ -337,8 +341,10 @@ NCCL_ENV_VAR = rule(
     summary="Sets or reads an NCCL_* variable; RCCL reads most of them, some mean nothing there",
     what=(
         "Finds the same kinds of environment access as GP207 for names starting with NCCL_. "
-        "It reports each variable once per file: INFO in general, LOW for variables that "
-        "tune NVIDIA-only fabric (NVLink SHARP / NVLS, multi-node NVLink, CollNet)."
+        "It reports each variable set once per file: INFO in general, LOW for variables that "
+        "tune NVIDIA-only fabric (NVLink SHARP / NVLS, multi-node NVLink, CollNet). Reading a "
+        "variable RCCL also reads is not reported: the code sees what the user set, as on "
+        "CUDA; reading a fabric variable is."
     ),
     why=(
         "On ROCm, `torch.distributed`'s 'nccl' backend is RCCL, which reads the NCCL_* names "
@@ -372,6 +378,8 @@ def nccl_env_var(ctx: PythonContext, access: EnvAccess) -> None:
     )
     if fabric:
         message = f"{verb} {name}: RCCL has no such setting, so it does nothing on ROCm"
+    elif not access.write:
+        return  # RCCL reads the same name: the code reads what the user set, as on CUDA
     elif not ctx.first_time(NCCL_ENV_VAR, name):
         return  # told once per file
     else:
