@@ -189,3 +189,14 @@ def test_the_decode_loop_with_its_cache_matches_a_full_forward() -> None:
     assert torch.allclose(step[:, -1], full[:, -1], atol=1e-4)
     model.native_gqa = not model.native_gqa  # the repeat-KV path agrees too
     assert torch.allclose(model(tokens)[:, -1], full[:, -1], atol=1e-4)
+
+
+def test_an_unknown_gpu_gets_absolute_numbers_and_how_to_add_it() -> None:
+    from gpuport.bench.device import unknown_device_note
+
+    card = replace(machine(), device_name="Imaginary GPU 9000")
+    assert catalog_gpu(card) is None
+    note = unknown_device_note(card)
+    assert "Imaginary GPU 9000 is not in the GPU catalog" in note
+    assert "src/gpuport/kb/gpus.toml" in note
+    assert Peaks.of(None).tflops == {} and Peaks.of(None).mem_bw_gbs is None
