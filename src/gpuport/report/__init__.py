@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from gpuport.assess.verdict import Assessment
+from gpuport.bench.results import BenchComparison, RunList, RunReport
 from gpuport.doctor.model import DoctorReport
 from gpuport.kb.query import KbCounts, KbLookup, KbTable
 from gpuport.plan.planner import PlanResult
@@ -57,6 +58,9 @@ DECLARED_FORMATS: Mapping[type, tuple[Format, ...]] = MappingProxyType(
         KbCounts: (Format.TERMINAL, Format.JSON),
         Rule: (Format.TERMINAL, Format.MARKDOWN, Format.JSON),
         RuleIndex: (Format.TERMINAL, Format.MARKDOWN, Format.JSON),
+        RunReport: (Format.TERMINAL, Format.JSON, Format.MARKDOWN),
+        RunList: (Format.TERMINAL, Format.JSON),
+        BenchComparison: (Format.TERMINAL, Format.JSON, Format.MARKDOWN, Format.HTML),
         VerifyComparison: (Format.TERMINAL, Format.JSON, Format.MARKDOWN, Format.HTML),
         DoctorReport: (Format.TERMINAL, Format.JSON),
     }
@@ -103,6 +107,7 @@ def chunk_renderer(result_type: type, fmt: Format) -> Callable[[ChunkRenderer], 
 def _load() -> None:
     """Import the renderer modules (they register themselves), only when something renders."""
     from gpuport.report import (  # noqa: F401
+        bench_formats,
         doctor_formats,
         html,
         json_format,
