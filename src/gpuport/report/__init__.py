@@ -21,6 +21,7 @@ from gpuport.plan.planner import PlanResult
 from gpuport.port.model import PortResult
 from gpuport.rules import Rule, RuleIndex
 from gpuport.scan.engine import ScanResult
+from gpuport.serving.results import ServeBenchResult, ServeVerifyResult
 
 
 class Format(enum.StrEnum):
@@ -55,6 +56,8 @@ DECLARED_FORMATS: Mapping[type, tuple[Format, ...]] = MappingProxyType(
         KbCounts: (Format.TERMINAL, Format.JSON),
         Rule: (Format.TERMINAL, Format.MARKDOWN, Format.JSON),
         RuleIndex: (Format.TERMINAL, Format.MARKDOWN, Format.JSON),
+        ServeBenchResult: (Format.TERMINAL, Format.JSON, Format.MARKDOWN),
+        ServeVerifyResult: (Format.TERMINAL, Format.JSON, Format.MARKDOWN),
     }
 )
 
@@ -107,6 +110,7 @@ def _load() -> None:
         port_formats,
         rule_formats,
         sarif,
+        serve_formats,
         terminal,
     )
 

@@ -1,0 +1,21 @@
+"""Serving tests: the fake OpenAI-compatible servers, started once per test session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fake_server import FakeServer
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[FakeServer]:
+    with FakeServer() as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def server_b() -> Iterator[FakeServer]:
+    """A second server, for verify serve's two-server comparisons."""
+    with FakeServer() as running:
+        yield running
