@@ -24,6 +24,7 @@ from result_samples import (
     sample_rule,
     sample_rule_index,
 )
+from serve_samples import sample_serve_bench, sample_serve_verify
 
 from gpuport.report import DECLARED_FORMATS, Format, RenderOptions, formats_for, render
 
@@ -47,6 +48,8 @@ SAMPLES: dict[str, Callable[[], object]] = {
     "kb-counts": sample_kb_counts,
     "rule": sample_rule,
     "rule-index": sample_rule_index,
+    "serve-bench": sample_serve_bench,
+    "serve-verify": sample_serve_verify,
 }
 TIMED = {
     "scan",

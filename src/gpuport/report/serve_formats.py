@@ -78,11 +78,12 @@ def _endpoint_path(endpoint: str) -> str:
 
 
 def _failure_verdict(result: ServeBenchResult) -> str:
-    rate = f"{100.0 * result.failure_rate:.1f}%"
-    limit = f"{100.0 * result.max_failure_rate:.1f}%"
+    answered = sum(step.completed + step.failed for step in result.steps)
+    rate = f"failure rate {100.0 * result.failure_rate:.2f}% ({result.failed} of {answered})"
+    limit = f"{100.0 * result.max_failure_rate:g}%"
     if result.too_many_failures:
-        return f"failure rate {rate}, above the {limit} allowed (--max-failure-rate)"
-    return f"failure rate {rate} (allowed: {limit})"
+        return f"{rate}, above the {limit} allowed (--max-failure-rate)"
+    return f"{rate}, within the {limit} allowed"
 
 
 # --- JSON ------------------------------------------------------------------------------------
