@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from gpuport.assess.verdict import Assessment
+from gpuport.bench.results import Comparison, RunList, RunReport
 from gpuport.kb.query import KbCounts, KbLookup, KbTable
 from gpuport.plan.planner import PlanResult
 from gpuport.port.model import PortResult
@@ -56,6 +57,9 @@ DECLARED_FORMATS: Mapping[type, tuple[Format, ...]] = MappingProxyType(
         KbCounts: (Format.TERMINAL, Format.JSON),
         Rule: (Format.TERMINAL, Format.MARKDOWN, Format.JSON),
         RuleIndex: (Format.TERMINAL, Format.MARKDOWN, Format.JSON),
+        RunReport: (Format.TERMINAL, Format.JSON, Format.MARKDOWN),
+        RunList: (Format.TERMINAL, Format.JSON),
+        Comparison: (Format.TERMINAL, Format.JSON, Format.MARKDOWN, Format.HTML),
         ServeBenchResult: (Format.TERMINAL, Format.JSON, Format.MARKDOWN),
         ServeVerifyResult: (Format.TERMINAL, Format.JSON, Format.MARKDOWN),
     }
@@ -102,6 +106,7 @@ def chunk_renderer(result_type: type, fmt: Format) -> Callable[[ChunkRenderer], 
 def _load() -> None:
     """Import the renderer modules (they register themselves), only when something renders."""
     from gpuport.report import (  # noqa: F401
+        bench_formats,
         html,
         json_format,
         kb_formats,

@@ -1,0 +1,137 @@
+"""What ``bench`` shows: a run, the list of runs, and a comparison of runs side by side.
+
+These are the result objects :mod:`gpuport.report` renders (terminal, JSON, Markdown, HTML);
+they are built from stored runs only, so they need no torch. Every text in them that came from
+another machine (labels, device names, notes) is escaped by the renderers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gpuport.bench.store import ResultRecord, RunSummary, StoredRun
+
+# The figure each workload is judged by: (metric key, unit).
+HEADLINE: dict[str, tuple[str, str]] = {
+    "matmul": ("tflops", "TFLOPS"),
+    "bandwidth": ("gbs", "GB/s"),
+    "attention": ("tflops", "TFLOPS"),
+    "decode": ("tokens_per_s", "tok/s"),
+    "training": ("tokens_per_s", "tok/s"),
+}
+
+
+def headline(record: ResultRecord) -> tuple[str, str, float | None]:
+    """(metric, unit, value) of a result: its workload's headline, else its first metric."""
+    key, unit = HEADLINE.get(record.workload, ("", ""))
+    if not key:
+        for name, value in record.metrics.items():
+            if value is not None:
+                return name, "", value
+        return "", "", None
+    return key, unit, record.metrics.get(key)
+
+
+@dataclass(frozen=True, slots=True)
+class RunReport:
+    """One stored run (``bench show``, and what ``gpuport bench`` prints when it is done)."""
+
+    run: StoredRun
+
+
+@dataclass(frozen=True, slots=True)
+class RunList:
+    """The runs in a store (``bench list``)."""
+
+    runs: tuple[RunSummary, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ComparisonRow:
+    """One measurement across runs; ``values[i]`` is run i's, None where it has none."""
+
+    workload: str
+    name: str
+    metric: str
+    unit: str
+    values: tuple[float | None, ...]
+    fractions: tuple[float | None, ...]  # of each device's datasheet peak
+
+    @property
+    def ratios(self) -> tuple[float | None, ...]:
+        """Each run's value over the first run's (the baseline)."""
+        base = self.values[0]
+        return tuple(
+            v / base if v is not None and base is not None and base > 0 else None
+            for v in self.values
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Runs side by side (``bench compare A B [C...]``); the first is the baseline."""
+
+    runs: tuple[StoredRun, ...]
+    rows: tuple[ComparisonRow, ...]
+    notes: tuple[str, ...]
+    charts: bool = True  # the HTML page's charts (goldens leave them out: matplotlib's SVG
+    # changes between its releases)
+
+
+def _best_rows(run: StoredRun) -> dict[tuple[str, str], ResultRecord]:
+    """A run's results by (workload, name), plus the best matmul shape per dtype.
+
+    Sweeps on different machines may use different shapes (a CPU's are small); the best of
+    each dtype is the row every machine has.
+    """
+    rows: dict[tuple[str, str], ResultRecord] = {}
+    for record in run.results:
+        if record.status != "ok" or record.workload == "telemetry":
+            continue
+        if record.workload == "matmul" and not record.params.get("search"):
+            dtype = str(record.params.get("dtype", ""))
+            key = ("matmul", f"matmul {dtype} best shape")
+            old = rows.get(key)
+            value = record.metrics.get("tflops") or 0.0
+            if old is None or value > (old.metrics.get("tflops") or 0.0):
+                rows[key] = record
+        rows.setdefault((record.workload, record.name), record)
+    return rows
+
+
+def compare(runs: Sequence[StoredRun]) -> Comparison:
+    """Match the runs' results by workload and name, in the first run's order."""
+    tables = [_best_rows(run) for run in runs]
+    order: list[tuple[str, str]] = []
+    for table in tables:
+        for key in table:
+            if key not in order:
+                order.append(key)
+    # The best-shape rows first within matmul, then everything in the order it ran.
+    order.sort(key=lambda k: (k[0] != "matmul", "best shape" not in k[1]))
+    rows = []
+    for key in order:
+        present = [table.get(key) for table in tables]
+        first = next(r for r in present if r is not None)
+        metric, unit, _ = headline(first)
+        if not metric:
+            continue
+        values = tuple(r.metrics.get(metric) if r is not None else None for r in present)
+        fractions = tuple(
+            r.metrics.get("fraction_of_peak") if r is not None else None for r in present
+        )
+        rows.append(ComparisonRow(key[0], key[1], metric, unit, values, fractions))
+    notes = []
+    for run in runs:
+        if run.summary.kind != runs[0].summary.kind:
+            notes.append(
+                f"run {run.id} is a {run.summary.kind} run; the first is {runs[0].summary.kind}"
+            )
+        if not run.summary.complete:
+            notes.append(f"run {run.id} is incomplete (interrupted): some rows are missing")
+        run_notes = run.settings.get("notes")
+        for note in run_notes if isinstance(run_notes, list) else []:
+            if isinstance(note, str):
+                notes.append(f"run {run.id}: {note}")
+    return Comparison(tuple(runs), tuple(rows), tuple(notes))

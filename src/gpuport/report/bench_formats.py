@@ -1,0 +1,471 @@
+"""``gpuport bench`` in its formats: a run, the list of runs, runs compared side by side.
+
+Terminal tables are printed with rich into memory (markup off: a label or a device name from
+another machine is printed as the text it is); Markdown and HTML escape every such text. The
+comparison's HTML is one self-contained page whose charts matplotlib draws as inline SVG (no
+script, no CDN, nothing fetched); without matplotlib the page has its tables and says so.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from rich.table import Table
+
+from gpuport.bench.results import Comparison, ComparisonRow, RunList, RunReport, headline
+from gpuport.bench.store import RunSummary, StoredRun
+from gpuport.report import Format, RenderOptions, renderer
+from gpuport.report.common import (
+    console_text,
+    display_text,
+    dumps,
+    html_text,
+    md_text,
+    memory_console,
+    with_content_security_policy,
+)
+
+# --- numbers ---------------------------------------------------------------------------------
+
+
+def number(value: float | None) -> str:
+    """Three or four significant figures, thousands separated; an em dash for none."""
+    if value is None:
+        return "\u2014"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    if abs(value) >= 10:
+        return f"{value:.1f}"
+    if abs(value) >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3g}"
+
+
+def percent(value: float | None) -> str:
+    return "\u2014" if value is None else f"{value * 100:.0f}%"
+
+
+def ratio(value: float | None) -> str:
+    return "\u2014" if value is None else f"{value:.2f}x"
+
+
+def _letter(index: int) -> str:
+    return chr(ord("A") + index) if index < 26 else f"R{index + 1}"
+
+
+def _when(summary: RunSummary) -> str:
+    return summary.started.replace("T", " ").split("+")[0]
+
+
+def _state(summary: RunSummary) -> str:
+    state = "complete" if summary.complete else "incomplete"
+    return f"{state}, imported" if summary.imported else state
+
+
+def _run_notes(run: StoredRun) -> list[str]:
+    notes = run.settings.get("notes")
+    return [n for n in notes if isinstance(n, str)] if isinstance(notes, list) else []
+
+
+def _machine_lines(run: StoredRun) -> list[tuple[str, str]]:
+    m = run.machine
+    builds = ", ".join(
+        f"{name} {value}"
+        for name, value in (("torch", m.torch), ("CUDA", m.cuda), ("HIP", m.hip))
+        if value
+    )
+    memory = f"{m.device_memory_bytes / 2**30:.0f} GiB" if m.device_memory_bytes else ""
+    return [
+        ("device", m.label + (f", {memory}" if memory else "")),
+        ("accelerator", f"{m.accelerator} ({m.device_count} device(s))"),
+        ("driver", m.driver or "\u2014"),
+        ("builds", builds or "\u2014"),
+        ("host", f"{m.hostname}, {m.os}, {m.cpu} x{m.cpu_count}"),
+        ("gpuport", m.gpuport + (f" ({m.gpuport_revision})" if m.gpuport_revision else "")),
+    ]
+
+
+# --- one run ---------------------------------------------------------------------------------
+
+
+def _result_cells(run: StoredRun) -> list[tuple[str, str, str, str, str, str]]:
+    """(workload, measurement, result, % of peak, spread, status and note) per result."""
+    cells = []
+    for record in run.results:
+        if record.workload == "telemetry":
+            readings = ", ".join(
+                f"{k} {number(v)}" for k, v in record.metrics.items() if v is not None
+            )
+            cells.append((record.workload, record.name, readings or "\u2014", "", "", record.note))
+            continue
+        _, unit, value = headline(record)
+        result = f"{number(value)} {unit}".strip() if value is not None else "\u2014"
+        spread = record.metrics.get("spread")
+        status = record.status if record.status != "ok" else ""
+        note = f"{status}: {record.note}" if status and record.note else status or record.note
+        cells.append(
+            (
+                record.workload,
+                record.name,
+                result,
+                percent(record.metrics.get("fraction_of_peak")),
+                "" if spread is None else f"\u00b1{spread * 100:.0f}%",
+                note,
+            )
+        )
+    return cells
+
+
+@renderer(RunReport, Format.TERMINAL)
+def render_run_terminal(report: RunReport, options: RenderOptions) -> str:
+    run = report.run
+    s = run.summary
+    console = memory_console(options)
+    label = f" \u201c{display_text(s.label)}\u201d" if s.label else ""
+    console.print(f"run {s.id}{label}: {s.kind}, {_when(s)} UTC, {_state(s)}")
+    for key, value in _machine_lines(run):
+        console.print(f"  {key:<12} {display_text(value)}")
+    for note in _run_notes(run):
+        console.print(f"  note: {display_text(note)}")
+    table = Table(box=None, title_justify="left", pad_edge=False)
+    for column in ("workload", "measurement", "result", "of peak", "spread", "note"):
+        table.add_column(column, overflow="fold")
+    for cells in _result_cells(run):
+        table.add_row(*(display_text(c) for c in cells))
+    console.print()
+    console.print(table)
+    return console_text(console)
+
+
+def _summary_dict(summary: RunSummary) -> dict[str, Any]:
+    return {
+        "id": summary.id,
+        "kind": summary.kind,
+        "label": summary.label,
+        "started": summary.started,
+        "finished": summary.finished,
+        "complete": summary.complete,
+        "imported": summary.imported,
+        "device": summary.device_name,
+        "accelerator": summary.accelerator,
+        "host": summary.hostname,
+        "results": summary.results,
+    }
+
+
+def _run_dict(run: StoredRun) -> dict[str, Any]:
+    return {
+        "run": _summary_dict(run.summary),
+        "machine": run.machine.to_dict(),
+        "settings": dict(run.settings),
+        "results": [r.to_dict() for r in run.results],
+    }
+
+
+@renderer(RunReport, Format.JSON)
+def render_run_json(report: RunReport, options: RenderOptions) -> str:
+    return dumps({"tool": "gpuport", "version": options.tool_version, **_run_dict(report.run)})
+
+
+def _md_row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(md_text(c) for c in cells) + " |\n"
+
+
+@renderer(RunReport, Format.MARKDOWN)
+def render_run_markdown(report: RunReport, options: RenderOptions) -> str:
+    run = report.run
+    s = run.summary
+    label = f" ({md_text(s.label)})" if s.label else ""
+    lines = [f"# gpuport bench run {s.id}{label}\n\n"]
+    lines.append(f"{md_text(s.kind)} run, {md_text(_when(s))} UTC, {md_text(_state(s))}.\n\n")
+    lines.extend(f"- **{key}**: {md_text(value)}\n" for key, value in _machine_lines(run))
+    lines.extend(f"- note: {md_text(note)}\n" for note in _run_notes(run))
+    lines.append("\n")
+    lines.append(_md_row(("workload", "measurement", "result", "of peak", "spread", "note")))
+    lines.append("|---|---|---:|---:|---:|---|\n")
+    lines.extend(_md_row(cells) for cells in _result_cells(run))
+    return "".join(lines)
+
+
+# --- the list of runs ------------------------------------------------------------------------
+
+
+@renderer(RunList, Format.TERMINAL)
+def render_run_list_terminal(listing: RunList, options: RenderOptions) -> str:
+    if not listing.runs:
+        return "no runs stored yet: run `gpuport bench` (or `gpuport bench import FILE`)\n"
+    table = Table(box=None, pad_edge=False)
+    for column in ("id", "started (UTC)", "kind", "device", "host", "results", "state", "label"):
+        table.add_column(column, overflow="fold")
+    for s in listing.runs:
+        table.add_row(
+            s.id,
+            _when(s),
+            s.kind,
+            display_text(s.device_name),
+            display_text(s.hostname),
+            str(s.results),
+            _state(s),
+            display_text(s.label or ""),
+        )
+    console = memory_console(options)
+    console.print(table)
+    return console_text(console)
+
+
+@renderer(RunList, Format.JSON)
+def render_run_list_json(listing: RunList, options: RenderOptions) -> str:
+    return dumps(
+        {
+            "tool": "gpuport",
+            "version": options.tool_version,
+            "runs": [_summary_dict(s) for s in listing.runs],
+        }
+    )
+
+
+# --- comparison ------------------------------------------------------------------------------
+
+
+def _cell(row: ComparisonRow, index: int) -> str:
+    value, share = row.values[index], row.fractions[index]
+    if value is None:
+        return "\u2014"
+    return number(value) + (f" ({percent(share)})" if share is not None else "")
+
+
+def _comparison_header(comparison: Comparison) -> list[str]:
+    lines = []
+    for i, run in enumerate(comparison.runs):
+        s = run.summary
+        label = f" \u201c{s.label}\u201d" if s.label else ""
+        lines.append(
+            f"{_letter(i)}  {s.id}{label}  {run.machine.label}, {s.kind}, {_when(s)} UTC, "
+            f"{_state(s)}"
+        )
+    return lines
+
+
+def _comparison_columns(comparison: Comparison) -> list[str]:
+    n = len(comparison.runs)
+    return (
+        ["measurement", "unit"]
+        + [f"{_letter(i)} (of peak)" for i in range(n)]
+        + [f"{_letter(i)}/A" for i in range(1, n)]
+    )
+
+
+def _comparison_cells(comparison: Comparison, row: ComparisonRow) -> list[str]:
+    n = len(comparison.runs)
+    return (
+        [row.name, row.unit or row.metric]
+        + [_cell(row, i) for i in range(n)]
+        + [ratio(row.ratios[i]) for i in range(1, n)]
+    )
+
+
+@renderer(Comparison, Format.TERMINAL)
+def render_comparison_terminal(comparison: Comparison, options: RenderOptions) -> str:
+    console = memory_console(options)
+    console.print(f"gpuport bench compare: {len(comparison.runs)} runs, A is the baseline")
+    for line in _comparison_header(comparison):
+        console.print("  " + display_text(line))
+    console.print()
+    if not comparison.rows:
+        console.print("no measurement in common to compare")
+    else:
+        table = Table(box=None, pad_edge=False)
+        for i, column in enumerate(_comparison_columns(comparison)):
+            table.add_column(column, justify="left" if i < 2 else "right", overflow="fold")
+        for row in comparison.rows:
+            table.add_row(*(display_text(c) for c in _comparison_cells(comparison, row)))
+        console.print(table)
+        console.print("(of peak): the share of that device's datasheet peak in gpuport's catalog")
+    for note in comparison.notes:
+        console.print("note: " + display_text(note))
+    return console_text(console)
+
+
+def _comparison_dict(comparison: Comparison) -> dict[str, Any]:
+    return {
+        "runs": [
+            {**_summary_dict(run.summary), "machine": run.machine.to_dict()}
+            for run in comparison.runs
+        ],
+        "baseline": comparison.runs[0].id if comparison.runs else None,
+        "rows": [
+            {
+                "workload": row.workload,
+                "name": row.name,
+                "metric": row.metric,
+                "unit": row.unit,
+                "values": list(row.values),
+                "fractions_of_peak": list(row.fractions),
+                "ratios": list(row.ratios),
+            }
+            for row in comparison.rows
+        ],
+        "notes": list(comparison.notes),
+    }
+
+
+@renderer(Comparison, Format.JSON)
+def render_comparison_json(comparison: Comparison, options: RenderOptions) -> str:
+    return dumps(
+        {"tool": "gpuport", "version": options.tool_version, **_comparison_dict(comparison)}
+    )
+
+
+@renderer(Comparison, Format.MARKDOWN)
+def render_comparison_markdown(comparison: Comparison, options: RenderOptions) -> str:
+    lines = ["# gpuport bench compare\n\n"]
+    lines.extend(f"- {md_text(line)}\n" for line in _comparison_header(comparison))
+    lines.append("\n")
+    columns = _comparison_columns(comparison)
+    lines.append(_md_row(columns))
+    lines.append("|---|---|" + "---:|" * (len(columns) - 2) + "\n")
+    lines.extend(_md_row(_comparison_cells(comparison, row)) for row in comparison.rows)
+    if comparison.notes:
+        lines.append("\n")
+        lines.extend(f"- note: {md_text(note)}\n" for note in comparison.notes)
+    return "".join(lines)
+
+
+# Matplotlib's SVG carries its own <style> (refused by the page's policy, which admits only the
+# page's style by hash) and an XML prolog; both go, the drawing keeps its presentation attributes.
+_SVG_STYLE = re.compile(r"<style[^>]*>.*?</style>", re.DOTALL)
+_SVG_START = re.compile(r"<svg\b")
+_PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860")
+
+
+def _chart_label(text: str) -> str:
+    """Text for matplotlib, its control characters shown as escapes."""
+    return display_text(text)
+
+
+def _bar_chart(
+    comparison: Comparison, title: str, pick: str, rows: list[ComparisonRow]
+) -> str | None:
+    """Grouped horizontal bars, one colour per run, as an inline SVG element (or None)."""
+    try:
+        from matplotlib import rc_context
+        from matplotlib.figure import Figure
+    except ImportError:
+        return None
+    n = len(comparison.runs)
+    height = 0.8 / max(n, 1)
+    with rc_context(
+        {
+            "svg.fonttype": "none",  # text as <text>, not glyph outlines
+            "svg.hashsalt": "gpuport-bench",  # the same ids on every render
+            "text.parse_math": False,  # a "$" in a label is a dollar, not mathtext
+            "font.size": 9,
+        }
+    ):
+        figure = Figure(figsize=(8, 0.9 + 0.32 * len(rows) * max(1, n / 2)))
+        axes = figure.add_subplot()
+        for i in range(n):
+            values = [
+                (row.ratios[i] if pick == "ratio" else row.fractions[i]) or 0.0 for row in rows
+            ]
+            positions = [r + i * height for r in range(len(rows))]
+            axes.barh(
+                positions,
+                [v * (100 if pick == "fraction" else 1) for v in values],
+                height=height,
+                color=_PALETTE[i % len(_PALETTE)],
+                label=_chart_label(f"{_letter(i)}: {comparison.runs[i].machine.device_name}"),
+            )
+        axes.set_yticks([r + height * (n - 1) / 2 for r in range(len(rows))])
+        axes.set_yticklabels([_chart_label(row.name) for row in rows])
+        axes.invert_yaxis()
+        axes.set_xlabel("x the baseline (A)" if pick == "ratio" else "% of datasheet peak")
+        axes.set_title(_chart_label(title))
+        axes.legend(loc="lower right", fontsize=8)
+        figure.tight_layout()
+        buffer = io.StringIO()
+        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    svg = _SVG_STYLE.sub("", buffer.getvalue())
+    svg = _STYLE_ATTRIBUTE.sub(_presentation_attributes, svg)
+    start = _SVG_START.search(svg)
+    return svg[start.start() :] if start else None
+
+
+# The page's policy refuses style="..." attributes too (no 'unsafe-inline'); SVG reads the same
+# properties as presentation attributes (https://www.w3.org/TR/SVG2/styling.html#PresentationAttributes).
+_STYLE_ATTRIBUTE = re.compile(r' style="([^"]*)"')
+_FONT = re.compile(r"(?P<size>[\d.]+px)\s+(?P<family>.+)")
+
+
+def _presentation_attributes(match: re.Match[str]) -> str:
+    attributes = []
+    for declaration in match.group(1).split(";"):
+        name, _, value = declaration.partition(":")
+        name, value = name.strip(), value.strip()
+        if not name or not value:
+            continue
+        if name == "font":
+            font = _FONT.fullmatch(value)
+            if font:
+                attributes.append(f'font-size="{font["size"]}"')
+                family = font["family"].replace('"', "'")
+                attributes.append(f'font-family="{family}"')
+            continue
+        attributes.append(f'{name}="{value}"')
+    return (" " + " ".join(attributes)) if attributes else ""
+
+
+def _charts(comparison: Comparison) -> str:
+    if not comparison.charts or not comparison.rows:
+        return ""
+    parts = []
+    if len(comparison.runs) > 1:
+        chart = _bar_chart(comparison, "Each run against A", "ratio", list(comparison.rows))
+        if chart is None:
+            return "<p>Charts need matplotlib (pip install 'gpuport[bench]').</p>"
+        parts.append(f'<figure class="chart">{chart}</figure>')
+    with_peak = [r for r in comparison.rows if any(f is not None for f in r.fractions)]
+    if with_peak:
+        chart = _bar_chart(
+            comparison, "Share of each device's datasheet peak", "fraction", with_peak
+        )
+        if chart is not None:
+            parts.append(f'<figure class="chart">{chart}</figure>')
+    return "".join(parts)
+
+
+@renderer(Comparison, Format.HTML)
+def render_comparison_html(comparison: Comparison, options: RenderOptions) -> str:
+    style = (
+        "body{font-family:system-ui,sans-serif;margin:2rem;max-width:1200px}"
+        "table{border-collapse:collapse;font-size:13px}"
+        "th,td{border:1px solid #ccc;padding:4px 6px;vertical-align:top}"
+        "td.n{text-align:right;font-variant-numeric:tabular-nums}"
+        "figure.chart svg{max-width:100%;height:auto}"
+    )
+    runs = "".join(f"<li>{html_text(line)}</li>" for line in _comparison_header(comparison))
+    head = "".join(f"<th>{html_text(c)}</th>" for c in _comparison_columns(comparison))
+    body = "".join(
+        "<tr>"
+        + "".join(
+            (f'<td class="n">{html_text(c)}</td>' if i >= 2 else f"<td>{html_text(c)}</td>")
+            for i, c in enumerate(_comparison_cells(comparison, row))
+        )
+        + "</tr>"
+        for row in comparison.rows
+    )
+    notes = "".join(f"<li>{html_text(n)}</li>" for n in comparison.notes)
+    return with_content_security_policy(
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>gpuport bench compare</title><style>{style}</style></head>"
+        f"<body><h1>gpuport bench compare</h1><ul>{runs}</ul>"
+        f"{_charts(comparison)}"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        "<p>(of peak): the share of that device's datasheet peak in gpuport's GPU catalog; "
+        "none for a device the catalog does not know.</p>"
+        + (f"<h2>Notes</h2><ul>{notes}</ul>" if notes else "")
+        + f"<footer><p>gpuport {html_text(options.tool_version)}</p></footer></body></html>\n"
+    )
