@@ -138,3 +138,9 @@ def test_the_endpoint_goes_under_the_base_url(base: str, expected: str) -> None:
 def test_a_url_that_is_not_http_is_refused(base: str) -> None:
     with pytest.raises(UrlError):
         endpoint_url(base, Endpoint.CHAT)
+
+
+def test_the_cli_knows_every_endpoint() -> None:
+    from gpuport.cli.serve import ENDPOINTS
+
+    assert tuple(e.value for e in Endpoint) == ENDPOINTS

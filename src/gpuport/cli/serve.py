@@ -12,10 +12,11 @@ import asyncio
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from gpuport.bench.store import ResultsStore, StoreError
 from gpuport.cli.common import (
     CommandError,
     ExitCode,
@@ -25,8 +26,8 @@ from gpuport.cli.common import (
     render_options,
 )
 from gpuport.cli.ui import emit, say
+from gpuport.machine import describe_machine
 from gpuport.report import Format, render
-from gpuport.serving.client import Endpoint, Target, UrlError, endpoint_url
 from gpuport.serving.prompts import (
     LengthDistribution,
     Prompt,
@@ -35,6 +36,12 @@ from gpuport.serving.prompts import (
     synthetic_prompts,
 )
 from gpuport.serving.results import LoadStep, ServeBenchResult, ServeVerifyResult
+
+if TYPE_CHECKING:  # the client's modules (httpx) load only when a serve command runs
+    from gpuport.serving.client import Target
+    from gpuport.serving.load import BenchSettings
+
+ENDPOINTS = ("completions", "chat")  # gpuport.serving.client.Endpoint's values
 
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -51,6 +58,8 @@ def _api_key(env_name: str | None) -> str:
 
 
 def _target(url: str, model: str, endpoint: str, timeout: float, key: str, flag: str) -> Target:
+    from gpuport.serving.client import Endpoint, Target, UrlError, endpoint_url
+
     target = Target(url, model, Endpoint(endpoint), timeout_s=timeout, api_key=key)
     try:
         endpoint_url(url, target.endpoint)
@@ -94,8 +103,8 @@ def _common_options(
         click.option("--model", required=True, help="The model name the server(s) serve."),
         click.option(
             "--endpoint",
-            type=click.Choice([e.value for e in Endpoint]),
-            default=Endpoint.COMPLETIONS.value,
+            type=click.Choice(ENDPOINTS),
+            default=ENDPOINTS[0],
             show_default=True,
             help="/v1/completions or /v1/chat/completions.",
         ),
@@ -148,6 +157,51 @@ def _apply(options: list[Callable[[Any], Any]]) -> Callable[[F], F]:
     return decorate
 
 
+class _RunSaver:
+    """A serving run in the results store: begun before the load, each step added as it ends
+    (so Ctrl-C keeps them), finished as complete only when every step ran."""
+
+    def __init__(self, store: ResultsStore, run_id: str, settings: BenchSettings) -> None:
+        self.store, self.run_id, self.settings = store, run_id, settings
+
+    @classmethod
+    def start(cls, db: Path | None, settings: BenchSettings, label: str | None) -> _RunSaver:
+        from gpuport.serving.storing import KIND, run_settings
+
+        try:
+            store = ResultsStore.open(db)
+        except StoreError as exc:
+            raise CommandError(str(exc)) from None
+        try:
+            run_id = store.begin(
+                KIND,
+                describe_machine(None),
+                label=label or settings.target.model,
+                settings=run_settings(settings),
+            )
+        except StoreError as exc:
+            store.close()
+            raise CommandError(str(exc)) from None
+        return cls(store, run_id, settings)
+
+    def close(self, steps: list[LoadStep]) -> None:
+        """Store ``steps`` (each finished step, the last maybe cut short) and end the run."""
+        from gpuport.serving.storing import step_record
+
+        model = self.settings.target.model
+        try:
+            for step in steps:
+                self.store.add(self.run_id, step_record(step, model))
+            complete = len(steps) == len(self.settings.plans) and all(s.complete for s in steps)
+            self.store.finish(self.run_id, complete=complete)
+            state = "" if complete else " (marked incomplete)"
+            say(f"stored run {self.run_id}{state} in {self.store.path}")
+        except StoreError as exc:
+            raise CommandError(str(exc)) from None
+        finally:
+            self.store.close()
+
+
 def _step_said(step: LoadStep) -> None:
     say(f"{step.label}: {step.completed} answered, {step.failed} failed in {step.duration_s:.2f} s")
 
@@ -192,6 +246,13 @@ def _step_said(step: LoadStep) -> None:
     is_flag=True,
     help="Ask for exactly max_tokens (vLLM's ignore_eos; other servers may refuse it).",
 )
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Results store the run is saved to (default: $XDG_DATA_HOME/gpuport/results.sqlite).",
+)
+@click.option("--no-store", is_flag=True, help="Do not save the run in the results store.")
+@click.option("--label", help="A label for the stored run (default: the model's name).")
 @format_options(ServeBenchResult)
 @handle_errors
 def bench_serve(
@@ -211,6 +272,9 @@ def bench_serve(
     max_failure_rate: float,
     warmup: int,
     ignore_eos: bool,
+    db: Path | None,
+    no_store: bool,
+    label: str | None,
     fmt: str,
     output: Path | None,
 ) -> None:
@@ -255,11 +319,17 @@ def bench_serve(
         warmup=warmup,
     )
     recorder = BenchRecorder(settings)
+    saver = None if no_store else _RunSaver.start(db, settings, label)
     stopped = False
     try:
         result = asyncio.run(run_bench(settings, recorder, on_step=_step_said))
     except KeyboardInterrupt:
         result, stopped = recorder.result(complete=False), True
+    except StoreError as exc:
+        raise CommandError(str(exc)) from None
+    finally:
+        if saver is not None:
+            saver.close(recorder.steps)
     chosen = Format(fmt)
     emit(render(result, chosen, render_options(chosen, output)), output)
     if stopped:
