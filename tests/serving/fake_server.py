@@ -11,6 +11,7 @@ The behaviour is chosen by the first part of the URL path, so one server plays e
 - ``disconnect``: two tokens, then the connection is dropped;
 - ``nousage``: never sends ``usage``;
 - ``nologprobs``: never sends logprobs;
+- ``notstream``: a whole JSON answer instead of a stream (a server that ignores ``stream``);
 - ``perturbed``: logprobs shifted, and on even-numbered prompts the 4th token changed.
 
 A closed port (``closed_port()``) plays the server that refuses connections.
@@ -138,6 +139,8 @@ async def _handle(request: Request) -> Response:
     if mode == "failing":
         error = {"error": {"message": "the model fell over", "type": "server_error"}}
         return JSONResponse(error, status_code=500)
+    if mode == "notstream":
+        return JSONResponse({"choices": [{"index": 0, "text": " alpha", "finish_reason": "stop"}]})
     return StreamingResponse(_stream(body, mode, chat), media_type="text/event-stream")
 
 

@@ -77,6 +77,7 @@ def test_without_usage_the_tokens_are_counted_from_the_chunks(server: FakeServer
         ("failing", "HTTP 500", "the model fell over"),
         ("malformed", "malformed SSE", "not JSON: {not json"),
         ("disconnect", "dropped mid-stream", ""),
+        ("notstream", "malformed SSE", "no data: lines (application/json)"),
     ],
 )
 def test_a_faulty_server_gives_a_failed_answer_with_its_reason(

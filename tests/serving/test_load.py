@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import math
+import random
 
 import pytest
 from fake_server import FakeServer
@@ -14,6 +16,7 @@ from gpuport.serving.load import (
     BenchSettings,
     SettingError,
     StepPlan,
+    arrival_offsets,
     parse_rates,
     parse_slo,
     run_bench,
@@ -53,6 +56,23 @@ def test_steps_are_one_per_rate_or_one_at_the_concurrency() -> None:
     assert step_plans((), 4) == [StepPlan("concurrency 4", None, 4)]
     with pytest.raises(SettingError):
         step_plans((), None)
+
+
+def test_arrivals_are_a_poisson_process_of_the_rate() -> None:
+    offsets = arrival_offsets(4000, 8.0, random.Random(0))
+    assert offsets[0] == 0.0 and offsets == sorted(offsets)
+    gaps = [b - a for a, b in itertools.pairwise(offsets)]
+    assert sum(gaps) / len(gaps) == pytest.approx(1 / 8.0, rel=0.05)
+    # exponential gaps: their spread equals their mean
+    mean = sum(gaps) / len(gaps)
+    sd = (sum((g - mean) ** 2 for g in gaps) / len(gaps)) ** 0.5
+    assert sd == pytest.approx(mean, rel=0.1)
+    assert offsets == arrival_offsets(4000, 8.0, random.Random(0))
+
+
+def test_an_infinite_rate_or_a_concurrency_sends_everything_at_once() -> None:
+    assert arrival_offsets(3, math.inf, random.Random(0)) == [0.0, 0.0, 0.0]
+    assert arrival_offsets(2, None, random.Random(0)) == [0.0, 0.0]
 
 
 def test_percentiles_interpolate_like_numpy() -> None:

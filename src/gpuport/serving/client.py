@@ -157,6 +157,7 @@ class _Accumulator:
     steps: list[TokenStep] = field(default_factory=list)
     usage_prompt: int | None = None
     usage_completion: int | None = None
+    events: int = 0  # data: payloads read
     finished: bool = False  # a choice said why it stopped
     done: bool = False  # [DONE] arrived
 
@@ -284,6 +285,7 @@ async def _read_stream(response: httpx.Response, acc: _Accumulator, endpoint: En
     async for line in response.aiter_lines():
         if not line.startswith("data:"):
             continue
+        acc.events += 1
         _take_event(line[5:].lstrip(" "), acc, endpoint)
         if acc.done:
             return
@@ -361,6 +363,9 @@ async def stream_completion(
         return failed("connection dropped", str(exc) or type(exc).__name__)
     except httpx.HTTPError as exc:
         return failed("HTTP client error", f"{type(exc).__name__}: {exc}")
+    if not acc.events:
+        kind = response.headers.get("content-type", "no content type")
+        return failed("malformed SSE", f"an answer with no data: lines ({kind})")
     if not acc.done and not acc.finished:
         return failed("dropped mid-stream", "the stream ended before [DONE]")
     return acc.completion()

@@ -20,6 +20,7 @@ Metrics, per step, over the requests answered in full:
 from __future__ import annotations
 
 import asyncio
+import itertools
 import math
 import random
 import re
@@ -170,13 +171,7 @@ def summarize_step(
     latencies: dict[str, Percentiles | None] = {
         "ttft": spread([_ms(a.ttft_s) for a in done if a.ttft_s is not None]),
         "tpot": spread([t for t in (tpot_ms(a) for a in done) if t is not None]),
-        "itl": spread(
-            [
-                _ms(b - a)
-                for ans in done
-                for a, b in zip(ans.chunk_times, ans.chunk_times[1:], strict=False)
-            ]
-        ),
+        "itl": spread([_ms(b - a) for ans in done for a, b in itertools.pairwise(ans.chunk_times)]),
         "e2e": spread([_ms(a.e2e_s) for a in done]),
     }
     return LoadStep(
@@ -259,6 +254,20 @@ class BenchRecorder:
         )
 
 
+def arrival_offsets(count: int, rate: float | None, rng: random.Random) -> list[float]:
+    """When each of ``count`` requests is sent, in seconds from the step's start: a Poisson
+    process of ``rate`` per second (exponential gaps, the first at 0), or all at 0 for an
+    infinite rate or none (a concurrency alone)."""
+    if rate is None or math.isinf(rate):
+        return [0.0] * count
+    offsets, now = [], 0.0
+    for index in range(count):
+        if index:
+            now += rng.expovariate(rate)
+        offsets.append(now)
+    return offsets
+
+
 def new_client(target: Target) -> httpx.AsyncClient:
     """One connection pool for a run: no limit on connections (an open loop must not queue in
     the client), and no proxy from the environment (it would be measured too)."""
@@ -293,10 +302,14 @@ async def _run_step(
             on_answer(answer)
 
     recorder.start_step(plan)
+    offsets = arrival_offsets(len(settings.prompts), plan.rate, rng)
+    started = time.perf_counter()
     tasks = []
-    for index, prompt in enumerate(settings.prompts):
-        if plan.rate is not None and not math.isinf(plan.rate) and index:
-            await asyncio.sleep(rng.expovariate(plan.rate))
+    for offset, prompt in zip(offsets, settings.prompts, strict=True):
+        # Sleep to each arrival's time from the step's start, so delays do not add up.
+        wait = started + offset - time.perf_counter()
+        if wait > 0:
+            await asyncio.sleep(wait)
         tasks.append(asyncio.create_task(one(prompt)))
     await asyncio.gather(*tasks)
     recorder.finish_step()
