@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress as RichProgress
+from rich.text import Text
 
 from gpuport.bench.store import ResultsStore, StoreError
 from gpuport.cli.common import (
@@ -25,7 +29,7 @@ from gpuport.cli.common import (
     interrupted,
     render_options,
 )
-from gpuport.cli.ui import emit, say
+from gpuport.cli.ui import emit, say, stderr_console
 from gpuport.machine import describe_machine
 from gpuport.report import Format, render
 from gpuport.serving.prompts import (
@@ -139,6 +143,7 @@ def _common_options(
             show_default=True,
             help="Seconds one request may take, from sending to the end of its stream.",
         ),
+        click.option("--no-progress", is_flag=True, help="No progress bar."),
         click.option(
             "--api-key-env",
             metavar="VAR",
@@ -202,8 +207,45 @@ class _RunSaver:
             self.store.close()
 
 
-def _step_said(step: LoadStep) -> None:
-    say(f"{step.label}: {step.completed} answered, {step.failed} failed in {step.duration_s:.2f} s")
+class _Answers:
+    """A progress bar of answered requests on stderr, on a terminal and unless --no-progress."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.bar: RichProgress | None = None
+        if enabled and sys.stderr.isatty():
+            self.bar = RichProgress(
+                TextColumn("requests"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=stderr_console(),
+                transient=True,
+            )
+            self.task = self.bar.add_task("requests", total=total)
+
+    def __enter__(self) -> _Answers:
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def answered(self, _: object) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task)
+
+    def step_done(self, step: LoadStep) -> None:
+        """One line per finished step, printed above the bar while it shows."""
+        line = (
+            f"{step.label}: {step.completed} answered, {step.failed} failed "
+            f"in {step.duration_s:.2f} s"
+        )
+        if self.bar is None:
+            say(line)
+        else:
+            self.bar.console.print(Text(line))
 
 
 @click.command("serve")
@@ -265,6 +307,7 @@ def bench_serve(
     prompt_file: Path | None,
     seed: int,
     timeout: float,
+    no_progress: bool,
     api_key_env: str | None,
     rate_text: str | None,
     concurrency: int | None,
@@ -322,7 +365,10 @@ def bench_serve(
     saver = None if no_store else _RunSaver.start(db, settings, label)
     stopped = False
     try:
-        result = asyncio.run(run_bench(settings, recorder, on_step=_step_said))
+        with _Answers(len(prompts) * len(plans), not no_progress) as bar:
+            result = asyncio.run(
+                run_bench(settings, recorder, on_answer=bar.answered, on_step=bar.step_done)
+            )
     except KeyboardInterrupt:
         result, stopped = recorder.result(complete=False), True
     except StoreError as exc:
@@ -385,6 +431,7 @@ def verify_serve(
     prompt_file: Path | None,
     seed: int,
     timeout: float,
+    no_progress: bool,
     api_key_env: str | None,
     api_key_env_b: str | None,
     top_k: int,
@@ -418,7 +465,8 @@ def verify_serve(
     recorder = VerifyRecorder(settings)
     stopped = False
     try:
-        result = asyncio.run(run_verify(settings, recorder))
+        with _Answers(4 * len(prompts), not no_progress) as bar:
+            result = asyncio.run(run_verify(settings, recorder, on_answer=bar.answered))
     except KeyboardInterrupt:
         result, stopped = recorder.result(complete=False), True
     if not stopped:
