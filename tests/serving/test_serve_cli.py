@@ -186,3 +186,23 @@ def test_verify_serve_ctrl_c_keeps_what_was_compared(monkeypatch: pytest.MonkeyP
     assert code == 130
     document = json.loads(out)
     assert document["complete"] is False and document["cross"]["prompts"] == 1
+
+
+def test_verify_serve_with_no_prompt_answered_by_both_exits_2(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def crossed_run(
+        settings: compare.VerifySettings, recorder: compare.VerifyRecorder, **_: object
+    ) -> object:
+        good, bad = Completion(ok=True, pieces=("a",)), Completion(ok=False, reason="HTTP 503")
+        for run in (1, 2):
+            for index in range(len(settings.prompts)):
+                a_ok = index % 2 == 0
+                recorder.answers[("a", run, index)] = good if a_ok else bad
+                recorder.answers[("b", run, index)] = bad if a_ok else good
+        return recorder.result()
+
+    monkeypatch.setattr(compare, "run_verify", crossed_run)
+    code, out, err = run(verify_serve, "--a", "http://h", "--b", "http://h", *TINY)
+    assert code == 2 and out == ""
+    assert "no prompt was answered by both servers (first failure: HTTP 503)" in err

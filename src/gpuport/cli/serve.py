@@ -484,8 +484,11 @@ def verify_serve(
 
 
 def _check_answered(result: ServeVerifyResult, prompts: int) -> None:
-    """A server that answered no request at all: an error naming it, not a comparison."""
+    """Nothing to compare is an error naming why, not a comparison that passes."""
     for side, url in (("A", result.url_a), ("B", result.url_b)):
         failed = [reason for request, _, reason in result.failures if request.startswith(side)]
         if len(failed) == 2 * prompts:
             raise CommandError(f"server {side} ({url}) answered no request: {failed[0]}")
+    if not result.cross.prompts:
+        reason = result.failures[0][2] if result.failures else "no answers"
+        raise CommandError(f"no prompt was answered by both servers (first failure: {reason})")
