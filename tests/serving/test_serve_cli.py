@@ -206,3 +206,13 @@ def test_verify_serve_with_no_prompt_answered_by_both_exits_2(
     code, out, err = run(verify_serve, "--a", "http://h", "--b", "http://h", *TINY)
     assert code == 2 and out == ""
     assert "no prompt was answered by both servers (first failure: HTTP 503)" in err
+
+
+def test_bench_serve_runs_under_gpuport_bench(server: FakeServer) -> None:
+    from gpuport.cli import main
+
+    result = CliRunner().invoke(
+        main, ["bench", "serve", "--url", server.url("normal"), *TINY, "--format", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["kind"] == "serve-bench"
