@@ -16,13 +16,22 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import importlib.util
 import json
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+
+if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
+    # httpcore tries `import sniffio` several times per request (each lock it sets up) and falls
+    # back to asyncio when it is missing; a failed import is not cached, so every try searches
+    # sys.path again (~0.3 ms each, inside the timed request: benchmarks/serve_client.py).
+    # None in sys.modules makes the import fail at once, with the same fallback.
+    sys.modules["sniffio"] = None  # type: ignore[assignment]
 
 # How much of a server's error text a failure keeps as its example.
 DETAIL_CHARS = 160
