@@ -35,6 +35,8 @@ if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
 
 # How much of a server's error text a failure keeps as its example.
 DETAIL_CHARS = 160
+# How much of an error answer is read to find its message.
+MAX_ERROR_BODY = 64 * 1024
 
 
 class Endpoint(enum.StrEnum):
@@ -339,7 +341,7 @@ async def stream_completion(
         return Completion(
             ok=False,
             reason=reason,
-            detail=detail[:DETAIL_CHARS],
+            detail=" ".join(detail.split())[:DETAIL_CHARS],  # one line, however it came
             started=started,
             ttft_s=acc.ttft_s,
             e2e_s=time.perf_counter() - started,
@@ -353,7 +355,11 @@ async def stream_completion(
                 "POST", target.url, json=payload(target, request), headers=target.headers()
             ) as response:
                 if response.status_code >= 400:
-                    body = await response.aread()
+                    body = b""
+                    async for piece in response.aiter_bytes():
+                        body += piece
+                        if len(body) >= MAX_ERROR_BODY:  # enough to say what went wrong
+                            break
                     return failed(f"HTTP {response.status_code}", _http_detail(body))
                 await _read_stream(response, acc, target.endpoint)
     except _StreamError as exc:
