@@ -134,6 +134,7 @@ async def _stream(body: dict[str, Any], mode: str, chat: bool) -> AsyncIterator[
 
 async def _handle(request: Request) -> Response:
     mode = request.path_params["mode"]
+    request.app.state.requests += 1
     chat = request.url.path.endswith("/chat/completions")
     body = await request.json()
     if mode == "failing":
@@ -145,20 +146,23 @@ async def _handle(request: Request) -> Response:
 
 
 def app() -> Starlette:
-    return Starlette(
+    served = Starlette(
         routes=[
             Route("/{mode}/v1/completions", _handle, methods=["POST"]),
             Route("/{mode}/v1/chat/completions", _handle, methods=["POST"]),
         ]
     )
+    served.state.requests = 0  # how many requests it has had, of every mode
+    return served
 
 
 class FakeServer:
     """The app run by uvicorn in a background thread on 127.0.0.1, on a free port."""
 
     def __init__(self) -> None:
+        self.app = app()
         config = uvicorn.Config(
-            app(),
+            self.app,
             host="127.0.0.1",
             port=0,
             log_level="critical",
@@ -181,6 +185,10 @@ class FakeServer:
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=5)
+
+    @property
+    def requests(self) -> int:
+        return int(self.app.state.requests)
 
     @property
     def port(self) -> int:

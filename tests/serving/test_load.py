@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import math
 import random
@@ -180,3 +181,13 @@ def test_an_interrupted_run_keeps_the_step_under_way() -> None:
     assert not result.complete and len(result.steps) == 1
     assert not result.steps[0].complete and result.steps[0].completed == 1
     assert any("interrupted" in note for note in result.notes)
+
+
+def test_warm_up_requests_are_sent_but_not_counted(server: FakeServer) -> None:
+    settings = _settings(server.url("normal"), 2, (), 2)
+    warm = dataclasses.replace(settings, warmup=1)
+    answered: list[Completion] = []
+    before = server.requests
+    result = asyncio.run(run_bench(warm, BenchRecorder(warm), on_answer=answered.append))
+    assert server.requests - before == 3  # the warm-up too
+    assert result.steps[0].completed == 2 and len(answered) == 2
