@@ -15,6 +15,7 @@ from gpuport.serving.compare import (
     compare_answers,
     kl_topk,
     run_verify,
+    summarize_verify,
     topk_overlap,
 )
 from gpuport.serving.prompts import LengthDistribution, synthetic_prompts
@@ -139,3 +140,28 @@ def test_failed_requests_are_listed_and_left_out(server: FakeServer) -> None:
     result = asyncio.run(run_verify(settings, VerifyRecorder(settings)))
     assert result.cross.prompts == 0 and len(result.failures) == 8
     assert result.failures[0][0] == "B1" and "HTTP 500" in result.failures[0][2]
+
+
+def test_the_same_text_in_differently_spelled_tokens_counts_as_identical() -> None:
+    a = _answer([" the", " cat"])
+    b = Completion(
+        ok=True,
+        pieces=(" the", " cat"),
+        steps=tuple(TokenStep(t, -0.1, ((t, -0.1),)) for t in ("Ġthe", "Ġcat")),
+    )
+    compared = compare_answers(a, b, True)
+    assert compared.identical and compared.spelled_differently and compared.kls == ()
+
+
+def test_differently_spelled_tokens_are_said() -> None:
+    settings = _settings("http://a", "http://b")
+    plain = _answer([" x"])
+    spelled = Completion(ok=True, pieces=(" x",), steps=(TokenStep("Ġx", -0.1, (("Ġx", -0.1),)),))
+    answers = {}
+    for index in range(len(settings.prompts)):
+        for run in (1, 2):
+            answers[("a", run, index)] = plain
+            answers[("b", run, index)] = spelled
+    result = summarize_verify(settings, answers)
+    assert result.cross.identical == 4 and not result.beyond_noise
+    assert any("differently spelled tokens" in note for note in result.notes)

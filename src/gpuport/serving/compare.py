@@ -85,6 +85,9 @@ class AnswerComparison:
     first_difference: int | None
     topk_agreement: float | None  # mean over the common prefix
     kls: tuple[float, ...]  # one per position of the common prefix
+    # The same text in other token strings (say, byte-level "Ġthe" against " the"): the two
+    # servers' tokenizers spell tokens differently, so their top-k lists cannot be matched.
+    spelled_differently: bool = False
 
 
 def compare_answers(a: Completion, b: Completion, with_logprobs: bool) -> AnswerComparison:
@@ -95,6 +98,8 @@ def compare_answers(a: Completion, b: Completion, with_logprobs: bool) -> Answer
         tokens_a, tokens_b = a.pieces, b.pieces
     # Without logprobs, streams may cut the same text into different chunks: compare the text.
     identical = tokens_a == tokens_b if with_logprobs else a.text == b.text
+    if with_logprobs and not identical and a.text == b.text and a.text:
+        return AnswerComparison(True, None, None, (), spelled_differently=True)
     first = None
     if not identical:
         common = min(len(tokens_a), len(tokens_b))
@@ -178,6 +183,13 @@ def summarize_verify(
             )
     cross_pairs = _pairs(answers, ("a", 1), ("b", 1), count)
     cross = [compare_answers(x, y, with_logprobs) for _, x, y in cross_pairs]
+    spelled = sum(1 for c in cross if c.spelled_differently)
+    if spelled:
+        notes.append(
+            f"{spelled} prompt(s) came back as the same text in differently spelled tokens (the "
+            "servers' tokenizers differ?): counted identical by their text, without top-k "
+            "agreement or KL"
+        )
     noise = {
         side: summarize_pair(
             [
