@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 
 import pytest
+from bench_report_samples import sample_bench_comparison, sample_bench_list, sample_bench_run
 from report_golden import GOLDEN_DIR, Golden
 from report_samples import (
     TOOL_VERSION,
@@ -48,6 +49,9 @@ SAMPLES: dict[str, Callable[[], object]] = {
     "kb-counts": sample_kb_counts,
     "rule": sample_rule,
     "rule-index": sample_rule_index,
+    "bench-run": sample_bench_run,
+    "bench-list": sample_bench_list,
+    "bench-compare": sample_bench_comparison,
     "serve-bench": sample_serve_bench,
     "serve-verify": sample_serve_verify,
 }

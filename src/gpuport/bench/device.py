@@ -43,7 +43,7 @@ def _catalog_names(device_name: str) -> list[str]:
     aliases (``h100-sxm``, ``mi300x``), so the vendor words and then trailing words are dropped
     until one matches.
     """
-    words = [w for w in device_name.replace("-", " ").split() if w]
+    words = [w for w in device_name.replace("-", " ").replace("/", " ").split() if w]
     while words and words[0].lower() in ("nvidia", "amd", "instinct", "radeon", "geforce"):
         words = words[1:]
     names = [device_name]

@@ -27,6 +27,9 @@ from gpuport.cli.ui import emit, say
 from gpuport.report import Format, render
 from gpuport.report.bench_formats import number, percent
 
+# --quick leaves the training step out (its first AdamW step alone imports for seconds) unless
+# it is asked for with --workload training.
+QUICK_WORKLOADS = ("matmul", "bandwidth", "attention", "decode")
 # An export is a few hundred results; anything far larger is not one.
 MAX_IMPORT_BYTES = 64 << 20
 
@@ -59,7 +62,11 @@ def _progress(record: ResultRecord) -> None:
 
 
 @click.group("bench", invoke_without_command=True)
-@click.option("--quick", is_flag=True, help="Small sizes and few samples (under a minute).")
+@click.option(
+    "--quick",
+    is_flag=True,
+    help="Small sizes, few samples, no training step unless --workload names it (under a minute).",
+)
 @click.option(
     "--workload",
     "workloads",
@@ -113,9 +120,9 @@ def bench(
         quick=quick,
         search=search,
         model=model,
-        timing=TimingPlan(warmup=2, repeats=5) if quick else TimingPlan(warmup=5, repeats=20),
+        timing=TimingPlan(warmup=1, repeats=3) if quick else TimingPlan(warmup=5, repeats=20),
     )
-    names = workloads or WORKLOAD_NAMES
+    names = workloads or (QUICK_WORKLOADS if quick else WORKLOAD_NAMES)
     store = _open(db)
     with store:
         say(f"benchmarking {device.machine.label} ({', '.join(names)}); results go to {store.path}")

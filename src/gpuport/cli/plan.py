@@ -6,8 +6,10 @@ from pathlib import Path
 
 import click
 
-from gpuport.cli.common import format_options, handle_errors, render_options
-from gpuport.cli.ui import emit
+from gpuport.bench.calibrate import Calibration, find_calibration
+from gpuport.bench.store import ResultsStore, StoreError
+from gpuport.cli.common import CommandError, format_options, handle_errors, render_options
+from gpuport.cli.ui import emit, say
 from gpuport.plan.engines import DATACENTER_ENGINE, DESKTOP_ENGINE, ENGINES
 from gpuport.plan.inputs import build_plan, parse_count
 from gpuport.plan.planner import (
@@ -94,6 +96,18 @@ from gpuport.report import Format, render
     help='JSON of measured rates: {"mi300x": {"mem_bw_gbs": 4200, "tflops_bf16": 700}}.',
 )
 @click.option(
+    "--calibrate",
+    "calibrate_run",
+    metavar="RUN|GPU",
+    help="Use what a `gpuport bench` run measured (a run id, `latest`, or a GPU name for its "
+    "latest run) instead of the fitted efficiencies for that GPU.",
+)
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The bench results store --calibrate reads (default: the per-user one).",
+)
+@click.option(
     "--utilization",
     type=float,
     default=0.9,
@@ -116,6 +130,8 @@ def plan(
     price_flags: tuple[str, ...],
     price_file: Path | None,
     measured_file: Path | None,
+    calibrate_run: str | None,
+    db: Path | None,
     utilization: float,
     fmt: str,
     output: Path | None,
@@ -126,6 +142,11 @@ def plan(
     one. NVIDIA and AMD GPUs are ranked in one table, cheapest per token first; comma lists
     after --batch and --context add a sweep (gpuport plan llama-3.1-8b --batch 1,8,64).
     """
+    calibrated = {}
+    if calibrate_run is not None:
+        found = _calibration(calibrate_run, db)
+        calibrated[found.gpu.id] = found.rates
+        say(found.summary)
     result = build_plan(
         model,
         params=parse_count(params_text) if params_text is not None else None,
@@ -141,6 +162,16 @@ def plan(
         price_flags=price_flags,
         price_file=price_file,
         measured_file=measured_file,
+        calibrated=calibrated,
     )
     chosen = Format(fmt)
     emit(render(result, chosen, render_options(chosen, output)), output)
+
+
+def _calibration(wanted: str, db: Path | None) -> Calibration:
+    """The measured rates of a stored bench run (the store needs no torch)."""
+    try:
+        with ResultsStore.open(db) as store:
+            return find_calibration(store, wanted)
+    except StoreError as exc:
+        raise CommandError(f"--calibrate: {exc}") from None

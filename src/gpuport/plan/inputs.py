@@ -7,9 +7,10 @@ report. Bad input raises :class:`~gpuport.plan.errors.PlanInputError`, told in a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
-from gpuport.plan.catalog import load_measured, resolve_gpus
+from gpuport.plan.catalog import MeasuredRates, load_measured, resolve_gpus
 from gpuport.plan.errors import PlanInputError
 from gpuport.plan.model_spec import load_model, presets, spec_from_params
 from gpuport.plan.planner import (
@@ -41,6 +42,7 @@ def build_plan(
     price_flags: tuple[str, ...] = (),
     price_file: Path | None = None,
     measured_file: Path | None = None,
+    calibrated: Mapping[str, MeasuredRates] | None = None,
 ) -> PlanResult:
     """Everything ``gpuport plan`` does short of rendering; raises :class:`PlanInputError`."""
     if model and params is not None:
@@ -73,6 +75,7 @@ def build_plan(
         gpu_id, price = parse_price_flag(flag)
         prices[gpu_id] = price
     measured = load_measured(measured_file) if measured_file is not None else {}
+    measured.update(calibrated or {})  # `plan --calibrate RUN`: rates a bench run measured
     return make_plan(spec, request, resolve_gpus(gpus), prices, measured)
 
 

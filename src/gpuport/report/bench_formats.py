@@ -346,6 +346,12 @@ def _chart_label(text: str) -> str:
     return display_text(text)
 
 
+def _short(text: str, width: int) -> str:
+    """A chart label: at most ``width`` characters, an ellipsis where cut (the table has all)."""
+    text = _chart_label(text)
+    return text if len(text) <= width else text[: width - 1] + "\u2026"
+
+
 def _bar_chart(
     comparison: Comparison, title: str, pick: str, rows: list[ComparisonRow]
 ) -> str | None:
@@ -365,27 +371,28 @@ def _bar_chart(
             "font.size": 9,
         }
     ):
-        figure = Figure(figsize=(8, 0.9 + 0.32 * len(rows) * max(1, n / 2)))
+        figure = Figure(figsize=(8, 1.4 + 0.4 * len(rows) * max(1.0, n / 2)), layout="constrained")
         axes = figure.add_subplot()
         for i in range(n):
             values = [
                 (row.ratios[i] if pick == "ratio" else row.fractions[i]) or 0.0 for row in rows
             ]
             positions = [r + i * height for r in range(len(rows))]
+            device = _short(comparison.runs[i].machine.device_name, 48)
             axes.barh(
                 positions,
                 [v * (100 if pick == "fraction" else 1) for v in values],
                 height=height,
                 color=_PALETTE[i % len(_PALETTE)],
-                label=_chart_label(f"{_letter(i)}: {comparison.runs[i].machine.device_name}"),
+                label=f"{_letter(i)}: {device}",
             )
+        axes.axvline(1.0 if pick == "ratio" else 100.0, color="#888888", linewidth=0.8)
         axes.set_yticks([r + height * (n - 1) / 2 for r in range(len(rows))])
-        axes.set_yticklabels([_chart_label(row.name) for row in rows])
+        axes.set_yticklabels([_short(row.name, 40) for row in rows])
         axes.invert_yaxis()
         axes.set_xlabel("x the baseline (A)" if pick == "ratio" else "% of datasheet peak")
         axes.set_title(_chart_label(title))
-        axes.legend(loc="lower right", fontsize=8)
-        figure.tight_layout()
+        figure.legend(loc="outside lower center", ncols=min(n, 3), fontsize=8)
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     svg = _SVG_STYLE.sub("", buffer.getvalue())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from gpuport.bench.device import Device
 from gpuport.bench.store import ResultRecord
@@ -37,9 +38,9 @@ class BandwidthWorkload:
 
     def run(self, device: Device, options: SuiteOptions) -> Iterator[ResultRecord]:
         size = array_bytes(device, options.quick)
-        state: dict[str, object] = {}
+        state: dict[str, Any] = {}
 
-        def arrays() -> tuple[object, object, object]:
+        def arrays() -> tuple[Any, Any, Any]:
             if not state:
                 torch = device.torch
                 n = size // 4
@@ -65,14 +66,14 @@ class BandwidthWorkload:
         device: Device,
         kernel: str,
         size: int,
-        arrays: Callable[[], tuple[object, object, object]],
+        arrays: Callable[[], tuple[Any, Any, Any]],
         options: SuiteOptions,
     ) -> tuple[dict[str, float | None], str]:
         torch = device.torch
         a, b, c = arrays()
         work: Callable[[], object]
         if kernel == "copy":
-            work, moved = (lambda: c.copy_(a)), 2  # type: ignore[attr-defined]
+            work, moved = (lambda: c.copy_(a)), 2
         elif kernel == "scale":
             work, moved = (lambda: torch.mul(a, 3.0, out=c)), 2
         elif kernel == "add":

@@ -43,7 +43,7 @@ class DecodeWorkload:
 
         def model() -> Any:
             if "model" not in state:
-                state["model"] = build(torch, shape, device.name, dtype).eval()
+                state["model"] = build(torch, shape, device.name, dtype)
             return state["model"]
 
         plan = TimingPlan(warmup=1, repeats=2 if options.quick else 3)

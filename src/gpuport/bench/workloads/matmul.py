@@ -25,6 +25,8 @@ _TORCH_DTYPE = {"fp32": "float32", "tf32": "float32", "bf16": "bfloat16", "fp16"
 # cache in the catalog's GPUs (MI300X's 256 MiB Infinity Cache) on a GPU.
 FLUSH_BYTES_GPU = 512 << 20
 FLUSH_BYTES_CPU = 64 << 20
+# --search on the CPU: (step, smallest, largest) size of M, N and K.
+SEARCH_CPU = (128, 128, 768)
 
 
 def shapes(device: Device, quick: bool) -> list[tuple[int, int, int]]:
@@ -149,13 +151,15 @@ class MatmulWorkload:
                 warmup=5, repeats=10, warmup_seconds=2.0 if not options.quick else 0.5
             )
         else:
-            step, low, high, trials = 128, 128, 768, 4 if options.quick else 12
+            step, low, high = SEARCH_CPU
+            trials = 4 if options.quick else 12
             flush_bytes = FLUSH_BYTES_CPU
             plan = TimingPlan(warmup=1, repeats=3)
         flush_buffer = torch.empty(flush_bytes // 4, device=device.name, dtype=torch.float32)
         candidates = [(s, s, s) for s in range(low, high + 1, max(step, (high - low) // 4))]
         while len(candidates) < trials:
-            candidates.append(tuple(rng.randrange(low, high + 1, step) for _ in range(3)))  # type: ignore[arg-type]
+            m, n, k = (rng.randrange(low, high + 1, step) for _ in range(3))
+            candidates.append((m, n, k))
         best: tuple[float, tuple[int, int, int], dict[str, float | None]] | None = None
         failures = 0
         for shape in candidates[:trials]:

@@ -8,6 +8,7 @@ the layout whose decode speed ``gpuport plan`` models.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,13 +73,52 @@ def shape_for(model: str | None, on_gpu: bool, quick: bool) -> Shape:
     )
 
 
-def build(torch: Any, shape: Shape, device: str, dtype: Any) -> Any:
-    """The model as a ``torch.nn.Module`` with random weights, on ``device`` in ``dtype``."""
-    nn = torch.nn
-    module: Any = nn.Module
-    functional = torch.nn.functional
+class Decoder:
+    """The model's forward pass over plain weight tensors (``torch.nn.functional`` only).
 
-    def rope(x: Any, positions: Any) -> Any:
+    No ``nn.Module``: a handful of named tensors is all a benchmark needs, and the training
+    step hands :meth:`parameters` to AdamW as a module would.
+    """
+
+    def __init__(self, torch: Any, shape: Shape, device: str, dtype: Any) -> None:
+        self.torch, self.shape = torch, shape
+        h, d = shape.hidden, shape.head_dim
+
+        def weight(rows: int, cols: int) -> Any:
+            scale = 1.0 / math.sqrt(cols)
+            return (torch.randn(rows, cols, device=device) * scale).to(dtype)
+
+        def ones() -> Any:
+            return torch.ones(h, device=device, dtype=dtype)
+
+        self.embed = weight(shape.vocab, h)
+        self.layers = [
+            {
+                "norm1": ones(),
+                "norm2": ones(),
+                "q": weight(shape.heads * d, h),
+                "kv": weight(2 * shape.kv_heads * d, h),
+                "o": weight(h, shape.heads * d),
+                "gate_up": weight(2 * shape.intermediate, h),
+                "down": weight(h, shape.intermediate),
+            }
+            for _ in range(shape.layers)
+        ]
+        self.norm = ones()
+        self.head = weight(shape.vocab, h)
+
+    def parameters(self) -> list[Any]:
+        return [self.embed, self.norm, self.head] + [
+            w for layer in self.layers for w in layer.values()
+        ]
+
+    def requires_grad_(self) -> Decoder:
+        for w in self.parameters():
+            w.requires_grad_(True)
+        return self
+
+    def _rope(self, x: Any, positions: Any) -> Any:
+        torch = self.torch
         half = x.shape[-1] // 2
         freqs = 1.0 / (10000.0 ** (torch.arange(half, device=x.device, dtype=torch.float32) / half))
         angles = positions.to(torch.float32)[:, None] * freqs[None, :]
@@ -86,57 +126,41 @@ def build(torch: Any, shape: Shape, device: str, dtype: Any) -> Any:
         x1, x2 = x[..., :half], x[..., half:]
         return torch.cat((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1)
 
-    class Block(module):  # type: ignore[misc]
-        def __init__(self) -> None:
-            super().__init__()
-            h, d = shape.hidden, shape.head_dim
-            self.norm1 = nn.RMSNorm(h)
-            self.norm2 = nn.RMSNorm(h)
-            self.q = nn.Linear(h, shape.heads * d, bias=False)
-            self.kv = nn.Linear(h, 2 * shape.kv_heads * d, bias=False)
-            self.o = nn.Linear(shape.heads * d, h, bias=False)
-            self.gate_up = nn.Linear(h, 2 * shape.intermediate, bias=False)
-            self.down = nn.Linear(shape.intermediate, h, bias=False)
+    def _block(self, w: dict[str, Any], x: Any, positions: Any, cache: Any, start: int) -> Any:
+        f = self.torch.nn.functional
+        shape = self.shape
+        b, t, hidden = x.shape
+        d = shape.head_dim
+        h = f.rms_norm(x, (hidden,), w["norm1"])
+        q = f.linear(h, w["q"]).view(b, t, shape.heads, d).transpose(1, 2)
+        k, v = f.linear(h, w["kv"]).view(b, t, 2, shape.kv_heads, d).unbind(2)
+        k, v = k.transpose(1, 2), v.transpose(1, 2)
+        q, k = self._rope(q, positions), self._rope(k, positions)
+        if cache is not None:
+            cache[0][:, :, start : start + t] = k
+            cache[1][:, :, start : start + t] = v
+            k, v = cache[0][:, :, : start + t], cache[1][:, :, : start + t]
+        if shape.kv_heads != shape.heads:
+            repeat = shape.heads // shape.kv_heads
+            k = k.repeat_interleave(repeat, dim=1)
+            v = v.repeat_interleave(repeat, dim=1)
+        attn = f.scaled_dot_product_attention(q, k, v, is_causal=t > 1)
+        x = x + f.linear(attn.transpose(1, 2).reshape(b, t, shape.heads * d), w["o"])
+        gate, up = f.linear(f.rms_norm(x, (hidden,), w["norm2"]), w["gate_up"]).chunk(2, dim=-1)
+        return x + f.linear(f.silu(gate) * up, w["down"])
 
-        def forward(self, x: Any, positions: Any, cache: Any = None, start: int = 0) -> Any:
-            b, t, _ = x.shape
-            d = shape.head_dim
-            h = self.norm1(x)
-            q = self.q(h).view(b, t, shape.heads, d).transpose(1, 2)
-            k, v = self.kv(h).view(b, t, 2, shape.kv_heads, d).unbind(2)
-            k, v = k.transpose(1, 2), v.transpose(1, 2)
-            q, k = rope(q, positions), rope(k, positions)
-            if cache is not None:
-                cache[0][:, :, start : start + t] = k
-                cache[1][:, :, start : start + t] = v
-                k, v = cache[0][:, :, : start + t], cache[1][:, :, : start + t]
-            if shape.kv_heads != shape.heads:
-                repeat = shape.heads // shape.kv_heads
-                k = k.repeat_interleave(repeat, dim=1)
-                v = v.repeat_interleave(repeat, dim=1)
-            attn = functional.scaled_dot_product_attention(q, k, v, is_causal=t > 1)
-            x = x + self.o(attn.transpose(1, 2).reshape(b, t, shape.heads * d))
-            gate, up = self.gate_up(self.norm2(x)).chunk(2, dim=-1)
-            return x + self.down(functional.silu(gate) * up)
+    def __call__(self, tokens: Any, caches: Any = None, start: int = 0) -> Any:
+        f = self.torch.nn.functional
+        positions = self.torch.arange(start, start + tokens.shape[1], device=tokens.device)
+        x = f.embedding(tokens, self.embed)
+        for i, layer in enumerate(self.layers):
+            x = self._block(layer, x, positions, None if caches is None else caches[i], start)
+        return f.linear(f.rms_norm(x, (x.shape[-1],), self.norm), self.head)
 
-    class Decoder(module):  # type: ignore[misc]
-        def __init__(self) -> None:
-            super().__init__()
-            self.embed = nn.Embedding(shape.vocab, shape.hidden)
-            self.blocks = nn.ModuleList(Block() for _ in range(shape.layers))
-            self.norm = nn.RMSNorm(shape.hidden)
-            self.head = nn.Linear(shape.hidden, shape.vocab, bias=False)
 
-        def forward(self, tokens: Any, caches: Any = None, start: int = 0) -> Any:
-            positions = torch.arange(start, start + tokens.shape[1], device=tokens.device)
-            x = self.embed(tokens)
-            for i, block in enumerate(self.blocks):
-                x = block(x, positions, None if caches is None else caches[i], start)
-            return self.head(self.norm(x))
-
-    with torch.device(device):
-        model = Decoder()
-    return model.to(dtype)
+def build(torch: Any, shape: Shape, device: str, dtype: Any) -> Decoder:
+    """The model with random weights, on ``device`` in ``dtype``."""
+    return Decoder(torch, shape, device, dtype)
 
 
 def new_caches(torch: Any, shape: Shape, batch: int, length: int, device: str, dtype: Any) -> Any:

@@ -8,7 +8,6 @@ device's dense 16-bit peak. On the CPU there is no peak, so tokens/s only.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from gpuport.bench.device import Device
 from gpuport.bench.store import ResultRecord
@@ -41,7 +40,7 @@ class TrainingWorkload:
         def step() -> tuple[dict[str, float | None], str]:
             torch = device.torch
             dtype = torch.bfloat16 if device.is_gpu else torch.float32
-            model: Any = build(torch, shape, device.name, dtype).train()
+            model = build(torch, shape, device.name, dtype).requires_grad_()
             optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
             tokens = torch.randint(0, shape.vocab, (batch, seq + 1), device=device.name)
             inputs, targets = tokens[:, :-1], tokens[:, 1:]

@@ -1,0 +1,151 @@
+"""``gpuport bench list/show/export/import/compare`` on a store filled by hand (no torch)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bench_samples import machine, matmul_result
+from click.testing import CliRunner
+
+from gpuport.bench.store import ResultsStore
+from gpuport.cli import main
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["bench", *args])
+    assert "Traceback" not in result.stdout + result.stderr
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> tuple[Path, str, str]:
+    """A store with an H100 run and an MI300X run, both of bf16 matmul and copy bandwidth."""
+    db = tmp_path / "r.sqlite"
+    with ResultsStore.open(db) as s:
+        ids = []
+        for device, accelerator, tflops in (
+            ("NVIDIA H100 80GB HBM3", "cuda", 700.0),
+            ("AMD Instinct MI300X", "rocm", 840.0),
+        ):
+            run_id = s.begin("micro", machine(device, accelerator), label=f"{accelerator} box")
+            s.add(run_id, {**matmul_result("bf16", tflops)})
+            s.add(
+                run_id,
+                {
+                    "workload": "bandwidth",
+                    "name": "bandwidth copy",
+                    "metrics": {"gbs": tflops * 4, "fraction_of_peak": 0.8},
+                },
+            )
+            s.finish(run_id)
+            ids.append(run_id)
+    return db, ids[0], ids[1]
+
+
+def test_list_shows_every_run(store: tuple[Path, str, str]) -> None:
+    db, a, b = store
+    code, out, _ = run("list", "--db", str(db))
+    assert code == 0
+    assert a in out and b in out and "AMD Instinct" in out and "rocm box" in out
+    code, out, _ = run("list", "--db", str(db), "--format", "json")
+    assert [r["id"] for r in json.loads(out)["runs"]] == [a, b]
+
+
+def test_show_by_prefix_and_latest(store: tuple[Path, str, str]) -> None:
+    db, a, b = store
+    code, out, _ = run("show", a[:6], "--db", str(db))
+    assert code == 0 and f"run {a}" in out and "700 TFLOPS" in out
+    code, out, _ = run("show", "latest", "--db", str(db), "--format", "json")
+    assert json.loads(out)["run"]["id"] == b
+
+
+def test_export_then_import_into_another_store(
+    store: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    db, a, _ = store
+    exported = tmp_path / "run.json"
+    code, _, err = run("export", a, "--db", str(db), "-o", str(exported))
+    assert code == 0 and "wrote" in err
+    other = tmp_path / "other.sqlite"
+    code, _, err = run("import", str(exported), "--db", str(other))
+    assert code == 0 and f"imported run {a}" in err
+    code, out, _ = run("list", "--db", str(other), "--format", "json")
+    assert json.loads(out)["runs"][0]["imported"] is True
+    code, _, err = run("import", str(exported), "--db", str(other))
+    assert code == 2 and "already in" in err
+
+
+def test_import_of_a_bad_file_names_it(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "gpuport-bench-run",\n "version": }')
+    code, _, err = run("import", str(bad), "--db", str(tmp_path / "r.sqlite"))
+    assert code == 2 and f"{bad}:2: not valid JSON" in err
+    bad.write_text(json.dumps({"format": "gpuport-bench-run", "version": 99}))
+    code, _, err = run("import", str(bad), "--db", str(tmp_path / "r.sqlite"))
+    assert code == 2 and "newer than this gpuport" in err
+    code, _, err = run("import", str(tmp_path / "missing.json"), "--db", str(tmp_path / "r.sqlite"))
+    assert code == 2 and "no such file" in err
+
+
+def test_compare_prints_ratios_and_fractions(store: tuple[Path, str, str], tmp_path: Path) -> None:
+    db, a, b = store
+    page = tmp_path / "compare.html"
+    code, out, _ = run("compare", a, b, "--db", str(db), "--html", str(page))
+    assert code == 0
+    row = next(line for line in out.splitlines() if line.startswith("bandwidth copy"))
+    assert "2,800 (80%)" in row and "3,360 (80%)" in row and "1.20x" in row
+    text = page.read_text()
+    assert text.count("<svg") == 2 and "<script" not in text and ' style="' not in text
+    code, out, _ = run("compare", a, b, "--db", str(db), "--format", "json")
+    rows = {r["name"]: r for r in json.loads(out)["rows"]}
+    assert rows["matmul bf16 best shape"]["ratios"] == [1.0, 1.2]
+
+
+def test_compare_needs_two_distinct_runs(store: tuple[Path, str, str]) -> None:
+    db, a, _ = store
+    assert run("compare", a, "--db", str(db))[0] == 2
+    code, _, err = run("compare", a, a[:4], "--db", str(db))
+    assert code == 2 and "named twice" in err
+
+
+def test_a_corrupt_store_is_one_error_line(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    db.write_bytes(b"\0garbage" * 200)
+    code, _, err = run("list", "--db", str(db))
+    assert code == 2 and err.startswith("error:") and "not a gpuport results store" in err
+
+
+def test_the_serve_subcommand_runs_without_the_suite(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    code, _, _ = run("--db", str(db), "serve", "--help")
+    assert code == 0
+    assert not db.exists()  # the suite did not start a run
+
+
+def test_without_torch_the_suite_says_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` raises ImportError
+    code, _, err = run("--quick", "--db", str(tmp_path / "r.sqlite"))
+    assert code == 2
+    assert "pip install torch==2.13.0 && pip install 'gpuport[bench]'" in " ".join(err.split())
+
+
+def test_the_core_and_the_store_commands_never_import_torch(store: tuple[Path, str, str]) -> None:
+    db, a, b = store
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from gpuport.cli import main\n"
+        "from gpuport.report import registered\n"
+        "registered()\n"
+        f"for args in (['list'], ['show', '{a}'], ['compare', '{a}', '{b}', '--format', 'html']):\n"
+        f"    assert CliRunner().invoke(main, ['bench', *args, '--db', r'{db}']).exit_code == 0\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr

@@ -1,0 +1,119 @@
+"""``bench compare``'s HTML page in headless Chromium: charts drawn, hostile labels inert.
+
+Needs Debian's /usr/bin/chromium and playwright (never a downloaded browser), and matplotlib
+for the charts; skipped with a reason where one is missing.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bench_samples import machine
+
+from gpuport.bench.results import compare
+from gpuport.bench.store import ResultRecord, RunSummary, StoredRun
+from gpuport.report import Format, RenderOptions, render
+
+pytestmark = pytest.mark.browser
+pytest.importorskip("matplotlib")
+
+CHROMIUM = Path("/usr/bin/chromium")
+HOSTILE = '<script>alert("label")</script> </style> $x$ & \x1b]0;title'
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists() and not shutil.which("chromium"):
+        pytest.skip("no Chromium at /usr/bin/chromium (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed (pip install playwright; no browser download)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+            headless=True,
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def stored(run_id: str, device: str, accelerator: str, label: str, scale: float) -> StoredRun:
+    results = (
+        ResultRecord(
+            "matmul",
+            "matmul bf16 8192x8192x8192",
+            {"dtype": "bf16"},
+            {"tflops": 700 * scale, "fraction_of_peak": 0.7 * scale},
+        ),
+        ResultRecord(
+            "bandwidth",
+            f"bandwidth copy {HOSTILE}",
+            {},
+            {"gbs": 3000 * scale, "fraction_of_peak": 0.9 * scale},
+        ),
+        ResultRecord("decode", "decode batch 8", {}, {"tokens_per_s": 1500 * scale}),
+    )
+    summary = RunSummary(
+        run_id,
+        "micro",
+        label,
+        "2026-11-25T10:00:00+00:00",
+        None,
+        True,
+        False,
+        device,
+        accelerator,
+        "host",
+        len(results),
+    )
+    described = replace(machine(device, accelerator), device_name=device)
+    return StoredRun(summary, described, {}, results)
+
+
+def test_the_comparison_page_draws_its_charts_and_stays_inert(browser: Any, tmp_path: Path) -> None:
+    comparison = compare(
+        [
+            stored("3f2a9c0d1e4b", "NVIDIA H100 80GB HBM3", "cuda", "cuda box", 1.0),
+            stored("a07b5e6f8c91", f"AMD Instinct MI300X {HOSTILE}", "rocm", HOSTILE, 1.15),
+        ]
+    )
+    page_file = tmp_path / "compare.html"
+    page_file.write_text(render(comparison, Format.HTML, RenderOptions(tool_version="9.9.9")))
+    dialogs: list[str] = []
+    errors: list[str] = []
+    requests: list[str] = []
+    page = browser.new_page(viewport={"width": 1100, "height": 1400})
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: requests.append(r.url))
+    try:
+        page.goto(page_file.as_uri(), wait_until="load")
+        page.wait_for_timeout(200)
+        assert dialogs == [] and errors == []  # nothing ran, the policy refused nothing
+        assert requests == [page_file.as_uri()]
+        assert page.locator("script").count() == 0
+        assert page.locator("figure.chart svg").count() == 2  # ratios, shares of peak
+        for chart in range(2):
+            box = page.locator("figure.chart svg").nth(chart).bounding_box()
+            assert box is not None and box["width"] > 400 and box["height"] > 100
+        # The bars keep their colours under the policy (presentation attributes, no style=).
+        fills = page.eval_on_selector_all(
+            "figure.chart svg path", "els => els.map(e => getComputedStyle(e).fill)"
+        )
+        assert "rgb(76, 114, 176)" in fills and "rgb(221, 132, 82)" in fills
+        body = page.locator("body").inner_text()
+        assert '<script>alert("label")</script>' in body
+        assert "\\x1b]0;title" in body
+        page.screenshot(path=str(tmp_path / "compare.png"), full_page=True)
+    finally:
+        page.close()
