@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from gpuport.bench.store import ResultsStore
 from gpuport.cli.serve import bench_serve
 from gpuport.serving import load
 from gpuport.serving.client import Completion
+from gpuport.serving.results import LoadStep
 
 TINY = ["--model", "tiny", "--num-prompts", "2", "--input-len", "3", "--output-len", "3"]
 
@@ -65,25 +67,47 @@ def test_a_store_that_is_not_one_stops_before_any_request(tmp_path: Path) -> Non
 def test_ctrl_c_stores_the_steps_so_far_marked_incomplete(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    db = tmp_path / "runs.sqlite"
+    answer = Completion(ok=True, ttft_s=0.1, e2e_s=0.2, pieces=("a",), output_tokens=1)
+    seen_in_store: list[int] = []
+
     async def interrupted_run(
-        settings: load.BenchSettings, recorder: load.BenchRecorder, **_: object
+        settings: load.BenchSettings,
+        recorder: load.BenchRecorder,
+        on_step: Callable[[LoadStep], None],
+        **_: object,
     ) -> None:
         recorder.start_step(settings.plans[0])
-        recorder.record(
-            settings.prompts[0],
-            Completion(ok=True, ttft_s=0.1, e2e_s=0.2, pieces=("a",), output_tokens=1),
-        )
+        recorder.record(settings.prompts[0], answer)
+        recorder.finish_step()
+        on_step(recorder.steps[-1])
+        with ResultsStore.open(db) as store:  # the finished step is stored at once
+            seen_in_store.append(len(store.load("latest").results))
+        recorder.start_step(settings.plans[1])
+        recorder.record(settings.prompts[0], answer)
         raise KeyboardInterrupt
 
     monkeypatch.setattr(load, "run_bench", interrupted_run)
-    db = tmp_path / "runs.sqlite"
     result = CliRunner().invoke(
-        bench_serve, ["--url", "http://127.0.0.1:9", *TINY, "--db", str(db), "--format", "json"]
+        bench_serve,
+        [
+            "--url",
+            "http://127.0.0.1:9",
+            *TINY,
+            "--rate",
+            "1,2",
+            "--db",
+            str(db),
+            "--format",
+            "json",
+        ],
     )
     assert result.exit_code == 130
+    assert seen_in_store == [1]
     assert json.loads(result.stdout)["complete"] is False
     with ResultsStore.open(db) as store:
         run = store.load("latest")
     assert not run.summary.complete
-    (record,) = run.results
-    assert "interrupted" in record.note and record.metrics["completed"] == 1.0
+    first, second = run.results
+    assert "interrupted" not in first.note and "interrupted" in second.note
+    assert second.metrics["completed"] == 1.0

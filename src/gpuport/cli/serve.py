@@ -168,6 +168,7 @@ class _RunSaver:
 
     def __init__(self, store: ResultsStore, run_id: str, settings: BenchSettings) -> None:
         self.store, self.run_id, self.settings = store, run_id, settings
+        self.stored = 0  # steps already in the store
 
     @classmethod
     def start(cls, db: Path | None, settings: BenchSettings, label: str | None) -> _RunSaver:
@@ -189,14 +190,18 @@ class _RunSaver:
             raise CommandError(str(exc)) from None
         return cls(store, run_id, settings)
 
-    def close(self, steps: list[LoadStep]) -> None:
-        """Store ``steps`` (each finished step, the last maybe cut short) and end the run."""
+    def add(self, step: LoadStep) -> None:
+        """Store one finished step now, so that even a killed run keeps it."""
         from gpuport.serving.storing import step_record
 
-        model = self.settings.target.model
+        self.store.add(self.run_id, step_record(step, self.settings.target.model))
+        self.stored += 1
+
+    def close(self, steps: list[LoadStep]) -> None:
+        """Store what of ``steps`` is not yet stored (a step cut short) and end the run."""
         try:
-            for step in steps:
-                self.store.add(self.run_id, step_record(step, model))
+            for step in steps[self.stored :]:
+                self.add(step)
             complete = len(steps) == len(self.settings.plans) and all(s.complete for s in steps)
             self.store.finish(self.run_id, complete=complete)
             state = "" if complete else " (marked incomplete)"
@@ -363,11 +368,18 @@ def bench_serve(
     )
     recorder = BenchRecorder(settings)
     saver = None if no_store else _RunSaver.start(db, settings, label)
+    bar = _Answers(len(prompts) * len(plans), not no_progress)
+
+    def on_step(step: LoadStep) -> None:
+        bar.step_done(step)
+        if saver is not None:
+            saver.add(step)
+
     stopped = False
     try:
-        with _Answers(len(prompts) * len(plans), not no_progress) as bar:
+        with bar:
             result = asyncio.run(
-                run_bench(settings, recorder, on_answer=bar.answered, on_step=bar.step_done)
+                run_bench(settings, recorder, on_answer=bar.answered, on_step=on_step)
             )
     except KeyboardInterrupt:
         result, stopped = recorder.result(complete=False), True
