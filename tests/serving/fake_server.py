@@ -9,6 +9,7 @@ The behaviour is chosen by the first part of the URL path, so one server plays e
 - ``timeout``: says nothing for 10 s (the client's time-out must fire first);
 - ``malformed``: a chunk whose ``data:`` is not JSON;
 - ``disconnect``: two tokens, then the connection is dropped;
+- ``streamerror``: one token, then an OpenAI-style error object in the stream (vLLM does so);
 - ``nousage``: never sends ``usage``;
 - ``nologprobs``: never sends logprobs;
 - ``notstream``: a whole JSON answer instead of a stream (a server that ignores ``stream``);
@@ -116,6 +117,9 @@ async def _stream(body: dict[str, Any], mode: str, chat: bool) -> AsyncIterator[
     for position, token in enumerate(tokens):
         if mode == "disconnect" and position == 2:
             raise ConnectionResetError("dropped on purpose")
+        if mode == "streamerror" and position == 1:
+            yield 'data: {"error": {"message": "out of KV cache", "code": 500}}\n\n'
+            return
         if mode == "malformed" and position == 1:
             yield "data: {not json\n\n"
             continue

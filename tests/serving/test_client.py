@@ -78,6 +78,7 @@ def test_without_usage_the_tokens_are_counted_from_the_chunks(server: FakeServer
         ("malformed", "malformed SSE", "not JSON: {not json"),
         ("disconnect", "dropped mid-stream", ""),
         ("notstream", "malformed SSE", "no data: lines (application/json)"),
+        ("streamerror", "error in stream", "out of KV cache"),
     ],
 )
 def test_a_faulty_server_gives_a_failed_answer_with_its_reason(
