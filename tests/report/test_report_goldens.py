@@ -27,6 +27,7 @@ from result_samples import (
     sample_rule,
     sample_rule_index,
 )
+from serve_samples import sample_serve_bench, sample_serve_verify
 from verify_samples import sample_verify
 
 from gpuport.report import DECLARED_FORMATS, Format, RenderOptions, formats_for, render
@@ -57,6 +58,8 @@ SAMPLES: dict[str, Callable[[], object]] = {
     "bench-compare": sample_bench_comparison,
     "verify": sample_verify,
     "doctor": sample_doctor,
+    "serve-bench": sample_serve_bench,
+    "serve-verify": sample_serve_verify,
 }
 TIMED = {
     "scan",

@@ -23,6 +23,7 @@ from gpuport.plan.planner import PlanResult
 from gpuport.port.model import PortResult
 from gpuport.rules import Rule, RuleIndex
 from gpuport.scan.engine import ScanResult
+from gpuport.serving.results import ServeBenchResult, ServeVerifyResult
 from gpuport.verify.result import VerifyComparison
 
 
@@ -63,6 +64,8 @@ DECLARED_FORMATS: Mapping[type, tuple[Format, ...]] = MappingProxyType(
         BenchComparison: (Format.TERMINAL, Format.JSON, Format.MARKDOWN, Format.HTML),
         VerifyComparison: (Format.TERMINAL, Format.JSON, Format.MARKDOWN, Format.HTML),
         DoctorReport: (Format.TERMINAL, Format.JSON),
+        ServeBenchResult: (Format.TERMINAL, Format.JSON, Format.MARKDOWN),
+        ServeVerifyResult: (Format.TERMINAL, Format.JSON, Format.MARKDOWN),
     }
 )
 
@@ -117,6 +120,7 @@ def _load() -> None:
         port_formats,
         rule_formats,
         sarif,
+        serve_formats,
         terminal,
         verify_formats,
     )
