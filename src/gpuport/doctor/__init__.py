@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gpuport.doctor import checks, probes
+from gpuport.doctor import amd_checks, checks, probes
 from gpuport.doctor.model import Diagnosis, DoctorReport, GpuSeen, ProbeNote, Status
 from gpuport.doctor.probes import Facts
 from gpuport.doctor.system import CommandResult, Runner, SystemView, subprocess_runner
@@ -62,7 +62,7 @@ def diagnose(view: SystemView, *, import_torch: bool = False) -> DoctorReport:
     chosen: list[checks.Check] = [checks.check_gpu_present]
     skipped: list[checks.Check] = []
     (chosen if gpus else skipped).extend(checks.GPU_CHECKS)
-    (chosen if amd else skipped).extend(checks.AMD_CHECKS if amd or not gpus else ())
+    (chosen if amd else skipped).extend(amd_checks.AMD_CHECKS if amd or not gpus else ())
     (chosen if nvidia else skipped).extend(checks.NVIDIA_CHECKS if nvidia or not gpus else ())
     chosen.extend(checks.ALWAYS)
     if gpus:

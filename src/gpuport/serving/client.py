@@ -21,7 +21,8 @@ import json
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from types import ModuleType
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -31,7 +32,7 @@ if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
     # back to asyncio when it is missing; a failed import is not cached, so every try searches
     # sys.path again (~0.3 ms each, inside the timed request: benchmarks/serve_client.py).
     # None in sys.modules makes the import fail at once, with the same fallback.
-    sys.modules["sniffio"] = None  # type: ignore[assignment]
+    cast("dict[str, ModuleType | None]", sys.modules)["sniffio"] = None
 
 # How much of a server's error text a failure keeps as its example.
 DETAIL_CHARS = 160
