@@ -116,6 +116,8 @@ def cuda_version_check(ctx: PythonContext, node: ast.Attribute | ast.Name) -> No
         return
     if guards.rocm_guarded(parents, node):
         return
+    if reason in ("branches on", "checks for None") and guards.beside_rocm_test(parents, node):
+        return  # a test whose ROCm side the statement beside it handles (a parse still raises)
     if reason in ("parses", "compares"):
         if guards.none_guard(parents, node) is not None:
             return  # reached only once the value is known to be set: fine on ROCm
