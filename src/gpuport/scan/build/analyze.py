@@ -18,6 +18,7 @@ from gpuport.scan.build.branches import cuda_only_spans
 from gpuport.scan.build.cmake import CMAKE_RULES, CMAKE_STEERING, cmake_hits
 from gpuport.scan.build.commands import WORD_RULES, WORD_STEERING, command_hits
 from gpuport.scan.build.common import BuildContext, RuleRun, once_per_file, prefiltered_findings
+from gpuport.scan.build.shell_branches import shell_cuda_only_spans
 from gpuport.scan.build.words import (
     CUDA_GPU_ARCHITECTURES,
     CUDA_TOOLKIT_PATH,
@@ -92,9 +93,15 @@ def _command_words_hits(
 ) -> list[Hit]:
     """The word rules over the shell commands of ``text``, read only if a rule can fire."""
     words = BuildWords(text, kind, offload_archs, enabled)
-    if words.runs:
-        words.commands(shell_commands(text, heredocs=heredocs))
-    return words.hits()
+    if not words.runs:
+        return words.hits()
+    commands = shell_commands(text, heredocs=heredocs)
+    words.commands(commands)
+    hits = words.hits()
+    spans = shell_cuda_only_spans(commands) if kind == "shell" else []
+    if spans:  # the CUDA branches beside a ROCm branch: not porting work
+        hits = [h for h in hits if not any(a <= h.start < b for a, b in spans)]
+    return hits
 
 
 class BuildWords:

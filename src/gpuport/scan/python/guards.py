@@ -196,6 +196,31 @@ def _rocm_guarded(parents: Parents, node: ast.AST, seen: frozenset[ast.AST]) -> 
     return False
 
 
+def beside_rocm_test(parents: Parents, node: ast.AST) -> bool:
+    """The statement holding ``node`` has, right before or after it in the same block, one
+    that tests ROCm: ``if ROCM_HOME is None and torch.version.hip:`` after ``if CUDA_HOME is
+    None and torch.version.cuda:``, ``is_not_hip = torch.version.hip is None`` before
+    ``is_cuda = torch.version.cuda is not None``. The two statements split the platforms as
+    an if/elif chain would."""
+    for child, parent in ancestors(parents, node):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(parent, name, None)
+            if isinstance(block, list) and child in block:
+                at = block.index(child)
+                return any(_tests_rocm(statement) for statement in block[max(at - 1, 0) : at + 2])
+        if isinstance(parent, _SCOPE_NODES):
+            return False
+    return False
+
+
+def _tests_rocm(statement: ast.AST) -> bool:
+    if isinstance(statement, (ast.If, ast.While)):
+        return mentions_rocm(statement.test)
+    if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+        return mentions_rocm(statement.value)
+    return False
+
+
 _TORCH_CUDA_VERSION = ast.parse("torch.version.cuda", mode="eval").body
 
 
@@ -227,6 +252,7 @@ class _ModuleIndex:
         self.imported: set[str] = set()  # top-level modules imported anywhere in it
         self.strings: dict[str, str] = {}  # module-level NAME = "text", assigned once
         assigned: dict[str, list[ast.AST | None]] = {}  # None: not a plain `name = value`
+        statements: dict[str, list[ast.AST]] = {}  # the assignments, in the same order
         for node in ast.walk(module):
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -236,6 +262,7 @@ class _ModuleIndex:
                         if isinstance(sub, ast.Name):
                             value = node.value if plain and sub is target else None
                             assigned.setdefault(sub.id, []).append(value)
+                            statements.setdefault(sub.id, []).append(node)
             for child in ast.iter_child_nodes(node):
                 self.parents[child] = node
             if isinstance(node, ast.Import):
@@ -248,10 +275,19 @@ class _ModuleIndex:
                 self.loads.setdefault("." + node.attr, []).append(node)
         # names assigned once, from a test true only on CUDA (checked without names, so a
         # flag built from another flag is not followed)
-        self.cuda_flags = frozenset(
+        once = frozenset(
             name
             for name, values in assigned.items()
             if len(values) == 1 and values[0] is not None and _cuda_only({}, values[0])
+        )
+        # then flags set to something true only where one of those holds (`use_cutlass =
+        # False` … `if use_cuda and not IS_WINDOWS: use_cutlass = True`, torchao's setup.py)
+        self.cuda_flags = once | frozenset(
+            name
+            for name, values in assigned.items()
+            if len(values) > 1
+            and name not in once
+            and _set_only_on_cuda(self.parents, statements[name], values, once)
         )
         for statement in getattr(module, "body", []):
             if (
@@ -272,6 +308,45 @@ class _ModuleIndex:
                 and last_name(statement.value.func) == "setup"
             ):
                 self.script = True  # a setup.py: setup(...) at module level
+
+
+def _falsy_constant(value: ast.AST | None) -> bool:
+    return isinstance(value, ast.Constant) and not value.value
+
+
+def _set_only_on_cuda(
+    parents: Parents,
+    statements: list[ast.AST],
+    values: list[ast.AST | None],
+    flags: frozenset[str],
+) -> bool:
+    """Every assignment of a name is a false constant (``False``, ``None``, ``0``) or sits in
+    the body of an ``if`` true only on CUDA (``torch.version.cuda``, or one of ``flags``,
+    names assigned once from such a test): the name is true only on CUDA. At least one
+    assignment is of each kind."""
+    on_cuda = 0
+    for statement, value in zip(statements, values, strict=True):
+        if _falsy_constant(value):
+            continue
+        if value is None or not _in_cuda_branch(parents, statement, flags):
+            return False
+        on_cuda += 1
+    return 0 < on_cuda < len(statements)
+
+
+def _cuda_test(test: ast.AST, flags: frozenset[str]) -> bool:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_cuda_test(part, flags) for part in test.values)
+    return tests_set(test, _TORCH_CUDA_VERSION) or (isinstance(test, ast.Name) and test.id in flags)
+
+
+def _in_cuda_branch(parents: Parents, node: ast.AST, flags: frozenset[str]) -> bool:
+    for child, parent in ancestors(parents, node):
+        if isinstance(parent, ast.If) and child in parent.body and _cuda_test(parent.test, flags):
+            return True
+        if isinstance(parent, _SCOPE_NODES):
+            return False
+    return False
 
 
 _MAIN_RE = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")

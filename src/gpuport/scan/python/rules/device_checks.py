@@ -31,7 +31,8 @@ CUDA_VERSION_CHECK = rule(
         "(`if torch.version.cuda:`, `torch.version.cuda is not None`), compared, or parsed "
         "(`.split('.')`, `float(...)`, `version.parse(...)`). Code that also tests "
         "`torch.version.hip` (or an `is_rocm`/`is_hip` flag) in the same condition, the same "
-        "if/elif chain, an enclosing if, or an earlier guard is left alone."
+        "if/elif chain, an enclosing if, or an earlier guard is left alone, and so is a test "
+        "of the value (not a parse) with a ROCm test in the statement right before or after."
     ),
     why=(
         "A ROCm build of PyTorch sets `torch.version.hip` and leaves `torch.version.cuda` as "
@@ -116,6 +117,8 @@ def cuda_version_check(ctx: PythonContext, node: ast.Attribute | ast.Name) -> No
         return
     if guards.rocm_guarded(parents, node):
         return
+    if reason in ("branches on", "checks for None") and guards.beside_rocm_test(parents, node):
+        return  # a test whose ROCm side the statement beside it handles (a parse still raises)
     if reason in ("parses", "compares"):
         if guards.none_guard(parents, node) is not None:
             return  # reached only once the value is known to be set: fine on ROCm
