@@ -117,6 +117,9 @@ def test_the_training_code_base_says_what_would_decide_the_rest() -> None:
     assert recommendation["economics"] is None
     missing = " ".join(recommendation["missing"])
     assert "--model" in missing
+    # both "cheaper" factors ask for the volume: one item names them both
+    volume = [a for a in recommendation["asks"] if "tokens_per_month" in a["ask"]]
+    assert [a["factors"] for a in volume] == [["rocm-cheaper", "cuda-cheaper"]]
 
 
 def test_every_example_declares_its_decision_settings() -> None:

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from gpuport.assess import Assessment, Verdict, assess
-from gpuport.assess.decision import decide
+from gpuport.assess.decision import _ASKED_FLAG, _ASKED_KEY, decide, merge_asks
 from gpuport.assess.decision_model import (
     CostOption,
     DecisionSettings,
@@ -18,10 +18,12 @@ from gpuport.assess.decision_model import (
     Economics,
     FactorResult,
     FactorState,
+    MissingInput,
     Outcome,
     Recommendation,
 )
 from gpuport.cli import main
+from gpuport.kb.decision_factors import decision_factors
 from gpuport.plan.inputs import plan_for_assess
 from gpuport.plan.planner import PlanResult
 from gpuport.scan.engine import ScanOptions, scan_path
@@ -399,3 +401,31 @@ def test_pilot_first_for_kernel_heavy_training_and_a_new_team(tmp_path: Path) ->
     assert factor(result, "latency-critical-serving").state is NO  # training serves nothing
     held = {f.factor_id for f in result.decisive}
     assert {"training-workload", "no-rocm-experience", "custom-cuda-kernels"} <= held
+
+
+def test_factors_asking_for_the_same_setting_share_one_ask_that_names_them_all() -> None:
+    factors = decision_factors()
+
+    def unknown(factor_id: str) -> FactorResult:
+        f = factors[factor_id]
+        return FactorResult(
+            f.id, f.question, FactorState.UNKNOWN, Direction.NEUTRAL, False, f.weight, ask=f.ask
+        )
+
+    ids = ["cuda-cheaper", "rocm-cheaper", "throughput-serving", "latency-critical-serving"]
+    ids += ["memory-bandwidth-bound", "fits-one-large-gpu", "regulated-revalidation"]
+    asks = merge_asks([unknown(i) for i in ids])
+    # the heaviest factor's ask names what the others need: rocm-cheaper's adds the engineer rate
+    assert asks[0] == MissingInput(("rocm-cheaper", "cuda-cheaper"), factors["rocm-cheaper"].ask)
+    assert [a.factors for a in asks[1:]] == [
+        ("fits-one-large-gpu", "memory-bandwidth-bound"),
+        ("latency-critical-serving", "throughput-serving"),
+        ("regulated-revalidation",),
+    ]
+    assert "`batch`" in asks[2].ask and "`engineer_usd_per_hour`" in asks[0].ask
+
+
+def test_every_ask_of_the_knowledge_base_names_a_setting_or_a_flag() -> None:
+    for factor in decision_factors().values():
+        if factor.ask:  # merge_asks groups asks by the first setting or flag they name
+            assert _ASKED_KEY.search(factor.ask) or _ASKED_FLAG.search(factor.ask), factor.id

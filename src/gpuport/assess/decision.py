@@ -22,6 +22,7 @@ The outcome, in this order:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ from gpuport.assess.decision_model import (
     Economics,
     FactorResult,
     FactorState,
+    MissingInput,
     Outcome,
     Recommendation,
 )
@@ -56,6 +58,9 @@ LARGE_MODEL_PARAMS = 30e9
 LONG_CONTEXT = 32768
 SMALL_GPU = "h100-sxm"  # the 80 GB GPU of the "needs two 80 GB GPUs" factor
 LARGE_GPU = "mi300x"  # the 192 GB GPU
+# The setting an ask starts from: its first `key` of [tool.gpuport.decision], else its first flag
+_ASKED_KEY = re.compile(r"`([a-z_]+)`")
+_ASKED_FLAG = re.compile(r"--[a-z][a-z-]*")
 MAX_PLACES = 3  # places named per factor; the count says how many more
 MAX_TARGETS = 8  # GPU targets named by current-gpus
 READY = frozenset({Verdict.READY, Verdict.READY_WITH_WORK, Verdict.ALREADY_SUPPORTS_ROCM})
@@ -496,6 +501,31 @@ def _movable_part(inputs: _Inputs, decisive: list[FactorResult]) -> tuple[str, .
     return tuple(sorted({p.top for p in other if p.top and p.top not in blocked}))
 
 
+def _asked_input(ask: str) -> str:
+    """The setting ``ask`` is about: its first backticked key, else its first flag, else itself."""
+    key = _ASKED_KEY.search(ask)
+    if key is not None:
+        return key.group(1)
+    flag = _ASKED_FLAG.search(ask)
+    return flag.group(0) if flag is not None else ask
+
+
+def merge_asks(unknown: list[FactorResult]) -> tuple[MissingInput, ...]:
+    """One item per setting the unknown factors ask for, heaviest first.
+
+    Factors whose asks start from the same setting (rocm-cheaper and cuda-cheaper both ask for
+    the volume; latency-critical-serving and throughput-serving for `batch`) share one item
+    that names them all, worded as the heaviest one's ask, the fullest of them in the KB.
+    """
+    groups: dict[str, list[FactorResult]] = {}
+    for result in sorted(unknown, key=lambda r: -r.weight):
+        if result.ask:
+            groups.setdefault(_asked_input(result.ask), []).append(result)
+    return tuple(
+        MissingInput(tuple(r.factor_id for r in group), group[0].ask) for group in groups.values()
+    )
+
+
 def _recommend(inputs: _Inputs, results: list[FactorResult]) -> Recommendation:
     ordered = _order(results)
     settings, economics = inputs.settings, inputs.economics
@@ -503,6 +533,7 @@ def _recommend(inputs: _Inputs, results: list[FactorResult]) -> Recommendation:
     total = sum(r.weight for r in weighted)
     unknown = [r for r in weighted if r.state is FactorState.UNKNOWN]
     missing = tuple(dict.fromkeys(r.ask for r in sorted(unknown, key=lambda r: -r.weight) if r.ask))
+    asks = merge_asks(unknown)
     for_cuda = _holding(results, Direction.CUDA)
     for_rocm = _holding(results, Direction.ROCM)
     cuda_weight = sum(r.weight for r in for_cuda)
@@ -519,6 +550,7 @@ def _recommend(inputs: _Inputs, results: list[FactorResult]) -> Recommendation:
             economics=economics,
             missing=missing,
             settings=settings,
+            asks=asks,
         )
 
     if verdict is Verdict.NOTHING_TO_ASSESS:
@@ -545,7 +577,7 @@ def _recommend(inputs: _Inputs, results: list[FactorResult]) -> Recommendation:
             decisive + [r for r in for_cuda if not r.decisive][:2],
         )
     if total and sum(r.weight for r in unknown) / total > UNKNOWN_SHARE:
-        ask = missing[0] if missing else "the settings of [tool.gpuport.decision]"
+        ask = asks[0].ask if asks else "the settings of [tool.gpuport.decision]"
         return build(
             Outcome.UNKNOWN,
             f"Not enough evidence: {len(unknown)} of {len(weighted)} factors are unknown; {ask}",

@@ -110,6 +110,25 @@ def ordered_factors(recommendation: Recommendation) -> list[FactorResult]:
     return [*recommendation.decisive, *rest]
 
 
+UNKNOWN_TITLE = "To decide the unknown factors"
+
+
+def names_text(names: tuple[str, ...]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def ask_items(recommendation: Recommendation) -> list[tuple[str, str]]:
+    """What to tell gpuport, one item per setting: (the factors it decides, the ask).
+
+    Factors asking for the same setting share an item (:attr:`Recommendation.asks`); a
+    recommendation made without them lists its ``missing`` asks unnamed.
+    """
+    if recommendation.asks:
+        return [(names_text(a.factors), a.ask) for a in recommendation.asks]
+    return [("", m) for m in recommendation.missing]
+
+
 def option_label(option: CostOption) -> str:
     return f"{option.gpus} x {option.gpu_name}"
 
@@ -241,6 +260,8 @@ def recommendation_json(recommendation: Recommendation) -> dict[str, Any]:
         "factors": [_factor_json(f) for f in ordered_factors(recommendation)],
         "economics": economics_json(recommendation.economics),
         "missing": list(recommendation.missing),
+        # ``missing`` with the factors asking for the same setting merged, and named
+        "asks": [{"factors": list(a.factors), "ask": a.ask} for a in recommendation.asks],
         "settings": settings_json(settings),
     }
 
@@ -355,9 +376,13 @@ def terminal_renderables(
             out.append(Text("Assumptions:", style="dim"))
             notes = [Text(display_text(a), style="dim") for a in economics.assumptions]
             out.append(_hanging(["-"] * len(notes), notes, style="dim"))
-    if recommendation.missing:
-        out.extend(["", Text("To decide the unknown factors, tell gpuport:", style="bold")])
-        lines = [Text(display_text(m)) for m in recommendation.missing]
+    if items := ask_items(recommendation):
+        out.extend(["", Text(f"{UNKNOWN_TITLE}:", style="bold")])
+        lines = []
+        for names, ask in items:
+            line = Text(f"{display_text(names)}: " if names else "", style="bold")
+            line.append(display_text(ask), style="")
+            lines.append(line)
         out.append(_hanging(["•"] * len(lines), lines))
     out.extend(["", Text(READINESS_TITLE, style="bold")])
     return out
@@ -435,8 +460,10 @@ def markdown_lines(recommendation: Recommendation) -> list[str]:
                     "",
                 ]
             )
-    if recommendation.missing:
-        out.extend(["### To decide the unknown factors, tell gpuport", ""])
-        out.extend(f"- {md_text(m)}" for m in recommendation.missing)
+    if items := ask_items(recommendation):
+        out.extend([f"### {UNKNOWN_TITLE}", ""])
+        out.extend(
+            f"- {f'**{md_text(names)}**: ' if names else ''}{md_text(ask)}" for names, ask in items
+        )
         out.append("")
     return out

@@ -19,6 +19,8 @@ from gpuport.report.common import html_text
 from gpuport.report.recommendation import (
     OUTCOME_TITLE,
     READINESS_TITLE,
+    UNKNOWN_TITLE,
+    ask_items,
     decided_it,
     direction_text,
     economics_lines,
@@ -240,10 +242,13 @@ def recommendation_section(
     out.append("</tbody></table>")
     if recommendation.economics is not None:
         out.extend(_economics_html(recommendation.economics))
-    if recommendation.missing:
-        out.append("<h3>To decide the unknown factors, tell gpuport</h3>")
+    if items := ask_items(recommendation):
+        out.append(f"<h3>{html_text(UNKNOWN_TITLE)}</h3>")
         out.append('<ul class="missing">')
-        out.extend(f"<li>{html_text(m)}</li>" for m in recommendation.missing)
+        out.extend(
+            f"<li>{f'<strong>{html_text(names)}</strong>: ' if names else ''}{html_text(ask)}</li>"
+            for names, ask in items
+        )
         out.append("</ul>")
     settings = settings_items(recommendation.settings)
     if settings:
