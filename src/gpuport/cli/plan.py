@@ -143,4 +143,4 @@ def plan(
         measured_file=measured_file,
     )
     chosen = Format(fmt)
-    emit(render(result, chosen, render_options(chosen, output)), output)
+    emit(render(result, chosen, render_options(chosen, output, fit_terminal=True)), output)
