@@ -227,3 +227,14 @@ def test_a_long_url_in_an_assumption_breaks_across_lines_and_is_never_cut() -> N
     block = _assumption_blocks(text)[0]
     assert "…" not in "".join(block)
     assert url in "".join(line.strip().removeprefix("- ") for line in block)
+
+
+def test_a_top_finding_header_that_wraps_hangs_under_the_rule_not_at_the_margin() -> None:
+    text = render(sample_assessment(), Format.TERMINAL, RenderOptions(width=64))
+    lines = text[text.index("Top findings") :].splitlines()
+    heads = [n for n, line in enumerate(lines) if re.match(r"  \S.*  (blocker|high) +GP", line)]
+    assert len(heads) >= 3
+    for n in heads:  # at 64 columns each of these goes on to a second line, under its rule id
+        rule = lines[n].index(" GP") + 1
+        after = lines[n + 1]
+        assert after[:rule].strip() == "" and after[rule] != " ", (lines[n], after)
