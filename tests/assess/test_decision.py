@@ -295,7 +295,11 @@ def test_economics_decide_the_cost_factors(tmp_path: Path) -> None:
     dearer = recommend(tmp_path / "c", VLLM_SERVICE, economics=economics(-5000.0))
     assert factor(dearer, "rocm-cheaper").state is NO
     assert factor(dearer, "cuda-cheaper").state is YES
-    assert factor(dearer, "cuda-cheaper").evidence[0] == "AMD costs $5,000/month"
+    assert factor(dearer, "cuda-cheaper").evidence[0] == "AMD costs $5,000/month more"
+    assert (
+        factor(dearer, "rocm-cheaper").evidence[0]
+        == "AMD saves nothing: it costs $5,000/month more"
+    )
     missing = recommend(tmp_path / "d", VLLM_SERVICE)
     assert factor(missing, "rocm-cheaper").state is UNKNOWN
     assert "tokens_per_month" in factor(missing, "rocm-cheaper").ask

@@ -238,3 +238,11 @@ def test_a_top_finding_header_that_wraps_hangs_under_the_rule_not_at_the_margin(
         rule = lines[n].index(" GP") + 1
         after = lines[n + 1]
         assert after[:rule].strip() == "" and after[rule] != " ", (lines[n], after)
+
+
+def test_the_declared_settings_are_listed_in_the_terminal_and_markdown_as_in_html() -> None:
+    assessment = decided_assessment()
+    for fmt in (Format.TERMINAL, Format.MARKDOWN, Format.HTML):
+        text = " ".join(render(assessment, fmt, PLAIN).split())
+        assert "Declared" in text and "pyproject.toml" in text, fmt
+        assert "tokens_per_month" in text and "20,000,000,000" in text, fmt

@@ -393,7 +393,8 @@ def _rocm_cheaper(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
     saving = economics.monthly_saving_usd
     lines = _economics_lines(economics)
     if saving <= 0:
-        return _Decided(FactorState.NO, (f"AMD saves nothing ({_money(saving)}/month)", *lines))
+        more = f": it costs {_money(-saving)}/month more" if saving < 0 else ""
+        return _Decided(FactorState.NO, (f"AMD saves nothing{more}", *lines))
     payback = economics.payback_months
     if payback is not None and payback[1] > PAYBACK_MONTHS:
         lines.insert(
@@ -412,10 +413,8 @@ def _cuda_cheaper(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
         return _Decided(FactorState.UNKNOWN)
     saving = economics.monthly_saving_usd
     state = FactorState.YES if saving < 0 else FactorState.NO
-    verb = "costs" if saving < 0 else "saves"
-    return _Decided(
-        state, (f"AMD {verb} {_money(abs(saving))}/month", *_economics_lines(economics))
-    )
+    said = f"costs {_money(-saving)}/month more" if saving < 0 else f"saves {_money(saving)}/month"
+    return _Decided(state, (f"AMD {said}", *_economics_lines(economics)))
 
 
 def _current_gpus(factor: DecisionFactor, inputs: _Inputs) -> _Decided:

@@ -14,6 +14,7 @@ from typing import Any
 
 from rich import box
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -66,13 +67,16 @@ def usd_text(value: float | None) -> str:
     return f"{sign}${abs(value):,.0f}"
 
 
-def span_text(span: tuple[float, float], unit: str = "", money: bool = False) -> str:
-    """A low-high range: ``$3,000-$6,000`` or ``2.5-5.0 months`` (an en dash between); one number when they match."""
+def span_text(
+    span: tuple[float, float], unit: str = "", money: bool = False, whole_from: float = 100
+) -> str:
+    """A low-high range: ``$3,000-$6,000`` or ``2.5-5.0 months`` (an en dash between); one number
+    when they match. Numbers from ``whole_from`` up have no decimal."""
     low, high = span
     if money:
         shown = [usd_text(low), usd_text(high)]
     else:  # hours and months: whole numbers once they are big enough not to need a decimal
-        shown = [f"{v:,.0f}" if v >= 100 else f"{v:,.1f}" for v in (low, high)]
+        shown = [f"{v:,.0f}" if v >= whole_from else f"{v:,.1f}" for v in (low, high)]
     text = shown[0] if shown[0] == shown[1] else f"{shown[0]}\u2013{shown[1]}"
     return f"{text} {unit}".rstrip()
 
@@ -148,7 +152,8 @@ def payback_text(economics: Economics) -> str:
 
 def economics_lines(economics: Economics) -> list[str]:
     """The one-off cost of moving, the monthly saving and the payback, one line each."""
-    move = f"{span_text(economics.move_hours, 'hours')}"
+    # whole hours from 10 up, as the assumptions' "moving: 15-60 h of porting" has them
+    move = f"{span_text(economics.move_hours, 'hours', whole_from=10)}"
     if economics.move_usd is not None:
         move += f" ({span_text(economics.move_usd, money=True)})"
     lines = [f"cost of moving: {move}"]
@@ -164,6 +169,10 @@ def economics_lines(economics: Economics) -> list[str]:
     return lines
 
 
+def declared_source(settings: DecisionSettings) -> str:
+    return settings.source or "declared"
+
+
 def settings_items(settings: DecisionSettings) -> list[tuple[str, str]]:
     """The declared settings that are set, as (key, value) pairs in the dataclass's order."""
     items: list[tuple[str, str]] = []
@@ -175,8 +184,8 @@ def settings_items(settings: DecisionSettings) -> list[tuple[str, str]]:
             continue
         if isinstance(value, tuple):
             value = ", ".join(value)
-        elif isinstance(value, bool):
-            value = "yes" if value else "no"
+        elif isinstance(value, bool):  # as the TOML has it, and the factors' evidence says
+            value = "true" if value else "false"
         elif isinstance(value, float):
             value = f"{value:,.0f}" if value.is_integer() else f"{value:,.2f}"
         items.append((name, str(value)))
@@ -384,6 +393,16 @@ def terminal_renderables(
             line.append(display_text(ask), style="")
             lines.append(line)
         out.append(_hanging(["•"] * len(lines), lines))
+    if declared := settings_items(recommendation.settings):  # as the HTML report lists them
+        source = display_text(declared_source(recommendation.settings))
+        out.extend(["", Text(f"Declared ({source}):", style="dim")])
+        line = Text()
+        for index, (key, value) in enumerate(declared):
+            line.append(" · " if index else "")
+            line.append(display_text(key), style="bold")
+            line.append(f" {display_text(value)}")
+        line.stylize("dim")
+        out.append(Padding(line, (0, 0, 0, 2)))
     out.extend(["", Text(READINESS_TITLE, style="bold")])
     return out
 
@@ -466,4 +485,9 @@ def markdown_lines(recommendation: Recommendation) -> list[str]:
             f"- {f'**{md_text(names)}**: ' if names else ''}{md_text(ask)}" for names, ask in items
         )
         out.append("")
+    if declared := settings_items(recommendation.settings):  # as the HTML report lists them
+        listed = " · ".join(f"{md_code_cell(key)} {md_text(value)}" for key, value in declared)
+        out.extend(
+            [f"{md_text(f'Declared ({declared_source(recommendation.settings)}):')} {listed}", ""]
+        )
     return out

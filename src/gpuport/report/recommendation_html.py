@@ -22,6 +22,7 @@ from gpuport.report.recommendation import (
     UNKNOWN_TITLE,
     ask_items,
     decided_it,
+    declared_source,
     direction_text,
     economics_lines,
     evidence_lines,
@@ -58,6 +59,8 @@ def cost_chart_svg(economics: Economics) -> str:
     height = top + row_h * len(priced) + 4
     biggest = max(o.usd_per_month or 0.0 for _, o in priced) or 1.0
     best = economics.best.gpu_id if economics.best is not None else None
+    if economics.monthly_saving_usd is not None and economics.monthly_saving_usd <= 0:
+        best = None  # green says "saves money": not for an option that costs more than today
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
         f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
@@ -252,7 +255,7 @@ def recommendation_section(
         out.append("</ul>")
     settings = settings_items(recommendation.settings)
     if settings:
-        source = recommendation.settings.source or "declared"
+        source = declared_source(recommendation.settings)
         declared = " · ".join(f"<code>{html_text(k)}</code> {html_text(v)}" for k, v in settings)
         out.append(f'<p class="muted">Declared ({html_text(source)}): {declared}</p>')
     out.append("</section>")

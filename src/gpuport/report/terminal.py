@@ -185,16 +185,21 @@ def _print_skipped(console: Console, skipped: list[Skipped]) -> None:
     console.print(_indented(grid, 2))
 
 
-def _summary(result: ScanResult) -> Text:
+def _summary(result: ScanResult, product: Assessment | None = None) -> Text:
+    """The closing line; under an assessment, what gpuport fixes counts product code, as the
+    assessment's own "gpuport can fix N of M" line above it does."""
     findings = result.findings
     counts = severity_counts(findings)
     mechanical, actionable = fixable_counts(findings)
+    where = ""
+    if product is not None:
+        mechanical, actionable, where = product.mechanical, product.actionable, " in product code"
     files = len({f.location.path for f in findings})
     text = Text(plural(len(findings), "finding"), style="bold")
     if counts:
         text.append(" (" + ", ".join(f"{n} {label}" for label, n in counts.items()) + ")")
         text.append(f" in {plural(files, 'file')}")
-    parts = [f"gpuport can fix {mechanical} of {actionable}"] if actionable else []
+    parts = [f"gpuport can fix {mechanical} of {actionable}{where}"] if actionable else []
     if result.skipped:
         crashes = len(result.crashed)
         extra = f" ({crashes} rule crash{'es' if crashes > 1 else ''})" if crashes else ""
@@ -471,5 +476,5 @@ def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -
         section = plan_formats.plan_terminal_section(assessment.plan, options)
         console.file.write(section if section.endswith("\n") else section + "\n")
     console.print()
-    console.print(_summary(scan))
+    console.print(_summary(scan, assessment))
     return console_text(console)
