@@ -10,7 +10,14 @@ import pytest
 from click.testing import CliRunner
 
 from gpuport.assess import Assessment, Verdict, assess
-from gpuport.assess.decision import _ASKED_FLAG, _ASKED_KEY, decide, merge_asks
+from gpuport.assess.decision import (
+    _ASKED_FLAG,
+    _ASKED_KEY,
+    CURRENT_GPU_ASK,
+    MODEL_ASK,
+    decide,
+    merge_asks,
+)
 from gpuport.assess.decision_model import (
     CostOption,
     DecisionSettings,
@@ -433,3 +440,24 @@ def test_every_ask_of_the_knowledge_base_names_a_setting_or_a_flag() -> None:
     for factor in decision_factors().values():
         if factor.ask:  # merge_asks groups asks by the first setting or flag they name
             assert _ASKED_KEY.search(factor.ask) or _ASKED_FLAG.search(factor.ask), factor.id
+
+
+def test_the_economics_ask_only_for_what_the_team_has_not_given(tmp_path: Path) -> None:
+    def asks(name: str, settings: DecisionSettings, plan: PlanResult | None = None) -> list[str]:
+        result = recommend(tmp_path / name, VLLM_SERVICE, settings, plan=plan)
+        return [factor(result, f).ask for f in ("rocm-cheaper", "cuda-cheaper")]
+
+    volume = DecisionSettings(tokens_per_month=1e9, engineer_usd_per_hour=100.0)
+    assert asks("model", volume) == [MODEL_ASK, MODEL_ASK]  # shared with fits-one-large-gpu
+    rocm, cuda = asks("volume", DecisionSettings(), plan_of("llama-3.1-8b"))
+    assert "tokens_per_month" in rocm and "engineer_usd_per_hour" in rocm and "--model" not in rocm
+    assert "tokens_per_month" in cuda and "engineer_usd_per_hour" not in cuda
+    hours = DecisionSettings(gpu_hours_per_month=700.0)
+    assert asks("gpu", hours, plan_of("llama-3.1-8b")) == [CURRENT_GPU_ASK, CURRENT_GPU_ASK]
+    nothing = asks("nothing", DecisionSettings())  # the KB's ask, which names everything
+    assert nothing == [decision_factors()[f].ask for f in ("rocm-cheaper", "cuda-cheaper")]
+    model = merge_asks(
+        [factor(recommend(tmp_path / "m", VLLM_SERVICE, volume), f) for f in ("rocm-cheaper",)]
+        + [factor(recommend(tmp_path / "n", VLLM_SERVICE, volume), "fits-one-large-gpu")]
+    )
+    assert [a.factors for a in model] == [("rocm-cheaper", "fits-one-large-gpu")]

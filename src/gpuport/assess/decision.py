@@ -61,6 +61,17 @@ LARGE_GPU = "mi300x"  # the 192 GB GPU
 # The setting an ask starts from: its first `key` of [tool.gpuport.decision], else its first flag
 _ASKED_KEY = re.compile(r"`([a-z_]+)`")
 _ASKED_FLAG = re.compile(r"--[a-z][a-z-]*")
+# What the economics' factors ask for when only some of their inputs are missing. The model's
+# ask starts from the setting fits-one-large-gpu's `--model` names: one item asks for all of them
+MODEL_ASK = (
+    "give gpuport the model with --model or `model` in [tool.gpuport.decision] (a preset name "
+    "or a config.json)"
+)
+VOLUME_ASK = "the volume (`tokens_per_month`, or `gpu_hours_per_month` with `current_gpu`)"
+CURRENT_GPU_ASK = (
+    "tell gpuport `current_gpu` (the GPU the `gpu_hours_per_month` run on) in "
+    "[tool.gpuport.decision] or --current-gpu"
+)
 MAX_PLACES = 3  # places named per factor; the count says how many more
 MAX_TARGETS = 8  # GPU targets named by current-gpus
 READY = frozenset({Verdict.READY, Verdict.READY_WITH_WORK, Verdict.ALREADY_SUPPORTS_ROCM})
@@ -68,11 +79,13 @@ READY = frozenset({Verdict.READY, Verdict.READY_WITH_WORK, Verdict.ALREADY_SUPPO
 
 @dataclass(frozen=True, slots=True)
 class _Decided:
-    """A decider's answer: the state, what shows it and, where it differs, the weight."""
+    """A decider's answer: the state, what shows it and, where they differ, the weight and
+    what to ask for (an unknown factor whose KB ask names inputs the team already gave)."""
 
     state: FactorState
     evidence: tuple[str, ...] = ()
     weight: float | None = None
+    ask: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +124,7 @@ def _result(factor: DecisionFactor, inputs: _Inputs) -> FactorResult:
         decisive=factor.decisive,
         weight=factor.weight if decided.weight is None else round(decided.weight, 2),
         evidence=decided.evidence,
-        ask=factor.ask if decided.state is FactorState.UNKNOWN else "",
+        ask=(decided.ask or factor.ask) if decided.state is FactorState.UNKNOWN else "",
         sources=factor.sources,
     )
 
@@ -386,10 +399,27 @@ def _economics_lines(economics: Economics) -> list[str]:
     return lines
 
 
+def _economics_ask(inputs: _Inputs, rate: bool) -> str | None:
+    """What the economics still need, naming only what was not given (``rate``: the engineer
+    rate too, asked with the volume); None where the KB's ask says it all (nothing given)."""
+    settings = inputs.settings
+    model = inputs.assessment.plan is None
+    volume = settings.tokens_per_month is None and settings.gpu_hours_per_month is None
+    if volume and model:
+        return None
+    if not volume and settings.tokens_per_month is None and settings.current_gpu is None:
+        return CURRENT_GPU_ASK  # GPU-hours, but on which GPU
+    if not volume:
+        return MODEL_ASK if model else None
+    rate = rate and settings.engineer_usd_per_hour is None
+    keys = " and ".join([VOLUME_ASK] + (["`engineer_usd_per_hour`"] if rate else []))
+    return f"tell gpuport {keys} in [tool.gpuport.decision]"
+
+
 def _rocm_cheaper(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
     economics = inputs.economics
     if economics is None or economics.monthly_saving_usd is None:
-        return _Decided(FactorState.UNKNOWN)
+        return _Decided(FactorState.UNKNOWN, ask=_economics_ask(inputs, rate=True))
     saving = economics.monthly_saving_usd
     lines = _economics_lines(economics)
     if saving <= 0:
@@ -410,7 +440,7 @@ def _rocm_cheaper(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
 def _cuda_cheaper(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
     economics = inputs.economics
     if economics is None or economics.monthly_saving_usd is None:
-        return _Decided(FactorState.UNKNOWN)
+        return _Decided(FactorState.UNKNOWN, ask=_economics_ask(inputs, rate=False))
     saving = economics.monthly_saving_usd
     state = FactorState.YES if saving < 0 else FactorState.NO
     said = f"costs {_money(-saving)}/month more" if saving < 0 else f"saves {_money(saving)}/month"
@@ -501,12 +531,13 @@ def _movable_part(inputs: _Inputs, decisive: list[FactorResult]) -> tuple[str, .
 
 
 def _asked_input(ask: str) -> str:
-    """The setting ``ask`` is about: its first backticked key, else its first flag, else itself."""
+    """The setting ``ask`` is about: its first backticked key, else its first flag as a key
+    (``--model``: ``model``), else itself."""
     key = _ASKED_KEY.search(ask)
     if key is not None:
         return key.group(1)
     flag = _ASKED_FLAG.search(ask)
-    return flag.group(0) if flag is not None else ask
+    return flag.group(0).removeprefix("--").replace("-", "_") if flag is not None else ask
 
 
 def merge_asks(unknown: list[FactorResult]) -> tuple[MissingInput, ...]:
