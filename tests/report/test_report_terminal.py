@@ -246,3 +246,17 @@ def test_the_declared_settings_are_listed_in_the_terminal_and_markdown_as_in_htm
         text = " ".join(render(assessment, fmt, PLAIN).split())
         assert "Declared" in text and "pyproject.toml" in text, fmt
         assert "tokens_per_month" in text and "20,000,000,000" in text, fmt
+
+
+def test_an_unknown_factor_points_at_the_asks_instead_of_repeating_its_own() -> None:
+    assessment = decided_assessment()
+    recommendation = assessment.recommendation
+    assert recommendation is not None
+    for fmt in (Format.TERMINAL, Format.MARKDOWN, Format.HTML):
+        text = " ".join(render(assessment, fmt, PLAIN).split())
+        assert text.count("tell gpuport") == 1, fmt  # in the asks alone
+        assert "unknown: see “To decide the unknown factors” below" in text, fmt
+    unlisted = dataclasses.replace(recommendation, asks=())  # made without the merged asks
+    assessment.recommendation = unlisted
+    text = " ".join(render(assessment, Format.TERMINAL, PLAIN).split())
+    assert "unknown: tell gpuport `latency_target_ms`" in text

@@ -263,6 +263,10 @@ def _not_serving(settings: DecisionSettings) -> _Decided | None:
     return None
 
 
+def _batch_line(batch: int) -> str:
+    return f"batch = {batch} sequence{'' if batch == 1 else 's'} per GPU"
+
+
 def _latency_critical(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
     settings = inputs.settings
     if (training := _not_serving(settings)) is not None:
@@ -275,7 +279,7 @@ def _latency_critical(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
         )
     if settings.batch is not None:
         state = FactorState.YES if settings.batch <= LATENCY_CRITICAL_BATCH else FactorState.NO
-        return _Decided(state, (f"batch = {settings.batch} sequences per GPU",))
+        return _Decided(state, (_batch_line(settings.batch),))
     if target is not None:
         return _Decided(FactorState.NO, (f"latency_target_ms = {target:g}: not a tight target",))
     return _Decided(FactorState.UNKNOWN)
@@ -291,7 +295,7 @@ def _throughput(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
     target = inputs.settings.latency_target_ms
     if state is FactorState.YES and target is not None and target <= LATENCY_CRITICAL_MS:
         return _Decided(FactorState.NO, (f"batch = {batch}, but latency_target_ms = {target:g}",))
-    return _Decided(state, (f"batch = {batch} sequences per GPU",))
+    return _Decided(state, (_batch_line(batch),))
 
 
 def _fits_one_large_gpu(factor: DecisionFactor, inputs: _Inputs) -> _Decided:

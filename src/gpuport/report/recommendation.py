@@ -90,16 +90,21 @@ def direction_text(factor: FactorResult) -> str:
     return DIRECTION_TEXT[factor.direction]
 
 
-def evidence_lines(factor: FactorResult) -> list[str]:
-    """What decided the factor, a line each; for an unknown one, what to tell gpuport."""
+def evidence_lines(factor: FactorResult, recommendation: Recommendation | None = None) -> list[str]:
+    """What decided the factor, a line each; for an unknown one, what to tell gpuport, or where
+    ``recommendation`` lists that (one item for the factors that ask for the same setting)."""
     if factor.state is FactorState.UNKNOWN:
+        if recommendation is not None and any(
+            factor.factor_id in a.factors for a in recommendation.asks
+        ):
+            return [f"unknown: see “{UNKNOWN_TITLE}” below"]
         return [f"unknown: {factor.ask}" if factor.ask else "unknown: no evidence"]
     return list(factor.evidence) or ["(no evidence recorded)"]
 
 
-def evidence_text(factor: FactorResult) -> str:
+def evidence_text(factor: FactorResult, recommendation: Recommendation | None = None) -> str:
     """:func:`evidence_lines` on one line (a Markdown table cell, a JSON-less summary)."""
-    return "; ".join(evidence_lines(factor))
+    return "; ".join(evidence_lines(factor, recommendation))
 
 
 def decided_it(recommendation: Recommendation, factor: FactorResult) -> bool:
@@ -320,7 +325,7 @@ def _factors(recommendation: Recommendation, width: int) -> list[RenderableType]
             style = "bold" if decided_it(recommendation, factor) else ""
             line.append(display_text(factor.factor_id), style=style)
             line.append(f": {state_text(factor)}, {direction_text(factor)}")
-            evidence = [Text(display_text(e)) for e in evidence_lines(factor)]
+            evidence = [Text(display_text(e)) for e in evidence_lines(factor, recommendation)]
             out.extend([line, _hanging(["·"] * len(evidence), evidence)])
         return out
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
@@ -333,7 +338,10 @@ def _factors(recommendation: Recommendation, width: int) -> list[RenderableType]
         decided = decided_it(recommendation, factor)
         name = Text(display_text(factor.factor_id), style="bold" if decided else "")
         table.add_row(
-            name, state_text(factor), direction_text(factor), _evidence_cell(evidence_lines(factor))
+            name,
+            state_text(factor),
+            direction_text(factor),
+            _evidence_cell(evidence_lines(factor, recommendation)),
         )
     return [table]
 
@@ -436,7 +444,7 @@ def markdown_lines(recommendation: Recommendation) -> list[str]:
             *(
                 f"| {md_code_cell(f.factor_id)}"
                 f"{' (decisive)' if decided_it(recommendation, f) else ''}"
-                f" | {state_text(f)} | {direction_text(f)} | {md_text(evidence_text(f))} |"
+                f" | {state_text(f)} | {direction_text(f)} | {md_text(evidence_text(f, recommendation))} |"
                 for f in ordered_factors(recommendation)
             ),
             "",

@@ -165,14 +165,14 @@ def payback_chart_svg(economics: Economics) -> str:
     return "".join(parts)
 
 
-def _factor_row(factor: FactorResult, decided: bool) -> str:
+def _factor_row(factor: FactorResult, decided: bool, recommendation: Recommendation) -> str:
     decisive = ' <span class="muted">(decisive)</span>' if decided else ""
     return (
         f"<tr><td><code>{html_text(factor.factor_id)}</code>{decisive}<br>"
         f'<span class="muted">{html_text(factor.question)}</span></td>'
         f'<td class="holds">{html_text(state_text(factor))} · <span class="dir '
         f'dir-{factor.direction.value}">{html_text(direction_text(factor))}</span></td>'
-        f"<td>{'<br>'.join(html_text(line) for line in evidence_lines(factor))}</td></tr>"
+        f"<td>{'<br>'.join(html_text(line) for line in evidence_lines(factor, recommendation))}</td></tr>"
     )
 
 
@@ -240,7 +240,8 @@ def recommendation_section(
         "<th>evidence</th></tr></thead><tbody>"
     )
     out.extend(
-        _factor_row(f, decided_it(recommendation, f)) for f in ordered_factors(recommendation)
+        _factor_row(f, decided_it(recommendation, f), recommendation)
+        for f in ordered_factors(recommendation)
     )
     out.append("</tbody></table>")
     if recommendation.economics is not None:
