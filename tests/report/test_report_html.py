@@ -27,7 +27,8 @@ from result_samples import sample_plan, sample_port
 
 from gpuport.assess.verdict import Assessment
 from gpuport.report import Format
-from gpuport.report.recommendation_html import BEST_COLOR, cost_chart_svg
+from gpuport.report.recommendation import md_kb_text
+from gpuport.report.recommendation_html import BEST_COLOR, cost_chart_svg, html_kb_text
 from gpuport.scan.engine import ScanResult
 
 # Elements the template writes; nothing from scanned content may add others.
@@ -227,3 +228,11 @@ def test_the_cost_chart_paints_the_cheapest_amd_option_green_only_when_it_saves(
     assert f'fill="{BEST_COLOR}"' in cost_chart_svg(saves)
     dearer = dataclasses.replace(saves, monthly_saving_usd=-117.0, payback_months=None)
     assert f'fill="{BEST_COLOR}"' not in cost_chart_svg(dearer)
+
+
+def test_a_kb_ask_shows_its_settings_as_code_and_stays_inert() -> None:
+    assert html_kb_text("tell `batch` <b>") == "tell <code>batch</code> &lt;b&gt;"
+    assert html_kb_text("`<script>`") == "<code>&lt;script&gt;</code>"
+    assert html_kb_text("one ` tick") == "one ` tick"  # unbalanced: no span
+    assert md_kb_text("tell `batch` *now*") == "tell `batch` \\*now\\*"
+    assert md_kb_text("one ` tick") == "one \\` tick"

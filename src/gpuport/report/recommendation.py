@@ -122,6 +122,19 @@ def ordered_factors(recommendation: Recommendation) -> list[FactorResult]:
 UNKNOWN_TITLE = "To decide the unknown factors"
 
 
+def code_spans(text: str) -> list[tuple[str, bool]]:
+    """``text`` in pieces, each with whether it was a `code` span (balanced backticks only)."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an odd number of backticks: no spans
+        return [(text, False)]
+    return [(part, index % 2 == 1) for index, part in enumerate(parts) if part]
+
+
+def md_kb_text(text: str) -> str:
+    """A question or ask of the KB in Markdown: its `settings` as code spans, the rest escaped."""
+    return "".join(md_code_cell(p) if code else md_text(p) for p, code in code_spans(text))
+
+
 def names_text(names: tuple[str, ...]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
@@ -430,7 +443,7 @@ def markdown_lines(recommendation: Recommendation) -> list[str]:
     if recommendation.decisive:
         out.extend(["### Decisive factors", ""])
         out.extend(
-            f"- **{md_text(f.question)}** {state_text(f)}, {direction_text(f)}: "
+            f"- **{md_kb_text(f.question)}** {state_text(f)}, {direction_text(f)}: "
             f"{md_text(evidence_lines(f)[0])}"
             for f in recommendation.decisive
         )
@@ -490,7 +503,8 @@ def markdown_lines(recommendation: Recommendation) -> list[str]:
     if items := ask_items(recommendation):
         out.extend([f"### {UNKNOWN_TITLE}", ""])
         out.extend(
-            f"- {f'**{md_text(names)}**: ' if names else ''}{md_text(ask)}" for names, ask in items
+            f"- {f'**{md_text(names)}**: ' if names else ''}{md_kb_text(ask)}"
+            for names, ask in items
         )
         out.append("")
     if declared := settings_items(recommendation.settings):  # as the HTML report lists them

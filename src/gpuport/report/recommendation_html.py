@@ -21,6 +21,7 @@ from gpuport.report.recommendation import (
     READINESS_TITLE,
     UNKNOWN_TITLE,
     ask_items,
+    code_spans,
     decided_it,
     declared_source,
     direction_text,
@@ -37,6 +38,13 @@ TODAY_COLOR = "#6b7280"
 AMD_COLOR = "#dc2626"
 BEST_COLOR = "#15803d"
 MAX_PAYBACK_MONTHS = 60  # the payback chart's axis stops at five years
+
+
+def html_kb_text(text: str) -> str:
+    """A question or ask of the KB in HTML: its `settings` in <code>, every piece escaped."""
+    return "".join(
+        f"<code>{html_text(p)}</code>" if code else html_text(p) for p, code in code_spans(text)
+    )
 
 
 def cost_chart_svg(economics: Economics) -> str:
@@ -169,7 +177,7 @@ def _factor_row(factor: FactorResult, decided: bool, recommendation: Recommendat
     decisive = ' <span class="muted">(decisive)</span>' if decided else ""
     return (
         f"<tr><td><code>{html_text(factor.factor_id)}</code>{decisive}<br>"
-        f'<span class="muted">{html_text(factor.question)}</span></td>'
+        f'<span class="muted">{html_kb_text(factor.question)}</span></td>'
         f'<td class="holds">{html_text(state_text(factor))} · <span class="dir '
         f'dir-{factor.direction.value}">{html_text(direction_text(factor))}</span></td>'
         f"<td>{'<br>'.join(html_text(line) for line in evidence_lines(factor, recommendation))}</td></tr>"
@@ -228,7 +236,7 @@ def recommendation_section(
         out.append("<h3>Decisive factors</h3>")
         out.append('<ul class="decisive">')
         out.extend(
-            f"<li><strong>{html_text(f.question)}</strong> {html_text(state_text(f))}, "
+            f"<li><strong>{html_kb_text(f.question)}</strong> {html_text(state_text(f))}, "
             f'<span class="dir dir-{f.direction.value}">{html_text(direction_text(f))}</span>: '
             f"{html_text(evidence_lines(f)[0])}</li>"
             for f in recommendation.decisive
@@ -250,7 +258,7 @@ def recommendation_section(
         out.append(f"<h3>{html_text(UNKNOWN_TITLE)}</h3>")
         out.append('<ul class="missing">')
         out.extend(
-            f"<li>{f'<strong>{html_text(names)}</strong>: ' if names else ''}{html_text(ask)}</li>"
+            f"<li>{f'<strong>{html_text(names)}</strong>: ' if names else ''}{html_kb_text(ask)}</li>"
             for names, ask in items
         )
         out.append("</ul>")
