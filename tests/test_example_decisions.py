@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from gpuport.assess.decision import MODEL_ASK
 from gpuport.cli import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -117,6 +118,19 @@ def test_the_training_code_base_says_what_would_decide_the_rest() -> None:
     assert recommendation["economics"] is None
     missing = " ".join(recommendation["missing"])
     assert "--model" in missing
+    # the volume is declared (GPU-hours on a current_gpu): only the model is missing, and one
+    # item asks for it for every factor it decides, without asking again for the volume
+    assert recommendation["asks"] == [
+        {
+            "factors": [
+                "rocm-cheaper",
+                "fits-one-large-gpu",
+                "cuda-cheaper",
+                "memory-bandwidth-bound",
+            ],
+            "ask": MODEL_ASK,
+        }
+    ]
 
 
 def test_every_example_declares_its_decision_settings() -> None:

@@ -10,7 +10,14 @@ import pytest
 from click.testing import CliRunner
 
 from gpuport.assess import Assessment, Verdict, assess
-from gpuport.assess.decision import decide
+from gpuport.assess.decision import (
+    _ASKED_FLAG,
+    _ASKED_KEY,
+    CURRENT_GPU_ASK,
+    MODEL_ASK,
+    decide,
+    merge_asks,
+)
 from gpuport.assess.decision_model import (
     CostOption,
     DecisionSettings,
@@ -18,10 +25,12 @@ from gpuport.assess.decision_model import (
     Economics,
     FactorResult,
     FactorState,
+    MissingInput,
     Outcome,
     Recommendation,
 )
 from gpuport.cli import main
+from gpuport.kb.decision_factors import decision_factors
 from gpuport.plan.inputs import plan_for_assess
 from gpuport.plan.planner import PlanResult
 from gpuport.scan.engine import ScanOptions, scan_path
@@ -293,7 +302,11 @@ def test_economics_decide_the_cost_factors(tmp_path: Path) -> None:
     dearer = recommend(tmp_path / "c", VLLM_SERVICE, economics=economics(-5000.0))
     assert factor(dearer, "rocm-cheaper").state is NO
     assert factor(dearer, "cuda-cheaper").state is YES
-    assert factor(dearer, "cuda-cheaper").evidence[0] == "AMD costs $5,000/month"
+    assert factor(dearer, "cuda-cheaper").evidence[0] == "AMD costs $5,000/month more"
+    assert (
+        factor(dearer, "rocm-cheaper").evidence[0]
+        == "AMD saves nothing: it costs $5,000/month more"
+    )
     missing = recommend(tmp_path / "d", VLLM_SERVICE)
     assert factor(missing, "rocm-cheaper").state is UNKNOWN
     assert "tokens_per_month" in factor(missing, "rocm-cheaper").ask
@@ -399,3 +412,52 @@ def test_pilot_first_for_kernel_heavy_training_and_a_new_team(tmp_path: Path) ->
     assert factor(result, "latency-critical-serving").state is NO  # training serves nothing
     held = {f.factor_id for f in result.decisive}
     assert {"training-workload", "no-rocm-experience", "custom-cuda-kernels"} <= held
+
+
+def test_factors_asking_for_the_same_setting_share_one_ask_that_names_them_all() -> None:
+    factors = decision_factors()
+
+    def unknown(factor_id: str) -> FactorResult:
+        f = factors[factor_id]
+        return FactorResult(
+            f.id, f.question, FactorState.UNKNOWN, Direction.NEUTRAL, False, f.weight, ask=f.ask
+        )
+
+    ids = ["cuda-cheaper", "rocm-cheaper", "throughput-serving", "latency-critical-serving"]
+    ids += ["memory-bandwidth-bound", "fits-one-large-gpu", "regulated-revalidation"]
+    asks = merge_asks([unknown(i) for i in ids])
+    # the heaviest factor's ask names what the others need: rocm-cheaper's adds the engineer rate
+    assert asks[0] == MissingInput(("rocm-cheaper", "cuda-cheaper"), factors["rocm-cheaper"].ask)
+    assert [a.factors for a in asks[1:]] == [
+        ("fits-one-large-gpu", "memory-bandwidth-bound"),
+        ("latency-critical-serving", "throughput-serving"),
+        ("regulated-revalidation",),
+    ]
+    assert "`batch`" in asks[2].ask and "`engineer_usd_per_hour`" in asks[0].ask
+
+
+def test_every_ask_of_the_knowledge_base_names_a_setting_or_a_flag() -> None:
+    for factor in decision_factors().values():
+        if factor.ask:  # merge_asks groups asks by the first setting or flag they name
+            assert _ASKED_KEY.search(factor.ask) or _ASKED_FLAG.search(factor.ask), factor.id
+
+
+def test_the_economics_ask_only_for_what_the_team_has_not_given(tmp_path: Path) -> None:
+    def asks(name: str, settings: DecisionSettings, plan: PlanResult | None = None) -> list[str]:
+        result = recommend(tmp_path / name, VLLM_SERVICE, settings, plan=plan)
+        return [factor(result, f).ask for f in ("rocm-cheaper", "cuda-cheaper")]
+
+    volume = DecisionSettings(tokens_per_month=1e9, engineer_usd_per_hour=100.0)
+    assert asks("model", volume) == [MODEL_ASK, MODEL_ASK]  # shared with fits-one-large-gpu
+    rocm, cuda = asks("volume", DecisionSettings(), plan_of("llama-3.1-8b"))
+    assert "tokens_per_month" in rocm and "engineer_usd_per_hour" in rocm and "--model" not in rocm
+    assert "tokens_per_month" in cuda and "engineer_usd_per_hour" not in cuda
+    hours = DecisionSettings(gpu_hours_per_month=700.0)
+    assert asks("gpu", hours, plan_of("llama-3.1-8b")) == [CURRENT_GPU_ASK, CURRENT_GPU_ASK]
+    nothing = asks("nothing", DecisionSettings())  # the KB's ask, which names everything
+    assert nothing == [decision_factors()[f].ask for f in ("rocm-cheaper", "cuda-cheaper")]
+    model = merge_asks(
+        [factor(recommend(tmp_path / "m", VLLM_SERVICE, volume), f) for f in ("rocm-cheaper",)]
+        + [factor(recommend(tmp_path / "n", VLLM_SERVICE, volume), "fits-one-large-gpu")]
+    )
+    assert [a.factors for a in model] == [("rocm-cheaper", "fits-one-large-gpu")]

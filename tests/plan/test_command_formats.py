@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 from pathlib import Path
 from xml.etree import ElementTree
@@ -443,3 +444,23 @@ def test_chart_legend_says_why_a_gpu_has_no_line(sweep_plan: PlanResult) -> None
     assert len(speed.findall(f"{svg}polyline")) == 3 and len(cost.findall(f"{svg}polyline")) == 2
     legend = [t.text or "" for t in cost.findall(f"{svg}text")]
     assert any(t.startswith(short) and t.endswith(": no price on file") for t in legend)
+
+
+class _Terminal(io.StringIO):
+    """A stdout that says it is a terminal, as a shell's is."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_the_plan_takes_the_terminal_width_like_assess(
+    columns: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stdout", terminal)
+    monkeypatch.setenv("COLUMNS", str(columns))
+    monkeypatch.setenv("NO_COLOR", "1")
+    main.main(["plan", "llama-3.1-8b", "--gpus", "h100-sxm,mi300x"], standalone_mode=False)
+    lines = terminal.getvalue().splitlines()
+    assert max(len(line) for line in lines) == columns  # the title rule spans the terminal

@@ -9,6 +9,7 @@ from gpuport.assess.decision_model import (
     Economics,
     FactorResult,
     FactorState,
+    MissingInput,
     Outcome,
     Recommendation,
 )
@@ -127,8 +128,9 @@ def sample_recommendation() -> Recommendation:
         decisive=(CUSTOM_KERNELS, TEAM),
         factors=(STACK, CUSTOM_KERNELS, LATENCY, TEAM, REGULATED),
         economics=ECONOMICS,
-        missing=("latency_target_ms: the p50 latency per output token you must hold",),
+        missing=(LATENCY.ask,),
         settings=SETTINGS,
+        asks=(MissingInput((LATENCY.factor_id,), LATENCY.ask),),
     )
 
 
@@ -173,4 +175,5 @@ def hostile_recommendation(text: str) -> Recommendation:
         economics=economics,
         missing=(f"missing {text}",),
         settings=DecisionSettings(current_gpu=f"gpu {text}", source=f"file {text}"),
+        asks=(MissingInput((f"factor {text}", "unknown"), f"missing {text}"),),
     )

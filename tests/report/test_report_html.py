@@ -7,6 +7,7 @@ browser, so the escaping is covered on every machine.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import re
 from html.parser import HTMLParser
@@ -14,6 +15,7 @@ from html.parser import HTMLParser
 import pytest
 from report_samples import (
     HOSTILE_STRINGS,
+    decided_assessment,
     hostile_assessment,
     hostile_decided_assessment,
     hostile_scan,
@@ -25,6 +27,8 @@ from result_samples import sample_plan, sample_port
 
 from gpuport.assess.verdict import Assessment
 from gpuport.report import Format
+from gpuport.report.recommendation import md_kb_text
+from gpuport.report.recommendation_html import BEST_COLOR, cost_chart_svg, html_kb_text
 from gpuport.scan.engine import ScanResult
 
 # Elements the template writes; nothing from scanned content may add others.
@@ -215,3 +219,20 @@ def test_severity_filter_is_css_only() -> None:
     ]
     assert all("checked" in b for b in boxes)  # everything shows until a box is cleared
     assert "body:has(#show-low:not(:checked)) .group-low { display: none; }" in text
+
+
+def test_the_cost_chart_paints_the_cheapest_amd_option_green_only_when_it_saves() -> None:
+    recommendation = decided_assessment().recommendation
+    assert recommendation is not None and recommendation.economics is not None
+    saves = recommendation.economics
+    assert f'fill="{BEST_COLOR}"' in cost_chart_svg(saves)
+    dearer = dataclasses.replace(saves, monthly_saving_usd=-117.0, payback_months=None)
+    assert f'fill="{BEST_COLOR}"' not in cost_chart_svg(dearer)
+
+
+def test_a_kb_ask_shows_its_settings_as_code_and_stays_inert() -> None:
+    assert html_kb_text("tell `batch` <b>") == "tell <code>batch</code> &lt;b&gt;"
+    assert html_kb_text("`<script>`") == "<code>&lt;script&gt;</code>"
+    assert html_kb_text("one ` tick") == "one ` tick"  # unbalanced: no span
+    assert md_kb_text("tell `batch` *now*") == "tell `batch` \\*now\\*"
+    assert md_kb_text("one ` tick") == "one \\` tick"

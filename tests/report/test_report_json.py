@@ -154,8 +154,10 @@ def test_the_recommendation_comes_first_with_its_documented_shape() -> None:
         "factors",
         "economics",
         "missing",
+        "asks",
         "settings",
     ]
+    assert decided["asks"] == [{"factors": ["latency-critical"], "ask": decided["missing"][0]}]
     assert decided["outcome"] == "pilot-first"
     assert decided["decisive"] == ["custom-cuda-kernels", "team-rocm-experience"]
     # every factor, decisive first; an unknown one carries what to tell gpuport

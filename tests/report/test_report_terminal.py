@@ -227,3 +227,36 @@ def test_a_long_url_in_an_assumption_breaks_across_lines_and_is_never_cut() -> N
     block = _assumption_blocks(text)[0]
     assert "…" not in "".join(block)
     assert url in "".join(line.strip().removeprefix("- ") for line in block)
+
+
+def test_a_top_finding_header_that_wraps_hangs_under_the_rule_not_at_the_margin() -> None:
+    text = render(sample_assessment(), Format.TERMINAL, RenderOptions(width=64))
+    lines = text[text.index("Top findings") :].splitlines()
+    heads = [n for n, line in enumerate(lines) if re.match(r"  \S.*  (blocker|high) +GP", line)]
+    assert len(heads) >= 3
+    for n in heads:  # at 64 columns each of these goes on to a second line, under its rule id
+        rule = lines[n].index(" GP") + 1
+        after = lines[n + 1]
+        assert after[:rule].strip() == "" and after[rule] != " ", (lines[n], after)
+
+
+def test_the_declared_settings_are_listed_in_the_terminal_and_markdown_as_in_html() -> None:
+    assessment = decided_assessment()
+    for fmt in (Format.TERMINAL, Format.MARKDOWN, Format.HTML):
+        text = " ".join(render(assessment, fmt, PLAIN).split())
+        assert "Declared" in text and "pyproject.toml" in text, fmt
+        assert "tokens_per_month" in text and "20,000,000,000" in text, fmt
+
+
+def test_an_unknown_factor_points_at_the_asks_instead_of_repeating_its_own() -> None:
+    assessment = decided_assessment()
+    recommendation = assessment.recommendation
+    assert recommendation is not None
+    for fmt in (Format.TERMINAL, Format.MARKDOWN, Format.HTML):
+        text = " ".join(render(assessment, fmt, PLAIN).split())
+        assert text.count("tell gpuport") == 1, fmt  # in the asks alone
+        assert "unknown: see “To decide the unknown factors” below" in text, fmt
+    unlisted = dataclasses.replace(recommendation, asks=())  # made without the merged asks
+    assessment.recommendation = unlisted
+    text = " ".join(render(assessment, Format.TERMINAL, PLAIN).split())
+    assert "unknown: tell gpuport `latency_target_ms`" in text

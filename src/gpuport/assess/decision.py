@@ -22,6 +22,7 @@ The outcome, in this order:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ from gpuport.assess.decision_model import (
     Economics,
     FactorResult,
     FactorState,
+    MissingInput,
     Outcome,
     Recommendation,
 )
@@ -56,6 +58,20 @@ LARGE_MODEL_PARAMS = 30e9
 LONG_CONTEXT = 32768
 SMALL_GPU = "h100-sxm"  # the 80 GB GPU of the "needs two 80 GB GPUs" factor
 LARGE_GPU = "mi300x"  # the 192 GB GPU
+# The setting an ask starts from: its first `key` of [tool.gpuport.decision], else its first flag
+_ASKED_KEY = re.compile(r"`([a-z_]+)`")
+_ASKED_FLAG = re.compile(r"--[a-z][a-z-]*")
+# What the economics' factors ask for when only some of their inputs are missing. The model's
+# ask starts from the setting fits-one-large-gpu's `--model` names: one item asks for all of them
+MODEL_ASK = (
+    "give gpuport the model with --model or `model` in [tool.gpuport.decision] (a preset name "
+    "or a config.json)"
+)
+VOLUME_ASK = "the volume (`tokens_per_month`, or `gpu_hours_per_month` with `current_gpu`)"
+CURRENT_GPU_ASK = (
+    "tell gpuport `current_gpu` (the GPU the `gpu_hours_per_month` run on) in "
+    "[tool.gpuport.decision] or --current-gpu"
+)
 MAX_PLACES = 3  # places named per factor; the count says how many more
 MAX_TARGETS = 8  # GPU targets named by current-gpus
 READY = frozenset({Verdict.READY, Verdict.READY_WITH_WORK, Verdict.ALREADY_SUPPORTS_ROCM})
@@ -63,11 +79,13 @@ READY = frozenset({Verdict.READY, Verdict.READY_WITH_WORK, Verdict.ALREADY_SUPPO
 
 @dataclass(frozen=True, slots=True)
 class _Decided:
-    """A decider's answer: the state, what shows it and, where it differs, the weight."""
+    """A decider's answer: the state, what shows it and, where they differ, the weight and
+    what to ask for (an unknown factor whose KB ask names inputs the team already gave)."""
 
     state: FactorState
     evidence: tuple[str, ...] = ()
     weight: float | None = None
+    ask: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +124,7 @@ def _result(factor: DecisionFactor, inputs: _Inputs) -> FactorResult:
         decisive=factor.decisive,
         weight=factor.weight if decided.weight is None else round(decided.weight, 2),
         evidence=decided.evidence,
-        ask=factor.ask if decided.state is FactorState.UNKNOWN else "",
+        ask=(decided.ask or factor.ask) if decided.state is FactorState.UNKNOWN else "",
         sources=factor.sources,
     )
 
@@ -245,6 +263,10 @@ def _not_serving(settings: DecisionSettings) -> _Decided | None:
     return None
 
 
+def _batch_line(batch: int) -> str:
+    return f"batch = {batch} sequence{'' if batch == 1 else 's'} per GPU"
+
+
 def _latency_critical(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
     settings = inputs.settings
     if (training := _not_serving(settings)) is not None:
@@ -257,7 +279,7 @@ def _latency_critical(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
         )
     if settings.batch is not None:
         state = FactorState.YES if settings.batch <= LATENCY_CRITICAL_BATCH else FactorState.NO
-        return _Decided(state, (f"batch = {settings.batch} sequences per GPU",))
+        return _Decided(state, (_batch_line(settings.batch),))
     if target is not None:
         return _Decided(FactorState.NO, (f"latency_target_ms = {target:g}: not a tight target",))
     return _Decided(FactorState.UNKNOWN)
@@ -273,7 +295,7 @@ def _throughput(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
     target = inputs.settings.latency_target_ms
     if state is FactorState.YES and target is not None and target <= LATENCY_CRITICAL_MS:
         return _Decided(FactorState.NO, (f"batch = {batch}, but latency_target_ms = {target:g}",))
-    return _Decided(state, (f"batch = {batch} sequences per GPU",))
+    return _Decided(state, (_batch_line(batch),))
 
 
 def _fits_one_large_gpu(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
@@ -381,14 +403,32 @@ def _economics_lines(economics: Economics) -> list[str]:
     return lines
 
 
+def _economics_ask(inputs: _Inputs, rate: bool) -> str | None:
+    """What the economics still need, naming only what was not given (``rate``: the engineer
+    rate too, asked with the volume); None where the KB's ask says it all (nothing given)."""
+    settings = inputs.settings
+    model = inputs.assessment.plan is None
+    volume = settings.tokens_per_month is None and settings.gpu_hours_per_month is None
+    if volume and model:
+        return None
+    if not volume and settings.tokens_per_month is None and settings.current_gpu is None:
+        return CURRENT_GPU_ASK  # GPU-hours, but on which GPU
+    if not volume:
+        return MODEL_ASK if model else None
+    rate = rate and settings.engineer_usd_per_hour is None
+    keys = " and ".join([VOLUME_ASK] + (["`engineer_usd_per_hour`"] if rate else []))
+    return f"tell gpuport {keys} in [tool.gpuport.decision]"
+
+
 def _rocm_cheaper(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
     economics = inputs.economics
     if economics is None or economics.monthly_saving_usd is None:
-        return _Decided(FactorState.UNKNOWN)
+        return _Decided(FactorState.UNKNOWN, ask=_economics_ask(inputs, rate=True))
     saving = economics.monthly_saving_usd
     lines = _economics_lines(economics)
     if saving <= 0:
-        return _Decided(FactorState.NO, (f"AMD saves nothing ({_money(saving)}/month)", *lines))
+        more = f": it costs {_money(-saving)}/month more" if saving < 0 else ""
+        return _Decided(FactorState.NO, (f"AMD saves nothing{more}", *lines))
     payback = economics.payback_months
     if payback is not None and payback[1] > PAYBACK_MONTHS:
         lines.insert(
@@ -404,13 +444,11 @@ def _rocm_cheaper(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
 def _cuda_cheaper(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
     economics = inputs.economics
     if economics is None or economics.monthly_saving_usd is None:
-        return _Decided(FactorState.UNKNOWN)
+        return _Decided(FactorState.UNKNOWN, ask=_economics_ask(inputs, rate=False))
     saving = economics.monthly_saving_usd
     state = FactorState.YES if saving < 0 else FactorState.NO
-    verb = "costs" if saving < 0 else "saves"
-    return _Decided(
-        state, (f"AMD {verb} {_money(abs(saving))}/month", *_economics_lines(economics))
-    )
+    said = f"costs {_money(-saving)}/month more" if saving < 0 else f"saves {_money(saving)}/month"
+    return _Decided(state, (f"AMD {said}", *_economics_lines(economics)))
 
 
 def _current_gpus(factor: DecisionFactor, inputs: _Inputs) -> _Decided:
@@ -496,6 +534,32 @@ def _movable_part(inputs: _Inputs, decisive: list[FactorResult]) -> tuple[str, .
     return tuple(sorted({p.top for p in other if p.top and p.top not in blocked}))
 
 
+def _asked_input(ask: str) -> str:
+    """The setting ``ask`` is about: its first backticked key, else its first flag as a key
+    (``--model``: ``model``), else itself."""
+    key = _ASKED_KEY.search(ask)
+    if key is not None:
+        return key.group(1)
+    flag = _ASKED_FLAG.search(ask)
+    return flag.group(0).removeprefix("--").replace("-", "_") if flag is not None else ask
+
+
+def merge_asks(unknown: list[FactorResult]) -> tuple[MissingInput, ...]:
+    """One item per setting the unknown factors ask for, heaviest first.
+
+    Factors whose asks start from the same setting (rocm-cheaper and cuda-cheaper both ask for
+    the volume; latency-critical-serving and throughput-serving for `batch`) share one item
+    that names them all, worded as the heaviest one's ask, the fullest of them in the KB.
+    """
+    groups: dict[str, list[FactorResult]] = {}
+    for result in sorted(unknown, key=lambda r: -r.weight):
+        if result.ask:
+            groups.setdefault(_asked_input(result.ask), []).append(result)
+    return tuple(
+        MissingInput(tuple(r.factor_id for r in group), group[0].ask) for group in groups.values()
+    )
+
+
 def _recommend(inputs: _Inputs, results: list[FactorResult]) -> Recommendation:
     ordered = _order(results)
     settings, economics = inputs.settings, inputs.economics
@@ -503,6 +567,7 @@ def _recommend(inputs: _Inputs, results: list[FactorResult]) -> Recommendation:
     total = sum(r.weight for r in weighted)
     unknown = [r for r in weighted if r.state is FactorState.UNKNOWN]
     missing = tuple(dict.fromkeys(r.ask for r in sorted(unknown, key=lambda r: -r.weight) if r.ask))
+    asks = merge_asks(unknown)
     for_cuda = _holding(results, Direction.CUDA)
     for_rocm = _holding(results, Direction.ROCM)
     cuda_weight = sum(r.weight for r in for_cuda)
@@ -519,6 +584,7 @@ def _recommend(inputs: _Inputs, results: list[FactorResult]) -> Recommendation:
             economics=economics,
             missing=missing,
             settings=settings,
+            asks=asks,
         )
 
     if verdict is Verdict.NOTHING_TO_ASSESS:
@@ -545,7 +611,7 @@ def _recommend(inputs: _Inputs, results: list[FactorResult]) -> Recommendation:
             decisive + [r for r in for_cuda if not r.decisive][:2],
         )
     if total and sum(r.weight for r in unknown) / total > UNKNOWN_SHARE:
-        ask = missing[0] if missing else "the settings of [tool.gpuport.decision]"
+        ask = asks[0].ask if asks else "the settings of [tool.gpuport.decision]"
         return build(
             Outcome.UNKNOWN,
             f"Not enough evidence: {len(unknown)} of {len(weighted)} factors are unknown; {ask}",

@@ -102,6 +102,18 @@ class Economics:
 
 
 @dataclass(frozen=True, slots=True)
+class MissingInput:
+    """One thing to tell gpuport, and the unknown factors it decides (heaviest first).
+
+    Factors whose asks start from the same setting (both "cheaper" factors ask for the volume)
+    share one: the ask of the heaviest of them, which names what the others need too.
+    """
+
+    factors: tuple[str, ...]  # factor ids
+    ask: str
+
+
+@dataclass(frozen=True, slots=True)
 class Recommendation:
     """The answer to *should we move*, with the factors that decide it first."""
 
@@ -112,6 +124,8 @@ class Recommendation:
     economics: Economics | None = None
     missing: tuple[str, ...] = ()  # what to provide to decide the unknown factors
     settings: DecisionSettings = field(default_factory=DecisionSettings)
+    # ``missing`` merged: one item per setting asked for, naming the factors it decides
+    asks: tuple[MissingInput, ...] = ()
 
 
 class DecisionInputError(ConfigError):

@@ -318,12 +318,16 @@ def _sensitivity(
         _, usd = _cost(entry, volume, factor)
         ends.append(today_usd - usd if usd is not None else None)
     low_end, high_end = ends
+    low_words, high_words = _payback_words(move_usd, low_end), _payback_words(move_usd, high_end)
+    ends_text = (
+        f"at both ends {low_words}"
+        if low_words == high_words
+        else f"at the low end {low_words}; at the high end {high_words}"
+    )
     lines.append(
         f"within the fitted range of the {entry.gpu.short} estimate "
         f"({uncertainty.low_factor:.2f}{DASH}{uncertainty.high_factor:.2f}x of it: "
-        f"{uncertainty.basis}; the typical case, not a bound): at the low end "
-        f"{_payback_words(move_usd, low_end)}; at the high end "
-        f"{_payback_words(move_usd, high_end)}"
+        f"{uncertainty.basis}; the typical case, not a bound): {ends_text}"
     )
     return lines
 
@@ -419,7 +423,8 @@ def estimate_economics(
         )
         if today is not None and settings.current_gpu_count is not None:
             assumptions.append(
-                f"today's fleet is costed at the {today.gpus} GPUs the volume needs, not the "
+                f"today's fleet is costed at the {today.gpus} GPU{'' if today.gpus == 1 else 's'} the volume needs, "
+                "not the "
                 f"{settings.current_gpu_count} declared (current_gpu_count), so both vendors are "
                 "sized alike"
             )

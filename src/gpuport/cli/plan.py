@@ -165,7 +165,7 @@ def plan(
         calibrated=calibrated,
     )
     chosen = Format(fmt)
-    emit(render(result, chosen, render_options(chosen, output)), output)
+    emit(render(result, chosen, render_options(chosen, output, fit_terminal=True)), output)
 
 
 def _calibration(wanted: str, db: Path | None) -> Calibration:

@@ -14,6 +14,7 @@ from typing import Any
 
 from rich import box
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -66,13 +67,16 @@ def usd_text(value: float | None) -> str:
     return f"{sign}${abs(value):,.0f}"
 
 
-def span_text(span: tuple[float, float], unit: str = "", money: bool = False) -> str:
-    """A low-high range: ``$3,000-$6,000`` or ``2.5-5.0 months`` (an en dash between); one number when they match."""
+def span_text(
+    span: tuple[float, float], unit: str = "", money: bool = False, whole_from: float = 100
+) -> str:
+    """A low-high range: ``$3,000-$6,000`` or ``2.5-5.0 months`` (an en dash between); one number
+    when they match. Numbers from ``whole_from`` up have no decimal."""
     low, high = span
     if money:
         shown = [usd_text(low), usd_text(high)]
     else:  # hours and months: whole numbers once they are big enough not to need a decimal
-        shown = [f"{v:,.0f}" if v >= 100 else f"{v:,.1f}" for v in (low, high)]
+        shown = [f"{v:,.0f}" if v >= whole_from else f"{v:,.1f}" for v in (low, high)]
     text = shown[0] if shown[0] == shown[1] else f"{shown[0]}\u2013{shown[1]}"
     return f"{text} {unit}".rstrip()
 
@@ -86,16 +90,21 @@ def direction_text(factor: FactorResult) -> str:
     return DIRECTION_TEXT[factor.direction]
 
 
-def evidence_lines(factor: FactorResult) -> list[str]:
-    """What decided the factor, a line each; for an unknown one, what to tell gpuport."""
+def evidence_lines(factor: FactorResult, recommendation: Recommendation | None = None) -> list[str]:
+    """What decided the factor, a line each; for an unknown one, what to tell gpuport, or where
+    ``recommendation`` lists that (one item for the factors that ask for the same setting)."""
     if factor.state is FactorState.UNKNOWN:
+        if recommendation is not None and any(
+            factor.factor_id in a.factors for a in recommendation.asks
+        ):
+            return [f"unknown: see “{UNKNOWN_TITLE}” below"]
         return [f"unknown: {factor.ask}" if factor.ask else "unknown: no evidence"]
     return list(factor.evidence) or ["(no evidence recorded)"]
 
 
-def evidence_text(factor: FactorResult) -> str:
+def evidence_text(factor: FactorResult, recommendation: Recommendation | None = None) -> str:
     """:func:`evidence_lines` on one line (a Markdown table cell, a JSON-less summary)."""
-    return "; ".join(evidence_lines(factor))
+    return "; ".join(evidence_lines(factor, recommendation))
 
 
 def decided_it(recommendation: Recommendation, factor: FactorResult) -> bool:
@@ -108,6 +117,38 @@ def ordered_factors(recommendation: Recommendation) -> list[FactorResult]:
     decisive_ids = {f.factor_id for f in recommendation.decisive}
     rest = [f for f in recommendation.factors if f.factor_id not in decisive_ids]
     return [*recommendation.decisive, *rest]
+
+
+UNKNOWN_TITLE = "To decide the unknown factors"
+
+
+def code_spans(text: str) -> list[tuple[str, bool]]:
+    """``text`` in pieces, each with whether it was a `code` span (balanced backticks only)."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an odd number of backticks: no spans
+        return [(text, False)]
+    return [(part, index % 2 == 1) for index, part in enumerate(parts) if part]
+
+
+def md_kb_text(text: str) -> str:
+    """A question or ask of the KB in Markdown: its `settings` as code spans, the rest escaped."""
+    return "".join(md_code_cell(p) if code else md_text(p) for p, code in code_spans(text))
+
+
+def names_text(names: tuple[str, ...]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def ask_items(recommendation: Recommendation) -> list[tuple[str, str]]:
+    """What to tell gpuport, one item per setting: (the factors it decides, the ask).
+
+    Factors asking for the same setting share an item (:attr:`Recommendation.asks`); a
+    recommendation made without them lists its ``missing`` asks unnamed.
+    """
+    if recommendation.asks:
+        return [(names_text(a.factors), a.ask) for a in recommendation.asks]
+    return [("", m) for m in recommendation.missing]
 
 
 def option_label(option: CostOption) -> str:
@@ -129,7 +170,8 @@ def payback_text(economics: Economics) -> str:
 
 def economics_lines(economics: Economics) -> list[str]:
     """The one-off cost of moving, the monthly saving and the payback, one line each."""
-    move = f"{span_text(economics.move_hours, 'hours')}"
+    # whole hours from 10 up, as the assumptions' "moving: 15-60 h of porting" has them
+    move = f"{span_text(economics.move_hours, 'hours', whole_from=10)}"
     if economics.move_usd is not None:
         move += f" ({span_text(economics.move_usd, money=True)})"
     lines = [f"cost of moving: {move}"]
@@ -145,6 +187,10 @@ def economics_lines(economics: Economics) -> list[str]:
     return lines
 
 
+def declared_source(settings: DecisionSettings) -> str:
+    return settings.source or "declared"
+
+
 def settings_items(settings: DecisionSettings) -> list[tuple[str, str]]:
     """The declared settings that are set, as (key, value) pairs in the dataclass's order."""
     items: list[tuple[str, str]] = []
@@ -156,8 +202,8 @@ def settings_items(settings: DecisionSettings) -> list[tuple[str, str]]:
             continue
         if isinstance(value, tuple):
             value = ", ".join(value)
-        elif isinstance(value, bool):
-            value = "yes" if value else "no"
+        elif isinstance(value, bool):  # as the TOML has it, and the factors' evidence says
+            value = "true" if value else "false"
         elif isinstance(value, float):
             value = f"{value:,.0f}" if value.is_integer() else f"{value:,.2f}"
         items.append((name, str(value)))
@@ -241,6 +287,8 @@ def recommendation_json(recommendation: Recommendation) -> dict[str, Any]:
         "factors": [_factor_json(f) for f in ordered_factors(recommendation)],
         "economics": economics_json(recommendation.economics),
         "missing": list(recommendation.missing),
+        # ``missing`` with the factors asking for the same setting merged, and named
+        "asks": [{"factors": list(a.factors), "ask": a.ask} for a in recommendation.asks],
         "settings": settings_json(settings),
     }
 
@@ -290,7 +338,7 @@ def _factors(recommendation: Recommendation, width: int) -> list[RenderableType]
             style = "bold" if decided_it(recommendation, factor) else ""
             line.append(display_text(factor.factor_id), style=style)
             line.append(f": {state_text(factor)}, {direction_text(factor)}")
-            evidence = [Text(display_text(e)) for e in evidence_lines(factor)]
+            evidence = [Text(display_text(e)) for e in evidence_lines(factor, recommendation)]
             out.extend([line, _hanging(["·"] * len(evidence), evidence)])
         return out
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
@@ -303,7 +351,10 @@ def _factors(recommendation: Recommendation, width: int) -> list[RenderableType]
         decided = decided_it(recommendation, factor)
         name = Text(display_text(factor.factor_id), style="bold" if decided else "")
         table.add_row(
-            name, state_text(factor), direction_text(factor), _evidence_cell(evidence_lines(factor))
+            name,
+            state_text(factor),
+            direction_text(factor),
+            _evidence_cell(evidence_lines(factor, recommendation)),
         )
     return [table]
 
@@ -355,10 +406,24 @@ def terminal_renderables(
             out.append(Text("Assumptions:", style="dim"))
             notes = [Text(display_text(a), style="dim") for a in economics.assumptions]
             out.append(_hanging(["-"] * len(notes), notes, style="dim"))
-    if recommendation.missing:
-        out.extend(["", Text("To decide the unknown factors, tell gpuport:", style="bold")])
-        lines = [Text(display_text(m)) for m in recommendation.missing]
+    if items := ask_items(recommendation):
+        out.extend(["", Text(f"{UNKNOWN_TITLE}:", style="bold")])
+        lines = []
+        for names, ask in items:
+            line = Text(f"{display_text(names)}: " if names else "", style="bold")
+            line.append(display_text(ask), style="")
+            lines.append(line)
         out.append(_hanging(["•"] * len(lines), lines))
+    if declared := settings_items(recommendation.settings):  # as the HTML report lists them
+        source = display_text(declared_source(recommendation.settings))
+        out.extend(["", Text(f"Declared ({source}):", style="dim")])
+        line = Text()
+        for index, (key, value) in enumerate(declared):
+            line.append(" · " if index else "")
+            line.append(display_text(key), style="bold")
+            line.append(f" {display_text(value)}")
+        line.stylize("dim")
+        out.append(Padding(line, (0, 0, 0, 2)))
     out.extend(["", Text(READINESS_TITLE, style="bold")])
     return out
 
@@ -378,7 +443,7 @@ def markdown_lines(recommendation: Recommendation) -> list[str]:
     if recommendation.decisive:
         out.extend(["### Decisive factors", ""])
         out.extend(
-            f"- **{md_text(f.question)}** {state_text(f)}, {direction_text(f)}: "
+            f"- **{md_kb_text(f.question)}** {state_text(f)}, {direction_text(f)}: "
             f"{md_text(evidence_lines(f)[0])}"
             for f in recommendation.decisive
         )
@@ -392,7 +457,7 @@ def markdown_lines(recommendation: Recommendation) -> list[str]:
             *(
                 f"| {md_code_cell(f.factor_id)}"
                 f"{' (decisive)' if decided_it(recommendation, f) else ''}"
-                f" | {state_text(f)} | {direction_text(f)} | {md_text(evidence_text(f))} |"
+                f" | {state_text(f)} | {direction_text(f)} | {md_text(evidence_text(f, recommendation))} |"
                 for f in ordered_factors(recommendation)
             ),
             "",
@@ -435,8 +500,16 @@ def markdown_lines(recommendation: Recommendation) -> list[str]:
                     "",
                 ]
             )
-    if recommendation.missing:
-        out.extend(["### To decide the unknown factors, tell gpuport", ""])
-        out.extend(f"- {md_text(m)}" for m in recommendation.missing)
+    if items := ask_items(recommendation):
+        out.extend([f"### {UNKNOWN_TITLE}", ""])
+        out.extend(
+            f"- {f'**{md_text(names)}**: ' if names else ''}{md_kb_text(ask)}"
+            for names, ask in items
+        )
         out.append("")
+    if declared := settings_items(recommendation.settings):  # as the HTML report lists them
+        listed = " · ".join(f"{md_code_cell(key)} {md_text(value)}" for key, value in declared)
+        out.extend(
+            [f"{md_text(f'Declared ({declared_source(recommendation.settings)}):')} {listed}", ""]
+        )
     return out

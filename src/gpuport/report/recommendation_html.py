@@ -19,7 +19,11 @@ from gpuport.report.common import html_text
 from gpuport.report.recommendation import (
     OUTCOME_TITLE,
     READINESS_TITLE,
+    UNKNOWN_TITLE,
+    ask_items,
+    code_spans,
     decided_it,
+    declared_source,
     direction_text,
     economics_lines,
     evidence_lines,
@@ -34,6 +38,13 @@ TODAY_COLOR = "#6b7280"
 AMD_COLOR = "#dc2626"
 BEST_COLOR = "#15803d"
 MAX_PAYBACK_MONTHS = 60  # the payback chart's axis stops at five years
+
+
+def html_kb_text(text: str) -> str:
+    """A question or ask of the KB in HTML: its `settings` in <code>, every piece escaped."""
+    return "".join(
+        f"<code>{html_text(p)}</code>" if code else html_text(p) for p, code in code_spans(text)
+    )
 
 
 def cost_chart_svg(economics: Economics) -> str:
@@ -56,6 +67,8 @@ def cost_chart_svg(economics: Economics) -> str:
     height = top + row_h * len(priced) + 4
     biggest = max(o.usd_per_month or 0.0 for _, o in priced) or 1.0
     best = economics.best.gpu_id if economics.best is not None else None
+    if economics.monthly_saving_usd is not None and economics.monthly_saving_usd <= 0:
+        best = None  # green says "saves money": not for an option that costs more than today
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
         f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
@@ -160,14 +173,14 @@ def payback_chart_svg(economics: Economics) -> str:
     return "".join(parts)
 
 
-def _factor_row(factor: FactorResult, decided: bool) -> str:
+def _factor_row(factor: FactorResult, decided: bool, recommendation: Recommendation) -> str:
     decisive = ' <span class="muted">(decisive)</span>' if decided else ""
     return (
         f"<tr><td><code>{html_text(factor.factor_id)}</code>{decisive}<br>"
-        f'<span class="muted">{html_text(factor.question)}</span></td>'
+        f'<span class="muted">{html_kb_text(factor.question)}</span></td>'
         f'<td class="holds">{html_text(state_text(factor))} · <span class="dir '
         f'dir-{factor.direction.value}">{html_text(direction_text(factor))}</span></td>'
-        f"<td>{'<br>'.join(html_text(line) for line in evidence_lines(factor))}</td></tr>"
+        f"<td>{'<br>'.join(html_text(line) for line in evidence_lines(factor, recommendation))}</td></tr>"
     )
 
 
@@ -223,7 +236,7 @@ def recommendation_section(
         out.append("<h3>Decisive factors</h3>")
         out.append('<ul class="decisive">')
         out.extend(
-            f"<li><strong>{html_text(f.question)}</strong> {html_text(state_text(f))}, "
+            f"<li><strong>{html_kb_text(f.question)}</strong> {html_text(state_text(f))}, "
             f'<span class="dir dir-{f.direction.value}">{html_text(direction_text(f))}</span>: '
             f"{html_text(evidence_lines(f)[0])}</li>"
             for f in recommendation.decisive
@@ -235,19 +248,23 @@ def recommendation_section(
         "<th>evidence</th></tr></thead><tbody>"
     )
     out.extend(
-        _factor_row(f, decided_it(recommendation, f)) for f in ordered_factors(recommendation)
+        _factor_row(f, decided_it(recommendation, f), recommendation)
+        for f in ordered_factors(recommendation)
     )
     out.append("</tbody></table>")
     if recommendation.economics is not None:
         out.extend(_economics_html(recommendation.economics))
-    if recommendation.missing:
-        out.append("<h3>To decide the unknown factors, tell gpuport</h3>")
+    if items := ask_items(recommendation):
+        out.append(f"<h3>{html_text(UNKNOWN_TITLE)}</h3>")
         out.append('<ul class="missing">')
-        out.extend(f"<li>{html_text(m)}</li>" for m in recommendation.missing)
+        out.extend(
+            f"<li>{f'<strong>{html_text(names)}</strong>: ' if names else ''}{html_kb_text(ask)}</li>"
+            for names, ask in items
+        )
         out.append("</ul>")
     settings = settings_items(recommendation.settings)
     if settings:
-        source = recommendation.settings.source or "declared"
+        source = declared_source(recommendation.settings)
         declared = " · ".join(f"<code>{html_text(k)}</code> {html_text(v)}" for k, v in settings)
         out.append(f'<p class="muted">Declared ({html_text(source)}): {declared}</p>')
     out.append("</section>")

@@ -107,6 +107,20 @@ def _excerpt(finding: Finding, width: int) -> list[Text]:
     return out
 
 
+def _header(lead: Text, rest: Text, width: int) -> RenderableType:
+    """``lead`` (where and severity) then ``rest`` (the rule), indented by 2; a wrapped line of
+    ``rest`` hangs under its start, or, after a lead wider than half the line, under the lead."""
+    start = 2 + lead.cell_len
+    if start <= width // 2:
+        grid = Table.grid()
+        grid.add_column(width=start, no_wrap=True)
+        grid.add_column(overflow="fold")
+        grid.add_row(Text("  ").append_text(lead), rest)
+        return grid
+    lead.rstrip()
+    return Group(_indented(lead, 2), _indented(rest, 4))
+
+
 def _finding(finding: Finding, rules: dict[str, Rule], width: int, with_path: bool) -> Group:
     """One finding: where, severity and rule; the message; the excerpt; the fix."""
     loc = finding.location
@@ -117,17 +131,16 @@ def _finding(finding: Finding, rules: dict[str, Rule], width: int, with_path: bo
         where = f"{loc.line}:{loc.column}" if loc.column > 0 else str(loc.line)
     else:
         where = "(file)"
-    head = Text()
-    head.append(where, style="bold")
-    head.append("  ")
-    head.append_text(_severity(finding.severity))
-    head.append(" ")
-    head.append(finding.rule_id, style="bold")
+    lead = Text(where, style="bold")
+    lead.append("  ")
+    lead.append_text(_severity(finding.severity))
+    lead.append(" ")
+    head = Text(finding.rule_id, style="bold")
     if rule is not None:
         head.append(f" {rule.slug}", style="dim")
     head.append(f"  ({finding.category.value}, {finding.confidence.label} confidence)", "dim")
     parts: list[RenderableType] = [
-        _indented(head, 2),
+        _header(lead, head, width),
         _indented(Text(display_text(finding.message))),
     ]
     parts.extend(_excerpt(finding, width))
@@ -172,16 +185,21 @@ def _print_skipped(console: Console, skipped: list[Skipped]) -> None:
     console.print(_indented(grid, 2))
 
 
-def _summary(result: ScanResult) -> Text:
+def _summary(result: ScanResult, product: Assessment | None = None) -> Text:
+    """The closing line; under an assessment, what gpuport fixes counts product code, as the
+    assessment's own "gpuport can fix N of M" line above it does."""
     findings = result.findings
     counts = severity_counts(findings)
     mechanical, actionable = fixable_counts(findings)
+    where = ""
+    if product is not None:
+        mechanical, actionable, where = product.mechanical, product.actionable, " in product code"
     files = len({f.location.path for f in findings})
     text = Text(plural(len(findings), "finding"), style="bold")
     if counts:
         text.append(" (" + ", ".join(f"{n} {label}" for label, n in counts.items()) + ")")
         text.append(f" in {plural(files, 'file')}")
-    parts = [f"gpuport can fix {mechanical} of {actionable}"] if actionable else []
+    parts = [f"gpuport can fix {mechanical} of {actionable}{where}"] if actionable else []
     if result.skipped:
         crashes = len(result.crashed)
         extra = f" ({crashes} rule crash{'es' if crashes > 1 else ''})" if crashes else ""
@@ -443,13 +461,12 @@ def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -
             console.print()
             console.print(_finding(finding, rules, options.width, with_path=True))
         if len(shown) > len(top):
-            console.print(
-                Text(
-                    f"  … and {len(shown) - len(top)} more: `gpuport scan` lists them all,"
-                    " and the HTML report shows each one.",
-                    style="dim",
-                )
+            more = Text(
+                f"… and {len(shown) - len(top)} more: `gpuport scan` lists them all,"
+                " and the HTML report shows each one.",
+                style="dim",
             )
+            console.print(_indented(more, 2))
 
     _print_skipped(console, scan.skipped)
 
@@ -459,5 +476,5 @@ def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -
         section = plan_formats.plan_terminal_section(assessment.plan, options)
         console.file.write(section if section.endswith("\n") else section + "\n")
     console.print()
-    console.print(_summary(scan))
+    console.print(_summary(scan, assessment))
     return console_text(console)
