@@ -23,7 +23,15 @@ from pathlib import Path, PurePosixPath
 from types import FrameType
 from typing import TypeVar
 
-from gpuport.files import NO_PROJECT_FACTS, ProjectFacts, ProjectFile, WalkOptions, read_text, walk
+from gpuport.files import (
+    NO_PROJECT_FACTS,
+    FileKind,
+    ProjectFacts,
+    ProjectFile,
+    WalkOptions,
+    read_text,
+    walk,
+)
 from gpuport.findings import Excerpt, Finding, Fix, ScanStats, Severity, SkipKind, Skipped, Tier
 from gpuport.project.build import build_model
 from gpuport.project.model import ProjectModel
@@ -32,6 +40,7 @@ from gpuport.read_policy import ReadRefused, read_within
 from gpuport.rules import Rule
 from gpuport.scan.base import scanners_for
 from gpuport.scan.catalog import all_rules
+from gpuport.scan.python.scanner import prime as prime_python
 
 EXCERPT_CONTEXT = 2  # lines shown before and after a finding
 _BATCH = 64
@@ -42,6 +51,7 @@ _STOP_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
 _WORKER_SIGNALS = {signal.SIGINT, *_STOP_SIGNALS}
+_PYTHON_KINDS = frozenset({FileKind.PYTHON, FileKind.SETUP_PY, FileKind.NOTEBOOK})
 
 # `# gpuport: ignore`, `// gpuport: ignore[GP301]`, `gpuport: ignore[GP301, GP302]`
 _SUPPRESS_RE = re.compile(r"gpuport:\s*ignore(?:\[\s*([A-Za-z0-9_,\s-]*)\])?")
@@ -152,6 +162,8 @@ def scan_path(
                 progress(done, result.stats.bytes_scanned)
 
     if jobs > 1 and len(head) >= _PARALLEL_THRESHOLD:
+        if any(f.kind in _PYTHON_KINDS for f in head):
+            prime_python(enabled, facts.first_party)  # shared by forked workers
         with _worker_pool(jobs) as pool:
             merge_all(_parallel(files, pool, max_bytes, enabled, need_prints, jobs, facts))
     else:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import itertools
 import re
 from collections.abc import Callable
 
@@ -134,7 +135,9 @@ class SourceSegments:
 
     def __init__(self, data: bytes, needles: tuple[str, ...]) -> None:
         self._data = data
-        self._starts = [0, *(m.end() for m in re.finditer(rb"\n", data))]
+        lengths = [len(line) + 1 for line in data.split(b"\n")]  # each line with its "\n"
+        lengths.pop()  # the text after the last "\n" starts no further line
+        self._starts = [0, *itertools.accumulate(lengths)]
         # Where the static pattern matches in the whole text, searched once: a statement holds
         # a match of its own only where one of these overlaps it (a match at a position of the
         # statement is found there, unless an earlier one already covers that position).
