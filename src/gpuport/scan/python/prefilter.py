@@ -85,16 +85,33 @@ def file_prefilter(dispatch: Dispatch, first_party: frozenset[str]) -> Callable[
         tops = {
             n[1:] for n in import_needles if n[:1] in _IMPORT_QUOTES and n[1:] not in first_party
         }
-        names = re.compile(rf"(?<![\w.])(?:{trie_pattern(tops)})(?!\w)") if tops else None
+        # `(?<![\w.])` is checked on each match rather than written first in the expression:
+        # an expression that starts with a look-behind is tried at every position of the text,
+        # one that starts with the names skips to where one could start.
+        names = re.compile(rf"(?:{trie_pattern(tops)})(?!\w)") if tops else None
 
         def may_fire_in(text: str) -> bool:
-            return kept.found_in(text) or (names is not None and names.search(text) is not None)
+            return kept.found_in(text) or (names is not None and _name_found(names, text))
 
         found = may_fire_in
     if len(_FILE_PREFILTERS) > 64:
         _FILE_PREFILTERS.clear()
     _FILE_PREFILTERS[key] = found
     return found
+
+
+def _name_found(names: re.Pattern[str], text: str) -> bool:
+    """``names`` matches where no word character (as ``\\w`` has it) or dot comes before."""
+    match = names.search(text)
+    while match is not None:
+        start = match.start()
+        if start == 0:
+            return True
+        before = text[start - 1]
+        if not (before.isalnum() or before == "_" or before == "."):
+            return True
+        match = names.search(text, start + 1)
+    return False
 
 
 def _static_pattern(needles: tuple[str, ...]) -> re.Pattern[bytes]:
