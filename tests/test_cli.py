@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -11,7 +13,7 @@ from click.testing import CliRunner
 
 from gpuport import __version__
 from gpuport.assess import Assessment
-from gpuport.cli import main
+from gpuport.cli import COMMAND_MODULES, COMMANDS, main
 from gpuport.kb.query import KbCounts, KbLookup, KbTable
 from gpuport.plan.planner import PlanResult
 from gpuport.port.model import PortResult
@@ -216,3 +218,19 @@ def test_format_choices_keep_their_order() -> None:
     assert _format_choices("scan") == ["terminal", "json", "sarif", "markdown", "html"]
     assert _format_choices("explain") == ["terminal", "markdown", "json"]
     assert _format_choices("kb", "list") == ["terminal", "json"]
+
+
+def test_a_command_loads_only_its_own_module() -> None:
+    """`gpuport scan` does not import port's translation tables (about a third of start-up);
+    COMMANDS and main.commands still give every command, with bench's and verify's `serve`."""
+    code = (
+        "import sys, gpuport.cli as cli; cli.main.commands['scan'];"
+        "loaded = 'gpuport.cli.port' in sys.modules or 'gpuport.port.translate' in sys.modules;"
+        "names = [c.name for c in cli.COMMANDS];"
+        "print(loaded, names == list(cli.main.commands), 'serve' in cli.main.commands['bench'].commands)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["False", "True", "True"]
+    assert [c.name for c in COMMANDS] == list(COMMAND_MODULES) == list(main.commands)

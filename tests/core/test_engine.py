@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import subprocess
@@ -441,3 +442,17 @@ def test_an_nvidia_only_component_is_folded_and_its_findings_kept_aside(tmp_path
     without = scan_path(tmp_path, ScanOptions(jobs=1, ignore=frozenset({"GP601"})))
     assert without.set_aside == []
     assert {f.location.path for f in without.findings} >= aside
+
+
+def test_the_garbage_collector_is_back_as_it_was_after_a_scan(tmp_path: Path) -> None:
+    """The engine pauses cyclic collection while it scans a file, and only then."""
+    (tmp_path / "m.py").write_text("import torch\ntorch.cuda.synchronize()\n", encoding="utf-8")
+    assert gc.isenabled()
+    scan_path(tmp_path, ScanOptions(jobs=1))
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        scan_path(tmp_path, ScanOptions(jobs=1))
+        assert not gc.isenabled()  # a caller's choice is left alone
+    finally:
+        gc.enable()

@@ -186,3 +186,18 @@ def test_the_port_api_map_names_the_malformed_extra(monkeypatch: pytest.MonkeyPa
             apimap.load_api_map()
     finally:
         apimap.load_api_map.cache_clear()
+
+
+def test_a_toml_file_read_twice_gives_two_documents_and_a_changed_file_is_read_anew(
+    data_package: Path,
+) -> None:
+    (data_package / "twice.toml").write_text("[a]\nlist = [1, 2]\nwhen = 2026-01-02\n", "utf-8")
+    first = load_toml("twice.toml", "gpuport_kb_probe")
+    first["a"]["list"].append(3)  # a caller may change its document
+    second = load_toml("twice.toml", "gpuport_kb_probe")
+    assert second == {"a": {"list": [1, 2], "when": datetime.date(2026, 1, 2)}}
+    (data_package / "twice.toml").write_text("[a]\nlist = [9]\n", "utf-8")
+    assert load_toml("twice.toml", "gpuport_kb_probe") == {"a": {"list": [9]}}
+    (data_package / "twice.toml").write_text("[a\n", "utf-8")
+    with pytest.raises(KbError, match=r"twice\.toml"):
+        load_toml("twice.toml", "gpuport_kb_probe")

@@ -4,6 +4,7 @@ project importing itself is not parsed, and every other import is still found.""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from gpuport.findings import Finding, Skipped
 from gpuport.scan.catalog import iter_rules
 from gpuport.scan.python import scanner
 from gpuport.scan.python.checks import dispatch_for
-from gpuport.scan.python.prefilter import file_prefilter
+from gpuport.scan.python.prefilter import _name_found, file_prefilter
 from gpuport.scan.python.scanner import scan_python
 
 ALL_RULES = frozenset(r.id for r in iter_rules())
@@ -106,3 +107,27 @@ def test_a_banner_of_hashes_after_a_string_is_read_once(tmp_path: Path) -> None:
     )
     found = [f for f in scan(tmp_path, text, frozenset()) if isinstance(f, Finding)]
     assert found, "the statement below the banner is still walked"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import pynvml",
+        "x = 1\nimport os,pynvml",
+        "pynvml",
+        "my_pynvml = 1",  # part of a longer name
+        "a.pynvml",  # an attribute
+        "épynvml",  # a word character outside ASCII
+        "٣pynvml",  # a digit outside ASCII
+        "pynvmlx",
+        "a.pynvml pynvml",  # the second one counts
+        "xpynvml\n(pynvml)",
+        "",
+    ],
+)
+def test_other_imports_are_found_as_whole_names_as_a_look_behind_finds_them(text: str) -> None:
+    """The names' test checks the character before each match itself: it finds exactly what
+    ``(?<![\\w.])name(?!\\w)`` does."""
+    names = re.compile(r"(?:pynvml|cupy)(?!\w)")
+    expected = re.search(r"(?<![\w.])(?:pynvml|cupy)(?!\w)", text) is not None
+    assert _name_found(names, text) is expected

@@ -3,24 +3,28 @@
 Each command module reads its flags, calls its stage's pure functions, picks a renderer from
 ``gpuport.report`` and writes; what they share (exit codes, the error handler, ``--format``,
 ``-o``, PATH, ``--fail-on``) is in :mod:`gpuport.cli.common`. A new command is one module here,
-added to :data:`COMMANDS`, plus the renderers of its result type.
+named in :data:`COMMAND_MODULES`, plus the renderers of its result type.
+
+A command's module is imported when that command runs (or ``--help`` lists it), not when
+``gpuport`` starts: ``gpuport scan`` does not load ``port``'s translation tables (about a third
+of its start-up, benchmarks/results/python_vs_bandit.md). :data:`COMMANDS` (every command,
+loaded) and ``main.commands`` still give the click commands themselves.
 """
 
 from __future__ import annotations
 
 import errno
+import importlib
 import io
 import os
 import sys
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 try:
     import click
 
     from gpuport import __version__
-
-    # The modules, not their commands: `gpuport.cli.port` must stay the module of that name.
-    from gpuport.cli import assess, bench, doctor, explain, kb, plan, port, scan, serve, verify
     from gpuport.cli.common import interrupted
 except KeyboardInterrupt:
     # Ctrl-C while the commands load (a second or so on a busy machine): exit 130 as it does
@@ -28,21 +32,75 @@ except KeyboardInterrupt:
     sys.stderr.write("interrupted\n")
     sys.exit(130)
 
-COMMANDS: tuple[click.Command, ...] = (
-    assess.assess,
-    scan.scan,
-    port.port,
-    plan.plan,
-    kb.kb,
-    explain.explain,
-    bench.bench,
-    verify.verify,
-    doctor.doctor,
-)
+# Command name -> (its module, the click command's name there), in the order help lists them.
+# The modules, not their commands: `gpuport.cli.port` must stay the module of that name.
+COMMAND_MODULES: dict[str, tuple[str, str]] = {
+    "assess": ("gpuport.cli.assess", "assess"),
+    "scan": ("gpuport.cli.scan", "scan"),
+    "port": ("gpuport.cli.port", "port"),
+    "plan": ("gpuport.cli.plan", "plan"),
+    "kb": ("gpuport.cli.kb", "kb"),
+    "explain": ("gpuport.cli.explain", "explain"),
+    "bench": ("gpuport.cli.bench", "bench"),
+    "verify": ("gpuport.cli.verify", "verify"),
+    "doctor": ("gpuport.cli.doctor", "doctor"),
+}
 
-# `bench serve` and `verify serve` share one OpenAI-compatible client (gpuport.cli.serve).
-bench.bench.add_command(serve.bench_serve)
-verify.verify.add_command(serve.verify_serve)
+# Sub-commands added to a command when it loads: `bench serve` and `verify serve` share one
+# OpenAI-compatible client (gpuport.cli.serve).
+SUBCOMMANDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "bench": (("gpuport.cli.serve", "bench_serve"),),
+    "verify": (("gpuport.cli.serve", "verify_serve"),),
+}
+
+
+def _load(module: str, name: str) -> click.Command:
+    try:
+        command = getattr(importlib.import_module(module), name)
+    except KeyboardInterrupt:  # as above: Ctrl-C while a command's module loads
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)
+    assert isinstance(command, click.Command)
+    return command
+
+
+class _LazyCommands(MutableMapping[str, click.Command]):
+    """The group's commands by name, each imported the first time it is asked for."""
+
+    def __init__(self, modules: dict[str, tuple[str, str]]) -> None:
+        self._modules = dict(modules)
+        self._loaded: dict[str, click.Command] = {}
+
+    def __getitem__(self, name: str) -> click.Command:
+        command = self._loaded.get(name)
+        if command is None:
+            if name not in self._modules:
+                raise KeyError(name)
+            command = self._loaded[name] = _load(*self._modules[name])
+            if isinstance(command, click.Group):
+                for sub in SUBCOMMANDS.get(name, ()):
+                    command.add_command(_load(*sub))
+        return command
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._modules.pop(name, None)
+        self._loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self:
+            raise KeyError(name)
+        self._modules.pop(name, None)
+        self._loaded.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._modules
+        yield from (name for name in self._loaded if name not in self._modules)
+
+    def __len__(self) -> int:
+        return len(self._modules.keys() | self._loaded.keys())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._modules or name in self._loaded
 
 
 class _ClosedStream(io.TextIOBase):
@@ -72,6 +130,7 @@ class GpuportGroup(click.Group):
 
 @click.group(
     cls=GpuportGroup,
+    commands=_LazyCommands(COMMAND_MODULES),
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(__version__, "-V", "--version", prog_name="gpuport")
@@ -79,7 +138,11 @@ def main() -> None:
     """gpuport: what breaks when your ML project moves from CUDA to ROCm, and how to fix it."""
 
 
-for _command in COMMANDS:
-    main.add_command(_command)
+def __getattr__(name: str) -> Any:
+    """``COMMANDS``: every command, loaded (importing each command's module)."""
+    if name == "COMMANDS":
+        return tuple(main.commands[command] for command in COMMAND_MODULES)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = ["COMMANDS", "main"]
+
+__all__ = ["COMMANDS", "COMMAND_MODULES", "main"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import pickle
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -41,13 +42,30 @@ def _read_text(filename: str, package: str) -> str:
         raise KbError(f"{data_label(filename, package)}: not UTF-8 text ({exc})") from exc
 
 
+# Text of a TOML file -> its parsed document, pickled: several tables are read from one file
+# (ptx.toml five times while `gpuport scan` starts), and unpickling a fresh copy costs about
+# 1/80 of parsing the text again. Keyed by the text, so a changed file is parsed anew.
+_PARSED: dict[str, bytes] = {}
+
+
 def load_toml(filename: str, package: str = KB_PACKAGE) -> dict[str, Any]:
-    """One TOML file of ``gpuport/kb``, parsed; a malformed file is a :class:`KbError`."""
+    """One TOML file of ``gpuport/kb``, parsed; a malformed file is a :class:`KbError`.
+
+    Each call returns a document of its own (callers may change it).
+    """
     text = _read_text(filename, package)
+    parsed = _PARSED.get(text)
+    if parsed is not None:
+        document: dict[str, Any] = pickle.loads(parsed)
+        return document
     try:
-        return tomllib.loads(text)
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise KbError(f"{data_label(filename, package)}: {exc}") from exc
+    if len(_PARSED) >= 64:
+        _PARSED.clear()
+    _PARSED[text] = pickle.dumps(document, pickle.HIGHEST_PROTOCOL)
+    return document
 
 
 def load_json(filename: str, package: str = KB_PACKAGE) -> Any:

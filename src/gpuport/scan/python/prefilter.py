@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import itertools
 import re
 from collections.abc import Callable
 
@@ -84,16 +85,33 @@ def file_prefilter(dispatch: Dispatch, first_party: frozenset[str]) -> Callable[
         tops = {
             n[1:] for n in import_needles if n[:1] in _IMPORT_QUOTES and n[1:] not in first_party
         }
-        names = re.compile(rf"(?<![\w.])(?:{trie_pattern(tops)})(?!\w)") if tops else None
+        # `(?<![\w.])` is checked on each match rather than written first in the expression:
+        # an expression that starts with a look-behind is tried at every position of the text,
+        # one that starts with the names skips to where one could start.
+        names = re.compile(rf"(?:{trie_pattern(tops)})(?!\w)") if tops else None
 
         def may_fire_in(text: str) -> bool:
-            return kept.found_in(text) or (names is not None and names.search(text) is not None)
+            return kept.found_in(text) or (names is not None and _name_found(names, text))
 
         found = may_fire_in
     if len(_FILE_PREFILTERS) > 64:
         _FILE_PREFILTERS.clear()
     _FILE_PREFILTERS[key] = found
     return found
+
+
+def _name_found(names: re.Pattern[str], text: str) -> bool:
+    """``names`` matches where no word character (as ``\\w`` has it) or dot comes before."""
+    match = names.search(text)
+    while match is not None:
+        start = match.start()
+        if start == 0:
+            return True
+        before = text[start - 1]
+        if not (before.isalnum() or before == "_" or before == "."):
+            return True
+        match = names.search(text, start + 1)
+    return False
 
 
 def _static_pattern(needles: tuple[str, ...]) -> re.Pattern[bytes]:
@@ -134,7 +152,9 @@ class SourceSegments:
 
     def __init__(self, data: bytes, needles: tuple[str, ...]) -> None:
         self._data = data
-        self._starts = [0, *(m.end() for m in re.finditer(rb"\n", data))]
+        lengths = [len(line) + 1 for line in data.split(b"\n")]  # each line with its "\n"
+        lengths.pop()  # the text after the last "\n" starts no further line
+        self._starts = [0, *itertools.accumulate(lengths)]
         # Where the static pattern matches in the whole text, searched once: a statement holds
         # a match of its own only where one of these overlaps it (a match at a position of the
         # statement is found there, unless an earlier one already covers that position).

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
 
 from gpuport.findings import Finding
 from gpuport.scan.python import environment
@@ -40,6 +41,7 @@ class PythonWalker:
         self.context = PythonContext(path, first_party)
         self._dispatch = dispatch
         self._handlers = _handlers_for(dispatch)
+        self._plans = _plans_for(dispatch)
         self._needs_qual = bool(
             dispatch.calls
             or dispatch.call_prefixes
@@ -63,41 +65,44 @@ class PythonWalker:
         segments = (
             SourceSegments.of(text, self._dispatch.statement_needles) if text is not None else None
         )
+        plans = self._plans
         stack: list[ast.AST | None] = [tree]
+        pop, push = stack.pop, stack.append
         while stack:
-            node = stack.pop()
+            node = pop()
             if node is None:  # the end of a function or class body
                 context.leave_scope()
                 continue
             kind = type(node)
+            handler, statement, scope, fields = plans.get(kind) or _plan(plans, handlers, kind)
             if (
-                segments is not None
-                and kind in STATEMENT_TYPES
+                statement
+                and segments is not None
                 and segments.inert(node, context.tracked_names(), context.scopes[-1].module)
             ):
                 continue
-            handler = handlers.get(kind)
             if handler is not None:
                 handler(self, node)
-            if kind in _FUNCTION_TYPES and isinstance(node, _FUNCTION_TYPES):
+            if scope is _FUNCTION and isinstance(node, _FUNCTION_TYPES):
                 context.enter_scope(parameters(node.args))
-                stack.append(None)
-            elif kind is ast.ClassDef:
+                push(None)
+            elif scope is _CLASS:
                 context.enter_scope()
-                stack.append(None)
-            fields = CHILD_FIELDS.get(kind) or child_fields(kind)
-            first = len(stack)
+                push(None)
+            children: list[ast.AST] = []
             for name in fields:
                 value = getattr(node, name, None)
                 if type(value) is list:
                     for item in value:
                         if isinstance(item, ast.AST):
                             parents[item] = node
-                            stack.append(item)
+                            children.append(item)
                 elif isinstance(value, ast.AST):
                     parents[value] = node
-                    stack.append(value)
-            stack[first:] = reversed(stack[first:])
+                    children.append(value)
+            if children:
+                children.reverse()
+                stack += children
         return context.findings[start:]
 
     def shell_command(self, command: str, line: int) -> Sequence[Finding]:
@@ -257,6 +262,36 @@ class PythonWalker:
 
 
 _Handler = Callable[[PythonWalker, ast.AST], None]
+_FUNCTION, _CLASS = "function", "class"
+
+
+class _Plan(NamedTuple):
+    """What the walk does at a node of one type, worked out once per type and dispatch."""
+
+    handler: _Handler | None
+    statement: bool  # a statement the pre-filter may step over
+    scope: str | None  # _FUNCTION or _CLASS: its body is a scope of its own
+    fields: tuple[str, ...]  # the fields holding its children
+
+
+_Plans = dict[type[ast.AST], _Plan]
+
+
+@functools.cache
+def _plans_for(dispatch: Dispatch) -> _Plans:
+    """An empty table of plans for one dispatch, filled as node types turn up."""
+    return {}
+
+
+def _plan(plans: _Plans, handlers: Mapping[type[ast.AST], _Handler], kind: type[ast.AST]) -> _Plan:
+    scope = _FUNCTION if kind in _FUNCTION_TYPES else _CLASS if kind is ast.ClassDef else None
+    plan = plans[kind] = _Plan(
+        handlers.get(kind),
+        kind in STATEMENT_TYPES,
+        scope,
+        CHILD_FIELDS.get(kind) or child_fields(kind),
+    )
+    return plan
 
 
 @functools.cache
