@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gpuport.files import DEFAULT_EXCLUDED_DIRS
+from gpuport.files import DEFAULT_EXCLUDED_DIRS, is_port_artifact
 from gpuport.findings import Tier
 from gpuport.project.tiers import tier_by_name
 
@@ -91,7 +91,10 @@ def _product_or_ci(rel: str) -> bool:
 
 def _sort_files(found: Survey, rel_dir: str, depth: int, files: list[str]) -> None:
     first = rel_dir.split("/", 1)[0] if rel_dir else ""
+    siblings = frozenset(files)
     for name in files:
+        if is_port_artifact(name, siblings=siblings):
+            continue  # gpuport's own backups and temp files: never read, never a component
         rel = f"{rel_dir}/{name}" if rel_dir else name
         lower = name.lower()
         if depth == 0:

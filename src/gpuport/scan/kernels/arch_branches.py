@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from gpuport.syntax.preprocessor import (
     ROCM_DEFINED,
@@ -99,28 +100,46 @@ def arch_test(code: str, start: int) -> ArchTest | None:
     else:
         condition = argument
     body_start = m.end()
-    depth = 0
-    sibling = -1
-    for d in _BRANCH_RE.finditer(code, body_start):
+    found = _groups(code).get(start)
+    if found is None:
+        return None  # not at the start of its line, or no #endif
+    sibling, endif = found
+    rest_start = sibling if sibling >= 0 else endif
+    return ArchTest(
+        condition,
+        (body_start, rest_start),
+        (rest_start, endif),
+        re.search(r"[A-Za-z_]\w*\s*\(", condition.replace("defined", "")) is not None,
+    )
+
+
+@lru_cache(maxsize=4)
+def _groups(code: str) -> dict[int, tuple[int, int]]:
+    """Each conditional directive of ``code`` (its '#', at the start of its line) -> the next
+    directive of its group (``#elif``/``#else``; -1 if none) and the group's ``#endif``.
+
+    One pass over the file: finding each directive's ``#endif`` by scanning forward from it
+    was quadratic on a file of nested ``#if`` lines (tests/test_adversarial_growth.py).
+    """
+    groups: dict[int, tuple[int, int]] = {}
+    stack: list[list[int]] = []
+    for d in _BRANCH_RE.finditer(code):
         line_start = code.rfind("\n", 0, d.start()) + 1
         if code[line_start : d.start()].strip():
             continue  # not at the start of its line
         word = d.group(1)
         if word in ("if", "ifdef", "ifndef"):
-            depth += 1
+            stack.append([d.start()])
         elif word == "endif":
-            if depth == 0:
-                rest_start = sibling if sibling >= 0 else d.start()
-                return ArchTest(
-                    condition,
-                    (body_start, rest_start),
-                    (rest_start, d.start()),
-                    re.search(r"[A-Za-z_]\w*\s*\(", condition.replace("defined", "")) is not None,
-                )
-            depth -= 1
-        elif depth == 0 and sibling < 0:
-            sibling = d.start()
-    return None
+            if not stack:
+                continue
+            group = stack.pop()
+            for at, directive in enumerate(group):
+                following = group[at + 1] if at + 1 < len(group) else -1
+                groups[directive] = (following, d.start())
+        elif stack:
+            stack[-1].append(d.start())
+    return groups
 
 
 def _code_of(code: str, span: tuple[int, int]) -> str:
