@@ -38,7 +38,9 @@ from gpuport.scan.catalog import all_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "build" / "docs-site"
-HELP_WIDTH = 100
+# The knowledge base's folder: MkDocs names a section after its folder ("Knowledge base").
+KB_DIR = "knowledge-base"
+HELP_WIDTH = 78  # the help fits the content column of a laptop screen, unscrolled
 
 KB_ABOUT = {
     "packages": "Python packages: whether each has a ROCm build, and what to install instead.",
@@ -195,7 +197,7 @@ def home(rules: list[Rule]) -> str:
         "commands' help, so it says what the installed version does.\n\n"
         f"- [Commands](commands/index.md): {len(COMMANDS)} commands and their options.\n"
         f"- [Rules](rules/index.md): the {len(rules)} rules, one page each.\n"
-        "- [Knowledge base](kb/index.md): what each CUDA name becomes on ROCm.\n"
+        f"- [Knowledge base]({KB_DIR}/index.md): what each CUDA name becomes on ROCm.\n"
     )
 
 
@@ -208,9 +210,9 @@ def pages() -> dict[str, str]:
     site["rules/index.md"] = rules_index(rules)
     for rule in rules:
         site[f"rules/{rule.id}.md"] = rule_page(rule)
-    site["kb/index.md"] = kb_index()
+    site[f"{KB_DIR}/index.md"] = kb_index()
     for table in TABLES:
-        site[f"kb/{table}.md"] = kb_page(table)
+        site[f"{KB_DIR}/{table}.md"] = kb_page(table)
     return site
 
 

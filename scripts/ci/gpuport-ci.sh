@@ -13,7 +13,10 @@
 #   gpuport-ci.sh finish         exit with the status --fail-on asks for
 #
 # Settings (environment): GPUPORT_PATH (.), GPUPORT_FAIL_ON (the project's [tool.gpuport] or
-# gpuport's default), GPUPORT_DIFF_BASE (a git ref; empty: no diff step), GPUPORT_OUT (the
+# gpuport's default), GPUPORT_DIFF_BASE (a git ref; empty: no diff step), GPUPORT_LINK_BASE
+# (the URL of the repository's files at the commit, such as
+# https://github.com/OWNER/REPO/blob/SHA/: the comment's file links start with it and the
+# scanned folder's path in the repository; empty: relative links), GPUPORT_OUT (the
 # folder the files go to; outside the project so that no scan reads them), GPUPORT (the
 # command that runs gpuport), PYTHON (the Python that installs it and writes the JSON files). Each step that runs gpuport records its exit status in
 # $OUT/<step>.status; `finish` fails on the diff's status when there is one (a pull request
@@ -67,8 +70,14 @@ diff)
         echo "gpuport diff: no base ref (GPUPORT_DIFF_BASE); nothing to compare with" >&2
         exit 0
     fi
+    link_args=()
+    if [[ -n "${GPUPORT_LINK_BASE:-}" ]]; then
+        # Findings' paths are relative to the scanned folder: add its place in the repository.
+        prefix=$(git -C "$TARGET" rev-parse --show-prefix 2>/dev/null || true)
+        link_args=(--link-base "${GPUPORT_LINK_BASE%/}/$prefix")
+    fi
     run_gpuport diff scan "$TARGET" --no-progress --diff "$GPUPORT_DIFF_BASE" \
-        --format markdown -o "$OUT/gpuport-pr.md" "${fail_on_args[@]}"
+        --format markdown -o "$OUT/gpuport-pr.md" "${fail_on_args[@]}" "${link_args[@]}"
     set_output markdown "$OUT/gpuport-pr.md"
     ;;
 comment-body)

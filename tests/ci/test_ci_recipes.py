@@ -87,7 +87,10 @@ def test_the_gitlab_template_parses_and_calls_existing_script_commands() -> None
     # every GPUPORT_ variable the template reads is set in it or by the script's caller
     defined = set(gitlab["variables"]) | set(jobs[".gpuport-setup"]["variables"])
     used = set(re.findall(r"\$\{?(GPUPORT_[A-Z_]+)", text))
-    assert used <= defined | {"GPUPORT_DIFF_BASE", "GPUPORT_GITLAB_TOKEN"}
+    assert used <= defined | {"GPUPORT_DIFF_BASE", "GPUPORT_LINK_BASE", "GPUPORT_GITLAB_TOKEN"}
+    # no made-up repository that looks real: the user must say where gpuport comes from
+    assert gitlab["variables"]["GPUPORT_REPO"] == ""
+    assert "OWNER/gpuport" not in text and "OWNER/gpuport" not in ACTION.read_text()
 
 
 # --- the shell steps, run -------------------------------------------------------------------
@@ -164,6 +167,9 @@ def run_action(repo: Repo, tmp_path: Path, existing_comment: str = "") -> dict[s
         "github.event_name": "pull_request",
         "github.event.pull_request.base.sha": repo.git("rev-parse", "main").strip(),
         "github.event.pull_request.number": "7",
+        "github.event.pull_request.head.sha": repo.git("rev-parse", "HEAD").strip(),
+        "github.server_url": "https://github.com",
+        "github.repository": "owner/project",
     }
     base_env = {
         **GIT_ENV,
@@ -224,6 +230,9 @@ def test_the_action_scans_comments_and_fails_on_what_the_pull_request_adds(
     assert sent["body"].startswith(PR_COMMENT_MARKER)
     assert "GP201" in sent["body"] and "GP105" not in sent["body"]
     assert sent["body"] == (out / "gpuport-pr.md").read_text(encoding="utf-8")
+    # its file links open the pull request's head commit on GitHub
+    head = made["repo"].git("rev-parse", "HEAD").strip()
+    assert f"](https://github.com/owner/project/blob/{head}/train.py#L2)" in sent["body"]
     calls = (made["gh"] / "calls").read_text().splitlines()
     assert calls[-1].startswith("api --method POST repos/owner/project/issues/7/comments")
     assert PR_COMMENT_MARKER in made["summary"].read_text(encoding="utf-8")
@@ -261,6 +270,28 @@ def test_a_pull_request_that_adds_nothing_passes(repo: Repo, tmp_path: Path) -> 
     assert "This change adds no ROCm findings." in (out / "gpuport-pr.md").read_text()
     # GP105 was there before the branch: the pull request passes
     assert _script(repo, out, "finish").returncode == 0
+
+
+def test_links_start_at_the_scanned_folders_place_in_the_repository(
+    tmp_path: Path,
+) -> None:
+    repo = Repo(tmp_path / "project")
+    repo.write("ml/train.py", "import torch\n")
+    repo.commit("base")
+    repo.write("ml/train.py", "import torch\nimport pynvml\n")
+    repo.commit("adds a finding")
+    out = tmp_path / "out"
+    done = _script(
+        repo,
+        out,
+        "diff",
+        GPUPORT_PATH="ml",
+        GPUPORT_DIFF_BASE="HEAD~1",
+        GPUPORT_LINK_BASE="https://gitlab.example/team/model/-/blob/abc123",
+    )
+    assert done.returncode == 0, done.stderr
+    comment = (out / "gpuport-pr.md").read_text(encoding="utf-8")
+    assert "](https://gitlab.example/team/model/-/blob/abc123/ml/train.py#L2)" in comment
 
 
 def _script(repo: Repo, out: Path, command: str, **env: str) -> subprocess.CompletedProcess[str]:

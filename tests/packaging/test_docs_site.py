@@ -98,8 +98,10 @@ def test_one_page_per_rule_command_and_kb_table(site: Path) -> None:
         assert f"Usage: gpuport {command.name}" in page
     assert "Usage: gpuport kb list" in (site / "commands" / "kb.html").read_text()
     for table in TABLES:
-        assert (site / "kb" / f"{table}.html").is_file()
-    assert "CUDA_VISIBLE_DEVICES" in (site / "kb" / "env.html").read_text(encoding="utf-8")
+        assert (site / "knowledge-base" / f"{table}.html").is_file()
+    assert "CUDA_VISIBLE_DEVICES" in (site / "knowledge-base" / "env.html").read_text(
+        encoding="utf-8"
+    )
 
 
 def test_no_page_loads_anything_from_the_network(site: Path) -> None:

@@ -128,3 +128,46 @@ def test_the_baseline_and_the_change_filter_together(repo: Repo, tmp_path: Path)
     document = json.loads(out)
     assert rules_of(document) == [("GP401", "Dockerfile", 1)]
     assert document["stats"]["baselined"] == 1 and document["change"]["outside"] == 1
+
+
+def test_link_base_makes_the_comments_links_open_on_the_forge(repo: Repo) -> None:
+    base = "https://github.com/acme/model/blob/0123abc"  # the slash is added
+    _, out, _ = run(str(repo.root), "--diff", "main", "--format", "markdown", "--link-base", base)
+    assert "(https://github.com/acme/model/blob/0123abc/train.py#L3)" in out
+    assert "(https://github.com/acme/model/blob/0123abc/Dockerfile#L1)" in out
+    _, plain, _ = run(str(repo.root), "--diff", "main", "--format", "markdown")
+    assert "(train.py#L3)" in plain  # without it, relative as before
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "javascript:alert(1)",
+        "file:///etc/",
+        "https://x.example/a)b",
+        "https://x.example/a b",
+        "https://x.example/?q=1",
+        "/relative/",
+    ],
+)
+def test_a_link_base_that_is_not_a_plain_http_url_is_refused(repo: Repo, bad: str) -> None:
+    code, out, err = run(str(repo.root), "--format", "markdown", "--link-base", bad)
+    assert code == 2 and out == ""
+    assert "--link-base" in err
+
+
+def test_write_baseline_with_diff_is_refused_before_anything_is_written(
+    repo: Repo, tmp_path: Path
+) -> None:
+    baseline = tmp_path / "baseline.json"
+    code, out, err = run(str(repo.root), "--diff", "main", "--write-baseline", str(baseline))
+    assert code == 2 and out == "" and not baseline.exists()
+    assert err.startswith("error: ") and "without --diff" in err
+
+
+def test_the_html_report_says_it_shows_one_change(repo: Repo) -> None:
+    code, out, _ = run(str(repo.root), "--diff", "main", "--format", "html")
+    assert code == 1
+    assert "2 findings in this change" in out
+    assert "Only the lines changed since main (merge base" in out
+    assert "1 finding on other lines is not listed." in out

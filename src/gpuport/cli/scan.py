@@ -6,10 +6,13 @@ with a progress bar, the baseline file, and the exit code of a scan.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import click
 
@@ -104,6 +107,30 @@ def scan_exit_code(result: ScanResult, settings: Settings, *, all_tiers: bool = 
     return ExitCode.CLEAN
 
 
+# What a link base may hold: a URL's own characters less those that end a Markdown link or
+# start markup (parentheses, brackets, angle brackets, quotes, backslash, space).
+_URL_CHARS = re.compile(r"[A-Za-z0-9\-._~:/?#@!$&*+,;=%]+")
+
+
+def check_link_base(ctx: click.Context, param: click.Parameter, value: str | None) -> str:
+    """``--link-base``: an http(s) URL to put before each file's path, ending in ``/``."""
+    if not value:
+        return ""
+    parts = urlsplit(value)
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.netloc
+        or parts.query
+        or parts.fragment
+        or not _URL_CHARS.fullmatch(value)
+    ):
+        raise click.BadParameter(
+            f"{value!r} is not an http(s) URL without spaces, brackets, quotes, query or "
+            "fragment (for example https://github.com/OWNER/REPO/blob/COMMIT/)"
+        )
+    return value if value.endswith("/") else value + "/"
+
+
 @click.command("scan")
 @scan_options
 @format_options(ScanResult)
@@ -117,6 +144,14 @@ def scan_exit_code(result: ScanResult, settings: Settings, *, all_tiers: bool = 
     "never writes it.",
 )
 @click.option(
+    "--link-base",
+    metavar="URL",
+    callback=check_link_base,
+    help="Markdown: link each file to URL + its path + #L<line> (for example "
+    "https://github.com/OWNER/REPO/blob/COMMIT/ in a pull-request comment), not to a "
+    "relative path.",
+)
+@click.option(
     "--all-tiers",
     is_flag=True,
     help="Let findings in every tier (tests, benchmarks, examples, docs, CI, dev, deprecated, "
@@ -127,6 +162,11 @@ def scan(path: Path, fmt: str, output: Path | None, **flags: Any) -> None:
     """Findings with rule ids, locations and fixes, in a format for people or for CI."""
     check_project_path(path)
     refuse_outputs(path, output, flags.get("write_baseline"))
+    if flags.get("diff_base") is not None and flags.get("write_baseline"):
+        raise CommandError(
+            "--write-baseline records every finding of the project, and --diff keeps only "
+            "those of the change: run --write-baseline without --diff"
+        )
     settings = settings_from_flags(path, flags)
     changed = None
     if flags.get("diff_base") is not None:
@@ -136,7 +176,9 @@ def scan(path: Path, fmt: str, output: Path | None, **flags: Any) -> None:
             raise CommandError(str(exc)) from None
     result = run_scan(path, settings, flags["jobs"], flags["no_progress"], changed)
     chosen = Format(fmt)
-    emit(render_chunks(result, chosen, render_options(chosen, output, fit_terminal=True)), output)
+    options = render_options(chosen, output, fit_terminal=True)
+    options = dataclasses.replace(options, link_base=flags["link_base"])
+    emit(render_chunks(result, chosen, options), output)
     if flags.get("write_baseline"):
         write_baseline(result, flags["write_baseline"])
     if chosen is not Format.TERMINAL or output is not None:

@@ -40,6 +40,8 @@ class RenderOptions:
     color: bool = False  # ANSI colour, terminal format only
     width: int = 100  # terminal width
     tool_version: str = ""
+    # Markdown: file links start with this URL (`scan --link-base`), else they are relative
+    link_base: str = ""
 
 
 EVERY_FORMAT: tuple[Format, ...] = tuple(Format)

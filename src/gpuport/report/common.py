@@ -124,10 +124,16 @@ def md_code_cell(text: str) -> str:
     return f"{ticks} {text} {ticks}" if longest else f"`{text}`"
 
 
-def link_target(path: str, line: int = 0) -> str:
-    """A relative link to ``path`` (percent-encoded, so no scheme or markup can sneak in)."""
+def link_target(path: str, line: int = 0, base: str = "") -> str:
+    """A link to ``path`` (percent-encoded, so no scheme or markup can sneak in).
+
+    Relative to the project, or under ``base``: an http(s) URL ending in ``/`` that the
+    command line checked (``scan --link-base``), such as a repository's file view at a commit.
+    """
     target = path_uri(path)
-    if target.startswith("/"):  # relative to the project, never a protocol-relative //host
+    if base:
+        target = base + target.lstrip("/")
+    elif target.startswith("/"):  # relative to the project, never a protocol-relative //host
         target = "./" + target.lstrip("/")
     return f"{target}#L{line}" if line > 0 else target
 

@@ -33,6 +33,7 @@ from gpuport.report.common import (
     folded_text,
     hours_text,
     listed_findings,
+    plural,
     skipped_where,
     tier_text,
     tool_version,
@@ -542,21 +543,31 @@ def render_scan_html(result: ScanResult, options: RenderOptions) -> Iterator[str
     mechanical, actionable = fixable_counts(result.findings)
     count = len(result.findings)
     heading = f"{count} finding{'s' if count != 1 else ''}"
+    reasons: tuple[str, ...] = ()
+    kicker = "gpuport scan"
+    kpis = _kpis(result, mechanical, actionable)
+    if result.change is not None:  # `scan --diff`: say the page shows one change only
+        change, outside = result.change, result.outside_change
+        kicker = f"gpuport scan --diff {display_text(change.base)}"
+        heading += " in this change"
+        elsewhere = (
+            f"{plural(outside, 'finding')} on other lines {'is' if outside == 1 else 'are'}"
+            " not listed"
+            if outside
+            else "no finding is on other lines"
+        )
+        reasons = (
+            f"Only the lines changed since {display_text(change.base)} (merge base"
+            f" {change.short_base}) were checked, in {plural(len(change.files), 'file')};"
+            f" {elsewhere}.",
+        )
+        kpis.append(("outside the change", str(outside)))
     if worst is not None:
         heading += f", the worst {worst.label}"
-    reasons: tuple[str, ...] = ()
     if result.crashed:
-        reasons = ("a gpuport rule crashed: results for some files are incomplete",)
-    banner = Banner(
-        f"worst-{worst.label}" if worst else "worst-none", "gpuport scan", heading, reasons
-    )
-    return _render(
-        kind="scan",
-        scan=result,
-        banner=banner,
-        kpis=_kpis(result, mechanical, actionable),
-        options=options,
-    )
+        reasons += ("a gpuport rule crashed: results for some files are incomplete",)
+    banner = Banner(f"worst-{worst.label}" if worst else "worst-none", kicker, heading, reasons)
+    return _render(kind="scan", scan=result, banner=banner, kpis=kpis, options=options)
 
 
 @chunk_renderer(Assessment, Format.HTML)

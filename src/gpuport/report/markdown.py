@@ -99,11 +99,11 @@ def _excerpt(finding: Finding, indent: str) -> list[str]:
     return ["", *(indent + row for row in body)]
 
 
-def _finding(finding: Finding, rules: dict[str, Rule]) -> list[str]:
+def _finding(finding: Finding, rules: dict[str, Rule], base: str = "") -> list[str]:
     loc = finding.location
     rule = rules.get(finding.rule_id)
     slug = f" `{rule.slug}`" if rule is not None else ""
-    where = f"[{md_text(str(loc))}]({link_target(loc.path, loc.line)})"
+    where = f"[{md_text(str(loc))}]({link_target(loc.path, loc.line, base)})"
     head = (
         f"- **{md_text(finding.rule_id)}**{slug} · {where} · {finding.category.value},"
         f" {finding.confidence.label} confidence\\"  # a backslash ends a line: a hard break
@@ -122,7 +122,9 @@ def _finding(finding: Finding, rules: dict[str, Rule]) -> list[str]:
     return lines
 
 
-def _findings_section(findings: list[Finding], rules: dict[str, Rule], level: str) -> list[str]:
+def _findings_section(
+    findings: list[Finding], rules: dict[str, Rule], level: str, base: str = ""
+) -> list[str]:
     """Findings grouped by severity, most serious first; long or minor groups folded."""
     if not findings:
         return []
@@ -134,7 +136,7 @@ def _findings_section(findings: list[Finding], rules: dict[str, Rule], level: st
             continue
         body: list[str] = []
         for finding in group:
-            body.extend(_finding(finding, rules))
+            body.extend(_finding(finding, rules, base))
             body.append("")
         body.pop()
         title = f"{severity.label.capitalize()} ({len(group)})"
@@ -154,7 +156,7 @@ def _findings_section(findings: list[Finding], rules: dict[str, Rule], level: st
     return out
 
 
-def _skipped_line(skipped: Skipped) -> str:
+def _skipped_line(skipped: Skipped, base: str = "") -> str:
     where = skipped_where(skipped)
     if skipped.kind is SkipKind.RULE_CRASH:
         verb = "**rule crash**"
@@ -162,14 +164,14 @@ def _skipped_line(skipped: Skipped) -> str:
         verb = f"partly analysed ({skipped.kind.value})"
     else:
         verb = f"skipped ({skipped.kind.value})"
-    link = f"[{md_text(where)}]({link_target(skipped.path, skipped.line)})"
+    link = f"[{md_text(where)}]({link_target(skipped.path, skipped.line, base)})"
     return f"- {link}: {verb}: {md_text(skipped.reason)}"
 
 
-def _skipped_section(skipped: list[Skipped], level: str) -> list[str]:
+def _skipped_section(skipped: list[Skipped], level: str, base: str = "") -> list[str]:
     if not skipped:
         return []
-    lines = [_skipped_line(s) for s in sorted(skipped)]
+    lines = [_skipped_line(s, base) for s in sorted(skipped)]
     out = [
         f"{level} Input problems ({len(skipped)})",
         "",
@@ -268,8 +270,8 @@ def render_change_markdown(result: ScanResult, change: ChangedLines, options: Re
     ]
     if result.findings:
         out.extend([*_severity_table(result.findings), ""])
-    out.extend(_findings_section(listed, rules, "###"))
-    out.extend(_skipped_section(result.skipped, "###"))
+    out.extend(_findings_section(listed, rules, "###", options.link_base))
+    out.extend(_skipped_section(result.skipped, "###", options.link_base))
     out.extend(_fingerprint_block(by_severity(listed)[:MAX_FINDINGS]))
     out.extend(_footer(options))
     return "\n".join(out) + "\n"
@@ -299,8 +301,10 @@ def render_scan_markdown(result: ScanResult, options: RenderOptions) -> str:
         out.extend([*_severity_table(findings), ""])
     else:
         out.extend(["No findings: nothing found that breaks on ROCm.", ""])
-    out.extend(_findings_section(listed_findings(findings).findings, rules, "###"))
-    out.extend(_skipped_section(result.skipped, "###"))
+    out.extend(
+        _findings_section(listed_findings(findings).findings, rules, "###", options.link_base)
+    )
+    out.extend(_skipped_section(result.skipped, "###", options.link_base))
     out.extend(_footer(options))
     return "\n".join(out) + "\n"
 
