@@ -20,6 +20,23 @@ HEADLINE: dict[str, tuple[str, str]] = {
     "decode": ("tokens_per_s", "tok/s"),
     "training": ("tokens_per_s", "tok/s"),
     "collectives": ("busbw_gbs", "GB/s bus"),
+    "serve": ("output_tokens_per_s", "tok/s"),
+}
+
+# Workloads compared on more than their headline: (metric key, unit, what the row adds to the
+# result's name). A serving step is judged by its throughput and its latencies together.
+COMPARED: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "serve": (
+        ("output_tokens_per_s", "tok/s", "output"),
+        ("request_throughput", "req/s", "requests"),
+        ("goodput", "req/s", "goodput"),
+        ("ttft_p50_ms", "ms", "TTFT p50"),
+        ("ttft_p99_ms", "ms", "TTFT p99"),
+        ("tpot_p50_ms", "ms", "TPOT p50"),
+        ("itl_p99_ms", "ms", "ITL p99"),
+        ("e2e_p99_ms", "ms", "E2E p99"),
+        ("failure_rate", "share", "failed"),
+    ),
 }
 
 
@@ -117,6 +134,15 @@ def compare(runs: Sequence[StoredRun]) -> BenchComparison:
         first = next(r for r in present if r is not None)
         metric, unit, _ = headline(first)
         if not metric:
+            continue
+        if key[0] in COMPARED:
+            for metric, unit, what in COMPARED[key[0]]:
+                values = tuple(r.metrics.get(metric) if r is not None else None for r in present)
+                if any(v is not None for v in values):
+                    nones = tuple(None for _ in present)
+                    rows.append(
+                        ComparisonRow(key[0], f"{key[1]} {what}", metric, unit, values, nones)
+                    )
             continue
         values = tuple(r.metrics.get(metric) if r is not None else None for r in present)
         fractions = tuple(
