@@ -111,6 +111,10 @@ def test_the_comparison_page_draws_its_charts_and_stays_inert(browser: Any, tmp_
             "figure.chart svg path", "els => els.map(e => getComputedStyle(e).fill)"
         )
         assert "rgb(76, 114, 176)" in fills and "rgb(221, 132, 82)" in fills
+        # The ratio chart names A and labels each bar with its ratio; 1x is always a tick.
+        ratio_text = page.locator("figure.chart svg").nth(0).text_content() or ""
+        assert "Each run against A (cuda box)" in ratio_text
+        assert "1.15x" in ratio_text and "1x" in ratio_text.split()
         body = page.locator("body").inner_text()
         assert '<script>alert("label")</script>' in body
         assert "\\x1b]0;title" in body

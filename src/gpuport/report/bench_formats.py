@@ -9,6 +9,7 @@ script, no CDN, nothing fetched); without matplotlib the page has its tables and
 from __future__ import annotations
 
 import io
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -363,11 +364,12 @@ def _chart_label(text: str) -> str:
     return display_text(text)
 
 
-def _ratio_tick(x: float) -> str:
-    """A log-scale tick: 4x, 1x, and below one a fraction (1/4x), not 0.015625x."""
+def _ratio_tick(x: float, base: int = 2) -> str:
+    """A log-scale tick: 4x, 1x, and below one a fraction (1/4x), not 0.015625x; on a base-10
+    axis (ratios past 64x) 1000x and 0.001x."""
     if x <= 0:
         return ""
-    return f"{x:g}x" if x >= 1 else f"1/{1 / x:g}x"
+    return f"{x:g}x" if x >= 1 or base == 10 else f"1/{1 / x:g}x"
 
 
 def _short(text: str, width: int) -> str:
@@ -397,7 +399,12 @@ def _bar_chart(
     ):
         # The ratio chart draws each run from 1x (A itself is the line), on a log scale so
         # that 0.5x and 2x are as far from it; the peak chart draws every run from 0%.
-        shown = list(range(1, n)) if pick == "ratio" else list(range(n))
+        # A run without any share of peak (a device the catalog does not know) has no bars there.
+        shown = (
+            list(range(1, n))
+            if pick == "ratio"
+            else [i for i in range(n) if any(row.fractions[i] is not None for row in rows)]
+        )
         height = 0.8 / max(len(shown), 1)
         figure = Figure(
             figsize=(8, 1.4 + 0.4 * len(rows) * max(1.0, len(shown) / 2)), layout="constrained"
@@ -435,11 +442,20 @@ def _bar_chart(
         if pick == "ratio":
             # Symmetric about 1x, and at least 0.5x to 2x, so a 15% lead looks like one.
             ratios = [r for row in rows for r in row.ratios[1:] if r]
-            # Twice as far again leaves room for the ratio printed at each bar's end.
-            reach = max([2.0] + [max(r, 1.0 / r) for r in ratios]) * 2.0
-            axes.set_xscale("log", base=2)
+            # A quarter further again on the log scale, plus one step, leaves room for the ratio
+            # printed at each bar's end.
+            furthest = max([2.0] + [max(r, 1.0 / r) for r in ratios])
+            reach = 2.0 ** (math.log2(furthest) * 1.25 + 1.0)
+            # Powers of two up to 64x; past that, powers of ten (a CPU against a GPU is 1e-06x).
+            base = 2 if furthest <= 64 else 10
+            axes.set_xscale("log", base=base)
             axes.set_xlim(1.0 / reach, reach)
-            axes.xaxis.set_major_formatter(FuncFormatter(lambda x, _: _ratio_tick(x)))
+            # At most four ticks either side of 1x, and 1x always among them.
+            reach_exp = math.log(reach, base)
+            step = max(1, math.ceil(reach_exp / 4))
+            count = int(reach_exp // step)
+            axes.set_xticks([float(base) ** (j * step) for j in range(-count, count + 1)])
+            axes.xaxis.set_major_formatter(FuncFormatter(lambda x, _: _ratio_tick(x, base)))
             axes.axvline(1.0, color="#333333", linewidth=1.0)
             axes.set_xlabel("each value over run A's (log scale; right of 1x: higher than A)")
         else:
@@ -488,7 +504,11 @@ def _charts(comparison: BenchComparison) -> str:
     parts = []
     if len(comparison.runs) > 1:
         shared = [r for r in comparison.rows if any(x is not None for x in r.ratios[1:])]
-        chart = _bar_chart(comparison, "Each run against A", "ratio", shared) if shared else ""
+        base = comparison.runs[0]
+        name = base.summary.label or base.machine.device_name
+        name = name if len(name) <= 48 else name[:47] + "\u2026"
+        title = f"Each run against A ({name})"
+        chart = _bar_chart(comparison, title, "ratio", shared) if shared else ""
         if chart is None:
             return "<p>Charts need matplotlib (pip install 'gpuport[bench]').</p>"
         if chart:
