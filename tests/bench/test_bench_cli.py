@@ -173,6 +173,7 @@ def test_serving_runs_compare_on_throughput_and_latency(tmp_path: Path) -> None:
         b = serve_run(s, "http://rocm-box:8000", 1250.0, 40.0)
     code, out, _ = run("show", a, "--db", str(db))
     assert code == 0 and "1,000 tok/s" in out and "completed" not in out
+    assert "server       http://cuda-box:8000" in out and "client       AMD EPYC" in out
     code, out, _ = run("compare", a, b, "--db", str(db))
     assert code == 0
     rows = {line.split("  ")[0]: line.split() for line in out.splitlines()}

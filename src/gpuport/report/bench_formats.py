@@ -81,8 +81,14 @@ def _machine_lines(run: StoredRun) -> list[tuple[str, str]]:
         if value
     )
     memory = f"{m.device_memory_bytes / 2**30:.0f} GiB" if m.device_memory_bytes else ""
+    url, model = run.settings.get("url"), run.settings.get("model")
+    served: list[tuple[str, str]] = []
+    if run.summary.kind == "serve" and isinstance(url, str):
+        # A serving run measured the server; the machine below is the client that drove it.
+        served = [("server", f"{model} at {url}" if isinstance(model, str) else url)]
     return [
-        ("device", m.label + (f", {memory}" if memory else "")),
+        *served,
+        ("device" if not served else "client", m.label + (f", {memory}" if memory else "")),
         ("accelerator", f"{m.accelerator} ({m.device_count} device(s))"),
         ("driver", m.driver or "\u2014"),
         ("builds", builds or "\u2014"),
