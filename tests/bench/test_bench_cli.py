@@ -233,3 +233,17 @@ def test_ratios_far_from_one_keep_their_digits() -> None:
 
     assert [ratio(1.234), ratio(0.0047), ratio(None)] == ["1.23x", "0.0047x", "\u2014"]
     assert [_ratio_tick(x) for x in (1 / 64, 0.25, 1.0, 16.0)] == ["1/64x", "1/4x", "1x", "16x"]
+
+
+def test_a_note_runs_share_is_said_once(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    note = "AMD EPYC is a CPU: the GPU catalog has no peaks for it"
+    with ResultsStore.open(db) as s:
+        ids = []
+        for _ in range(2):
+            run_id = s.begin("micro", machine("AMD EPYC", "cpu"), settings={"notes": [note]})
+            s.add(run_id, matmul_result("bf16", 0.1))
+            s.finish(run_id)
+            ids.append(run_id)
+    code, out, _ = run("compare", *ids, "--db", str(db), "--format", "json")
+    assert code == 0 and json.loads(out)["notes"] == [f"runs {ids[0]}, {ids[1]}: {note}"]

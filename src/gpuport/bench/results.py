@@ -157,8 +157,13 @@ def compare(runs: Sequence[StoredRun]) -> BenchComparison:
             )
         if not run.summary.complete:
             notes.append(f"run {run.id} is incomplete (interrupted): some rows are missing")
+    # A note several runs share (two CPU runs: no peak) is said once, naming them all.
+    shared: dict[str, list[str]] = {}
+    for run in runs:
         run_notes = run.settings.get("notes")
         for note in run_notes if isinstance(run_notes, list) else []:
             if isinstance(note, str):
-                notes.append(f"run {run.id}: {note}")
+                shared.setdefault(note, []).append(run.id)
+    for note, ids in shared.items():
+        notes.append(f"run {ids[0]}: {note}" if len(ids) == 1 else f"runs {', '.join(ids)}: {note}")
     return BenchComparison(tuple(runs), tuple(rows), tuple(notes))
