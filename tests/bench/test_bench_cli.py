@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 from bench_samples import machine, matmul_result
 from click.testing import CliRunner
 
-from gpuport.bench.store import ResultsStore
+from gpuport.bench.store import SCHEMA_VERSION, ResultsStore
 from gpuport.cli import main
 
 
@@ -119,6 +120,69 @@ def test_a_corrupt_store_is_one_error_line(tmp_path: Path) -> None:
     assert code == 2 and err.startswith("error:") and "not a gpuport results store" in err
 
 
+@pytest.mark.parametrize("kind", ["corrupt", "foreign", "newer"])
+@pytest.mark.parametrize("command", [["list"], ["show", "latest"], ["compare", "a1", "b2"]])
+def test_a_store_that_cannot_be_read_is_one_error_line(
+    tmp_path: Path, kind: str, command: list[str]
+) -> None:
+    db = tmp_path / "r.sqlite"
+    if kind == "corrupt":
+        db.write_bytes(b"SQLite format 3\0" + b"\xff" * 4000)
+    elif kind == "foreign":
+        with sqlite3.connect(db) as conn:
+            conn.execute("CREATE TABLE photos (x)")
+        conn.close()
+    else:
+        ResultsStore.open(db).close()
+        conn = sqlite3.connect(db)
+        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+        conn.close()
+    before = db.read_bytes()
+    code, out, err = run(*command, "--db", str(db))
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: {db}") and err.count("\n") == 1
+    expected = "newer than this gpuport" if kind == "newer" else "not a gpuport results store"
+    assert expected in " ".join(err.split())
+    assert db.read_bytes() == before
+
+
+def serve_run(s: ResultsStore, url: str, tokens_per_s: float, ttft_p99_ms: float) -> str:
+    run_id = s.begin("serve", machine("AMD EPYC", "cpu"), label="llama", settings={"url": url})
+    s.add(
+        run_id,
+        {
+            "workload": "serve",
+            "name": "rate 4/s",
+            "params": {"rate": 4.0},
+            "metrics": {
+                "completed": 100.0,
+                "output_tokens_per_s": tokens_per_s,
+                "request_throughput": 3.9,
+                "ttft_p99_ms": ttft_p99_ms,
+            },
+        },
+    )
+    s.finish(run_id)
+    return run_id
+
+
+def test_serving_runs_compare_on_throughput_and_latency(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    with ResultsStore.open(db) as s:
+        a = serve_run(s, "http://cuda-box:8000", 1000.0, 80.0)
+        b = serve_run(s, "http://rocm-box:8000", 1250.0, 40.0)
+    code, out, _ = run("show", a, "--db", str(db))
+    assert code == 0 and "1,000 tok/s" in out and "completed" not in out
+    assert "server       http://cuda-box:8000" in out and "client       AMD EPYC" in out
+    code, out, _ = run("compare", a, b, "--db", str(db))
+    assert code == 0
+    rows = {line.split("  ")[0]: line.split() for line in out.splitlines()}
+    assert rows["rate 4/s output"][-4:] == ["tok/s", "1,000", "1,250", "1.25x"]
+    assert rows["rate 4/s TTFT p99"][-4:] == ["ms", "80.0", "40.0", "0.50x"]
+    assert "rate 4/s goodput" not in rows  # neither run measured it
+    assert "http://rocm-box:8000" in out and "of peak" not in out  # no datasheet peak to serve
+
+
 def test_the_serve_subcommand_runs_without_the_suite(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     code, _, _ = run("--db", str(db), "serve", "--help")
@@ -162,3 +226,24 @@ def test_text_from_another_machine_is_shown_as_text(tmp_path: Path) -> None:
     assert code == 0 and "[bold red]boom[/]" in out and "\x1b" not in out and "\\x1b]0;title" in out
     code, out, _ = run("show", run_id, "--db", str(db), "--format", "markdown")
     assert "\\*x\\*" in out and "\\| " in out and "<b>" not in out
+
+
+def test_ratios_far_from_one_keep_their_digits() -> None:
+    from gpuport.report.bench_formats import _ratio_tick, ratio
+
+    assert [ratio(1.234), ratio(0.0047), ratio(None)] == ["1.23x", "0.0047x", "\u2014"]
+    assert [_ratio_tick(x) for x in (1 / 64, 0.25, 1.0, 16.0)] == ["1/64x", "1/4x", "1x", "16x"]
+
+
+def test_a_note_runs_share_is_said_once(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    note = "AMD EPYC is a CPU: the GPU catalog has no peaks for it"
+    with ResultsStore.open(db) as s:
+        ids = []
+        for _ in range(2):
+            run_id = s.begin("micro", machine("AMD EPYC", "cpu"), settings={"notes": [note]})
+            s.add(run_id, matmul_result("bf16", 0.1))
+            s.finish(run_id)
+            ids.append(run_id)
+    code, out, _ = run("compare", *ids, "--db", str(db), "--format", "json")
+    assert code == 0 and json.loads(out)["notes"] == [f"runs {ids[0]}, {ids[1]}: {note}"]

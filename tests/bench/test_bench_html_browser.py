@@ -6,6 +6,7 @@ for the charts; skipped with a reason where one is missing.
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from dataclasses import replace
@@ -111,9 +112,57 @@ def test_the_comparison_page_draws_its_charts_and_stays_inert(browser: Any, tmp_
             "figure.chart svg path", "els => els.map(e => getComputedStyle(e).fill)"
         )
         assert "rgb(76, 114, 176)" in fills and "rgb(221, 132, 82)" in fills
+        # The ratio chart names A and labels each bar with its ratio; 1x is always a tick.
+        ratio_text = page.locator("figure.chart svg").nth(0).text_content() or ""
+        assert "Each run against A (cuda box)" in ratio_text
+        assert "1.15x" in ratio_text and "1x" in ratio_text.split()
         body = page.locator("body").inner_text()
         assert '<script>alert("label")</script>' in body
         assert "\\x1b]0;title" in body
         page.screenshot(path=str(tmp_path / "compare.png"), full_page=True)
+    finally:
+        page.close()
+
+
+def test_a_run_imported_from_another_machine_compares_in_the_browser(
+    browser: Any, tmp_path: Path
+) -> None:
+    """The issue's "done when", as a user runs it: export on one box, import here, compare."""
+    from bench_samples import matmul_result
+    from click.testing import CliRunner
+
+    from gpuport.bench.store import ResultsStore
+    from gpuport.cli import main
+
+    def bench(*args: str) -> str:
+        result = CliRunner().invoke(main, ["bench", *args])
+        assert result.exit_code == 0, result.stderr
+        return result.stdout
+
+    here, there = tmp_path / "here.sqlite", tmp_path / "there.sqlite"
+    for db, device, accelerator, tflops in (
+        (here, "NVIDIA H100 80GB HBM3", "cuda", 700.0),
+        (there, "AMD Instinct MI300X", "rocm", 840.0),
+    ):
+        with ResultsStore.open(db) as store:
+            run_id = store.begin("micro", machine(device, accelerator), label=accelerator)
+            store.add(run_id, matmul_result("bf16", tflops))
+            store.finish(run_id)
+    export = tmp_path / "mi300x.json"
+    bench("export", "latest", "--db", str(there), "-o", str(export))
+    bench("import", str(export), "--db", str(here))
+    listed = json.loads(bench("list", "--db", str(here), "--format", "json"))["runs"]
+    assert [run["imported"] for run in listed] == [False, True]
+    runs = [run["id"] for run in listed]
+    page_file = tmp_path / "compare.html"
+    table = bench("compare", *runs, "--db", str(here), "--html", str(page_file))
+    assert "1.20x" in table
+    page = browser.new_page(viewport={"width": 1100, "height": 1400})
+    try:
+        page.goto(page_file.as_uri(), wait_until="load")
+        assert page.locator("figure.chart svg").count() == 1  # ratios (no share of peak given)
+        cells = page.locator("tbody td").all_inner_texts()
+        assert cells[:2] == ["matmul bf16 best shape", "TFLOPS"] and "1.20x" in cells
+        assert "imported" in page.locator("body > ul").inner_text()
     finally:
         page.close()

@@ -62,8 +62,12 @@ def test_the_suite_stores_every_workload_on_the_cpu(tmp_path: Path) -> None:
     with ResultsStore.open(tmp_path / "r.sqlite") as store:
         # Collectives start torchrun (a process per rank): tested in test_bench_collectives.
         names = [n for n in WORKLOAD_NAMES if n != "collectives"]
-        outcome = suite.run_suite(store, cpu(), FAST, names=names, label="test")
+        started: list[str] = []
+        outcome = suite.run_suite(
+            store, cpu(), FAST, names=names, label="test", on_workload=started.append
+        )
         run = store.load(outcome.run_id)
+    assert started == names  # what the progress bar shows, in suite order
     assert run.summary.complete and run.summary.label == "test"
     results = by_name(list(run.results))
     for name, metric in [

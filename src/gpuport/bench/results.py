@@ -20,6 +20,23 @@ HEADLINE: dict[str, tuple[str, str]] = {
     "decode": ("tokens_per_s", "tok/s"),
     "training": ("tokens_per_s", "tok/s"),
     "collectives": ("busbw_gbs", "GB/s bus"),
+    "serve": ("output_tokens_per_s", "tok/s"),
+}
+
+# Workloads compared on more than their headline: (metric key, unit, what the row adds to the
+# result's name). A serving step is judged by its throughput and its latencies together.
+COMPARED: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "serve": (
+        ("output_tokens_per_s", "tok/s", "output"),
+        ("request_throughput", "req/s", "requests"),
+        ("goodput", "req/s", "goodput"),
+        ("ttft_p50_ms", "ms", "TTFT p50"),
+        ("ttft_p99_ms", "ms", "TTFT p99"),
+        ("tpot_p50_ms", "ms", "TPOT p50"),
+        ("itl_p99_ms", "ms", "ITL p99"),
+        ("e2e_p99_ms", "ms", "E2E p99"),
+        ("failure_rate", "share", "failed"),
+    ),
 }
 
 
@@ -118,6 +135,15 @@ def compare(runs: Sequence[StoredRun]) -> BenchComparison:
         metric, unit, _ = headline(first)
         if not metric:
             continue
+        if key[0] in COMPARED:
+            for metric, unit, what in COMPARED[key[0]]:
+                values = tuple(r.metrics.get(metric) if r is not None else None for r in present)
+                if any(v is not None for v in values):
+                    nones = tuple(None for _ in present)
+                    rows.append(
+                        ComparisonRow(key[0], f"{key[1]} {what}", metric, unit, values, nones)
+                    )
+            continue
         values = tuple(r.metrics.get(metric) if r is not None else None for r in present)
         fractions = tuple(
             r.metrics.get("fraction_of_peak") if r is not None else None for r in present
@@ -131,8 +157,13 @@ def compare(runs: Sequence[StoredRun]) -> BenchComparison:
             )
         if not run.summary.complete:
             notes.append(f"run {run.id} is incomplete (interrupted): some rows are missing")
+    # A note several runs share (two CPU runs: no peak) is said once, naming them all.
+    shared: dict[str, list[str]] = {}
+    for run in runs:
         run_notes = run.settings.get("notes")
         for note in run_notes if isinstance(run_notes, list) else []:
             if isinstance(note, str):
-                notes.append(f"run {run.id}: {note}")
+                shared.setdefault(note, []).append(run.id)
+    for note, ids in shared.items():
+        notes.append(f"run {ids[0]}: {note}" if len(ids) == 1 else f"runs {', '.join(ids)}: {note}")
     return BenchComparison(tuple(runs), tuple(rows), tuple(notes))

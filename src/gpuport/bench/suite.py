@@ -48,10 +48,13 @@ def run_suite(
     label: str | None = None,
     progress: Callable[[ResultRecord], None] | None = None,
     on_begin: Callable[[str], object] | None = None,
+    on_workload: Callable[[str], object] | None = None,
 ) -> SuiteOutcome:
     """Run ``names`` (in suite order) and store the run; returns its id.
 
-    KeyboardInterrupt is re-raised after the run is marked incomplete.
+    ``on_workload`` is told each workload's name as it starts (a progress display), and
+    ``progress`` each result as it is stored. KeyboardInterrupt is re-raised after the run is
+    marked incomplete.
     """
     workloads = all_workloads()
     chosen = [name for name in WORKLOAD_NAMES if name in names]
@@ -63,6 +66,8 @@ def run_suite(
     try:
         before, _ = telemetry(device)
         for name in chosen:
+            if on_workload is not None:
+                on_workload(name)
             for record in workloads[name].run(device, options):
                 store.add(run_id, record)
                 if progress is not None:

@@ -8,9 +8,19 @@ torch. ``bench serve`` (a served model) is registered on this group by :mod:`gpu
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.progress import Progress as RichProgress
+from rich.text import Text
 
 from gpuport.bench.results import BenchComparison, RunList, RunReport, compare, headline
 from gpuport.bench.store import ResultRecord, ResultsStore, StoreError
@@ -24,7 +34,7 @@ from gpuport.cli.common import (
     interrupted,
     render_options,
 )
-from gpuport.cli.ui import emit, say
+from gpuport.cli.ui import emit, say, stderr_console
 from gpuport.report import Format, render
 from gpuport.report.bench_formats import number, percent
 
@@ -50,16 +60,58 @@ def _open(db: Path | None) -> ResultsStore:
         raise CommandError(str(exc)) from None
 
 
-def _progress(record: ResultRecord) -> None:
+def _result_line(record: ResultRecord) -> str | None:
     if record.workload == "telemetry":
-        return
+        return None
     if record.status != "ok":
-        say(f"  {record.name}: {record.status} ({record.note})")
-        return
+        return f"  {record.name}: {record.status} ({record.note})"
     _, unit, value = headline(record)
     share = record.metrics.get("fraction_of_peak")
     peak = f", {percent(share)} of peak" if share is not None else ""
-    say(f"  {record.name}: {number(value)} {unit}{peak}")
+    return f"  {record.name}: {number(value)} {unit}{peak}"
+
+
+class _SuiteProgress:
+    """One line per result on stderr and, on a terminal, a bar of the workloads below them."""
+
+    def __init__(self, names: tuple[str, ...], enabled: bool) -> None:
+        self.bar: RichProgress | None = None
+        if enabled and sys.stderr.isatty():
+            self.bar = RichProgress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("workloads"),
+                TimeElapsedColumn(),
+                console=stderr_console(),
+                transient=True,
+            )
+            self.task = self.bar.add_task("starting", total=len(names))
+        self.started = 0
+
+    def __enter__(self) -> _SuiteProgress:
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def workload(self, name: str) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=self.started, description=name)
+        self.started += 1
+
+    def result(self, record: ResultRecord) -> None:
+        line = _result_line(record)
+        if line is None:
+            return
+        if self.bar is None:
+            say(line)
+        else:
+            self.bar.console.print(Text(line))
 
 
 def _timing(quick: bool, on_gpu: bool) -> TimingPlan:
@@ -92,6 +144,7 @@ def _timing(quick: bool, on_gpu: bool) -> TimingPlan:
 )
 @click.option("--cpu", "force_cpu", is_flag=True, help="Run on the CPU even when a GPU is there.")
 @click.option("--label", help="A name for this run, shown by list and compare.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
 @db_option
 @format_options(RunReport)
 @click.pass_context
@@ -104,6 +157,7 @@ def bench(
     model: str | None,
     force_cpu: bool,
     label: str | None,
+    no_progress: bool,
     db: Path | None,
     fmt: str,
     output: Path | None,
@@ -140,20 +194,24 @@ def bench(
 
         started: list[str] = []
 
+        display = _SuiteProgress(names, not no_progress)
+
         def progress(record: ResultRecord) -> None:
             records.append(record)
-            _progress(record)
+            display.result(record)
 
         try:
-            outcome = run_suite(
-                store,
-                device,
-                options,
-                names=names,
-                label=label,
-                progress=progress,
-                on_begin=started.append,
-            )
+            with display:
+                outcome = run_suite(
+                    store,
+                    device,
+                    options,
+                    names=names,
+                    label=label,
+                    progress=progress,
+                    on_begin=started.append,
+                    on_workload=display.workload,
+                )
         except KeyboardInterrupt:
             say(
                 f"{len(records)} results kept in run {started[0]}, marked incomplete: "

@@ -9,6 +9,7 @@ script, no CDN, nothing fetched); without matplotlib the page has its tables and
 from __future__ import annotations
 
 import io
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -49,7 +50,9 @@ def percent(value: float | None) -> str:
 
 
 def ratio(value: float | None) -> str:
-    return "\u2014" if value is None else f"{value:.2f}x"
+    if value is None:
+        return "\u2014"
+    return f"{value:.2f}x" if value >= 0.1 else f"{value:.2g}x"  # 0.0047x, not 0.00x
 
 
 def _letter(index: int) -> str:
@@ -78,8 +81,14 @@ def _machine_lines(run: StoredRun) -> list[tuple[str, str]]:
         if value
     )
     memory = f"{m.device_memory_bytes / 2**30:.0f} GiB" if m.device_memory_bytes else ""
+    url, model = run.settings.get("url"), run.settings.get("model")
+    served: list[tuple[str, str]] = []
+    if run.summary.kind == "serve" and isinstance(url, str):
+        # A serving run measured the server; the machine below is the client that drove it.
+        served = [("server", f"{model} at {url}" if isinstance(model, str) else url)]
     return [
-        ("device", m.label + (f", {memory}" if memory else "")),
+        *served,
+        ("device" if not served else "client", m.label + (f", {memory}" if memory else "")),
         ("accelerator", f"{m.accelerator} ({m.device_count} device(s))"),
         ("driver", m.driver or "\u2014"),
         ("builds", builds or "\u2014"),
@@ -243,17 +252,29 @@ def _comparison_header(comparison: BenchComparison) -> list[str]:
         s = run.summary
         label = f" \u201c{s.label}\u201d" if s.label else ""
         lines.append(
-            f"{_letter(i)}  {s.id}{label}  {run.machine.label}, {s.kind}, {_when(s)} UTC, "
-            f"{_state(s)}"
+            f"{_letter(i)}  {s.id}{label}  {_where(run)}, {s.kind}, {_when(s)} UTC, {_state(s)}"
         )
     return lines
+
+
+def _where(run: StoredRun) -> str:
+    """What was measured: the device, or for a serving run the server (and the client)."""
+    url, model = run.settings.get("url"), run.settings.get("model")
+    if run.summary.kind == "serve" and isinstance(url, str):
+        served = f"{model} at {url}" if isinstance(model, str) else url
+        return f"{served} (client: {run.machine.label})"
+    return run.machine.label
+
+
+def _has_peak(comparison: BenchComparison) -> bool:
+    return any(f is not None for row in comparison.rows for f in row.fractions)
 
 
 def _comparison_columns(comparison: BenchComparison) -> list[str]:
     n = len(comparison.runs)
     return (
         ["measurement", "unit"]
-        + [f"{_letter(i)} (of peak)" for i in range(n)]
+        + [f"{_letter(i)} (of peak)" if _has_peak(comparison) else _letter(i) for i in range(n)]
         + [f"{_letter(i)}/A" for i in range(1, n)]
     )
 
@@ -283,7 +304,10 @@ def render_comparison_terminal(comparison: BenchComparison, options: RenderOptio
         for row in comparison.rows:
             table.add_row(*(display_text(c) for c in _comparison_cells(comparison, row)))
         console.print(table)
-        console.print("(of peak): the share of that device's datasheet peak in gpuport's catalog")
+        if _has_peak(comparison):
+            console.print(
+                "(of peak): the share of that device's datasheet peak in gpuport's catalog"
+            )
     for note in comparison.notes:
         console.print("note: " + display_text(note))
     return console_text(console)
@@ -346,6 +370,14 @@ def _chart_label(text: str) -> str:
     return display_text(text)
 
 
+def _ratio_tick(x: float, base: int = 2) -> str:
+    """A log-scale tick: 4x, 1x, and below one a fraction (1/4x), not 0.015625x; on a base-10
+    axis (ratios past 64x) 1000x and 0.001x."""
+    if x <= 0:
+        return ""
+    return f"{x:g}x" if x >= 1 or base == 10 else f"1/{1 / x:g}x"
+
+
 def _short(text: str, width: int) -> str:
     """A chart label: at most ``width`` characters, an ellipsis where cut (the table has all)."""
     text = _chart_label(text)
@@ -373,7 +405,12 @@ def _bar_chart(
     ):
         # The ratio chart draws each run from 1x (A itself is the line), on a log scale so
         # that 0.5x and 2x are as far from it; the peak chart draws every run from 0%.
-        shown = list(range(1, n)) if pick == "ratio" else list(range(n))
+        # A run without any share of peak (a device the catalog does not know) has no bars there.
+        shown = (
+            list(range(1, n))
+            if pick == "ratio"
+            else [i for i in range(n) if any(row.fractions[i] is not None for row in rows)]
+        )
         height = 0.8 / max(len(shown), 1)
         figure = Figure(
             figsize=(8, 1.4 + 0.4 * len(rows) * max(1.0, len(shown) / 2)), layout="constrained"
@@ -382,12 +419,15 @@ def _bar_chart(
         for slot, i in enumerate(shown):
             positions = [r + slot * height for r in range(len(rows))]
             run = comparison.runs[i]
-            named = f"{run.summary.label} ({run.machine.device_name})" if run.summary.label else ""
-            label = f"{_letter(i)}: {_short(named or run.machine.device_name, 48)}"
+            url = run.settings.get("url")
+            what = url if run.summary.kind == "serve" and isinstance(url, str) else None
+            what = what or run.machine.device_name
+            named = f"{run.summary.label} ({what})" if run.summary.label else what
+            label = f"{_letter(i)}: {_short(named, 60)}"
             colour = _PALETTE[i % len(_PALETTE)]
             if pick == "ratio":
                 ratios = [row.ratios[i] or 1.0 for row in rows]
-                axes.barh(
+                bars = axes.barh(
                     positions,
                     [r - 1.0 for r in ratios],
                     left=1.0,
@@ -395,18 +435,35 @@ def _bar_chart(
                     color=colour,
                     label=label,
                 )
+                # Each bar says its ratio: a run equal to A draws no bar at all.
+                axes.bar_label(
+                    bars,
+                    labels=[ratio(row.ratios[i]) for row in rows],
+                    padding=3,
+                    fontsize=7,
+                )
             else:
                 shares = [(row.fractions[i] or 0.0) * 100 for row in rows]
                 axes.barh(positions, shares, height=height, color=colour, label=label)
         if pick == "ratio":
             # Symmetric about 1x, and at least 0.5x to 2x, so a 15% lead looks like one.
             ratios = [r for row in rows for r in row.ratios[1:] if r]
-            reach = max([2.0] + [max(r, 1.0 / r) for r in ratios]) * 1.1
-            axes.set_xscale("log", base=2)
+            # A quarter further again on the log scale, plus one step, leaves room for the ratio
+            # printed at each bar's end.
+            furthest = max([2.0] + [max(r, 1.0 / r) for r in ratios])
+            reach = 2.0 ** (math.log2(furthest) * 1.25 + 1.0)
+            # Powers of two up to 64x; past that, powers of ten (a CPU against a GPU is 1e-06x).
+            base = 2 if furthest <= 64 else 10
+            axes.set_xscale("log", base=base)
             axes.set_xlim(1.0 / reach, reach)
-            axes.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}x"))
+            # At most four ticks either side of 1x, and 1x always among them.
+            reach_exp = math.log(reach, base)
+            step = max(1, math.ceil(reach_exp / 4))
+            count = int(reach_exp // step)
+            axes.set_xticks([float(base) ** (j * step) for j in range(-count, count + 1)])
+            axes.xaxis.set_major_formatter(FuncFormatter(lambda x, _: _ratio_tick(x, base)))
             axes.axvline(1.0, color="#333333", linewidth=1.0)
-            axes.set_xlabel("x run A (longer is further from A; right is more)")
+            axes.set_xlabel("each value over run A's (log scale; right of 1x: higher than A)")
         else:
             axes.axvline(100.0, color="#888888", linewidth=0.8)
             axes.set_xlabel("% of the device's datasheet peak")
@@ -453,7 +510,11 @@ def _charts(comparison: BenchComparison) -> str:
     parts = []
     if len(comparison.runs) > 1:
         shared = [r for r in comparison.rows if any(x is not None for x in r.ratios[1:])]
-        chart = _bar_chart(comparison, "Each run against A", "ratio", shared) if shared else ""
+        base = comparison.runs[0]
+        name = base.summary.label or base.machine.device_name
+        name = name if len(name) <= 48 else name[:47] + "\u2026"
+        title = f"Each run against A ({name})"
+        chart = _bar_chart(comparison, title, "ratio", shared) if shared else ""
         if chart is None:
             return "<p>Charts need matplotlib (pip install 'gpuport[bench]').</p>"
         if chart:
@@ -495,8 +556,12 @@ def render_comparison_html(comparison: BenchComparison, options: RenderOptions) 
         f"<body><h1>gpuport bench compare</h1><ul>{runs}</ul>"
         f"{_charts(comparison)}"
         f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-        "<p>(of peak): the share of that device's datasheet peak in gpuport's GPU catalog; "
-        "none for a device the catalog does not know.</p>"
+        + (
+            "<p>(of peak): the share of that device's datasheet peak in gpuport's GPU catalog; "
+            "none for a device the catalog does not know.</p>"
+            if _has_peak(comparison)
+            else ""
+        )
         + (f"<h2>Notes</h2><ul>{notes}</ul>" if notes else "")
         + f"<footer><p>gpuport {html_text(options.tool_version)}</p></footer></body></html>\n"
     )

@@ -118,6 +118,8 @@ class AttentionWorkload:
                 if device.is_oom(exc):
                     raise
                 reason = (str(exc).strip().splitlines() or ["no kernel"])[0].split(". ")[0]
+                if "No viable backend" in reason:  # torch's words, too long for a table cell
+                    reason = "PyTorch has no kernel of it for this device, dtype and shape"
                 raise Unsupported(f"this backend cannot run here: {reason}") from None
             samples = measure(device, lambda: sdpa(q, k, v, is_causal=causal), options.timing)
         flops = 4.0 * b * h * sq * skv * d / (2 if causal else 1)
