@@ -20,6 +20,7 @@ HEADLINE: dict[str, tuple[str, str]] = {
     "decode": ("tokens_per_s", "tok/s"),
     "training": ("tokens_per_s", "tok/s"),
     "collectives": ("busbw_gbs", "GB/s bus"),
+    "verify": ("max_abs_error", "max abs error"),  # a verify compare --store run
 }
 
 
