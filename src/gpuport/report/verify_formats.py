@@ -168,7 +168,13 @@ def render_verify_terminal(result: VerifyComparison, options: RenderOptions) -> 
     console.print(Text(f"gpuport verify: {display_text(_title(result))}", style="bold"))
     for line in _machine_lines(result):
         console.print(Text(display_text(line)))
-    console.print(Text(_tolerance_line(result)))
+    if result.tolerances:  # one dtype a line, so a narrow terminal never splits one
+        console.print(Text("tolerances (assert_close defaults unless marked):"))
+        for t in result.tolerances:
+            marked = " (--tolerance)" if t.overridden else ""
+            console.print(Text(f"  {t.dtype}: rtol {t.rtol:g}, atol {t.atol:g}{marked}"))
+    else:
+        console.print(Text(_tolerance_line(result)))
     for note in result.notes:
         console.print(Text(f"note: {display_text(note)}", style="yellow"))
     console.print()
