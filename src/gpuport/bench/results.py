@@ -14,13 +14,13 @@ from gpuport.bench.store import ResultRecord, RunSummary, StoredRun
 
 # The figure each workload is judged by: (metric key, unit).
 HEADLINE: dict[str, tuple[str, str]] = {
+    "verify": ("max_abs_error", "max abs error"),  # a verify compare --store run
     "matmul": ("tflops", "TFLOPS"),
     "bandwidth": ("gbs", "GB/s"),
     "attention": ("tflops", "TFLOPS"),
     "decode": ("tokens_per_s", "tok/s"),
     "training": ("tokens_per_s", "tok/s"),
     "collectives": ("busbw_gbs", "GB/s bus"),
-    "verify": ("max_abs_error", "max abs error"),  # a verify compare --store run
 }
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from gpuport.bench.results import BenchComparison, RunList, RunReport, compare, headline
-from gpuport.bench.store import KINDS, ResultRecord, ResultsStore, StoreError
+from gpuport.bench.store import ResultRecord, ResultsStore, StoreError
 from gpuport.bench.timing import TimingPlan
 from gpuport.bench.workloads import WORKLOAD_NAMES
 from gpuport.cli.common import (
@@ -178,7 +178,9 @@ def bench(
 
 
 @bench.command("list")
-@click.option("--kind", type=click.Choice(KINDS), help="Only runs of this kind.")
+@click.option(
+    "--kind", type=click.Choice(("micro", "serve", "verify")), help="Only runs of this kind."
+)
 @db_option
 @format_options(RunList)
 @handle_errors
