@@ -226,3 +226,33 @@ def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     fifo = tmp_path / "ref.gpv"
     os.mkfifo(fifo)
     _fails_cleanly(fifo, "not a regular file")
+
+
+def test_an_op_missing_when_recording_is_skipped_and_compare_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ref = tmp_path / "norms.gpv"
+    with monkeypatch.context() as patched:
+        patched.delattr(torch.nn.functional, "rms_norm")
+        code, _, err = run_cli(
+            "verify", "record", "-o", str(ref), "--size", "tiny", "--case", "rms", "--case", "layer"
+        )
+    assert code == 0, err
+    assert "skipped rms_norm[fp32]: torch.nn.functional.rms_norm needs torch 2.4+" in err
+    code, out, err = run_cli("verify", "compare", str(ref), "--format", "json")
+    assert code == 0, err  # what was recorded passes; the skipped case is said, not failed
+    rms = next(c for c in json.loads(out)["cases"] if c["name"] == "rms_norm[fp32]")
+    assert rms["status"] == "skipped" and "skipped when recorded" in rms["note"]
+
+
+def _interrupted(x: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    raise KeyboardInterrupt
+
+
+def test_ctrl_c_is_exit_130_without_a_traceback(
+    tiny_reference: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = "gelu[fp32]"
+    monkeypatch.setitem(cases.SUITE, case, dataclasses.replace(cases.SUITE[case], run=_interrupted))
+    code, out, err = run_cli("verify", "compare", str(tiny_reference))
+    assert code == 130 and out == "" and "Traceback" not in err and "interrupted" in err

@@ -52,6 +52,27 @@ def test_tolerances_parse_and_default() -> None:
             parse_tolerances([bad])
 
 
+def test_tolerance_order_is_rtol_then_atol_and_names_make_it_explicit() -> None:
+    assert parse_tolerances(["bf16=2e-2,1e-3"]) == {"bfloat16": (2e-2, 1e-3)}  # rtol, atol
+    assert parse_tolerances(["bf16=atol=1e-3,rtol=2e-2"]) == {"bfloat16": (2e-2, 1e-3)}
+    assert parse_tolerances(["FP32=atol=1e-4"]) == {"float32": (1.3e-6, 1e-4)}  # rtol default
+    assert parse_tolerances(["fp16=0,1e-3; bf16=1,2"]) == {
+        "float16": (0.0, 1e-3),
+        "bfloat16": (1.0, 2.0),
+    }
+    for bad, says in (
+        ("bf16=2e-2,1e-3,1", "two numbers, relative first"),
+        ("bf16=tol=1", "named: bf16=atol=1e-3,rtol=2e-2"),
+        ("bf16=atol=1,atol=2", "two numbers"),
+        ("bf16=atol=-1", ">= 0"),
+        ("bf16=inf,0", "finite"),
+    ):
+        with pytest.raises(ToleranceError, match=says):
+            parse_tolerances([bad])
+    with pytest.raises(ToleranceError, match="bfloat16 is given more than once"):
+        parse_tolerances(["bf16=1,1", "bfloat16=2,2"])
+
+
 torch = pytest.importorskip("torch")
 
 

@@ -14,6 +14,8 @@ from gpuport.bench.store import ResultRecord, RunSummary, StoredRun
 
 # The figure each workload is judged by: (metric key, unit).
 HEADLINE: dict[str, tuple[str, str]] = {
+    "verify": ("max_abs_error", "max abs error"),  # a verify compare --store run
+    "verify-serve": ("identical_share", "identical"),  # a verify serve --store run
     "matmul": ("tflops", "TFLOPS"),
     "bandwidth": ("gbs", "GB/s"),
     "attention": ("tflops", "TFLOPS"),

@@ -1,7 +1,7 @@
 """The results store: every benchmark run, its machine and its results, in one SQLite file.
 
 One store holds runs of every kind (``"micro"``: the workload suite; ``"serve"``: a served
-model), from this machine or imported from another (``bench export`` / ``bench import``), so a
+model; ``"verify"``: a ``verify compare --store``), from this machine or imported from another (``bench export`` / ``bench import``), so a
 CUDA box's and a ROCm box's numbers meet in one place. Python's :mod:`sqlite3` in WAL mode
 (https://www.sqlite.org/wal.html) so a reader never blocks the writer; every result is committed
 as it is added, so an interrupted run keeps what it measured and stays marked incomplete.
@@ -34,7 +34,7 @@ APPLICATION_ID = 0x47505542
 # The export document's format name and version; a newer version is refused on import.
 EXPORT_FORMAT = "gpuport-bench-run"
 EXPORT_VERSION = 1
-KINDS = ("micro", "serve")
+KINDS = ("micro", "serve", "verify")
 STATUSES = ("ok", "skipped", "failed")
 
 # Each entry upgrades the schema by one version; user_version = how many have been applied.

@@ -236,7 +236,9 @@ def bench(
 
 
 @bench.command("list")
-@click.option("--kind", type=click.Choice(("micro", "serve")), help="Only runs of this kind.")
+@click.option(
+    "--kind", type=click.Choice(("micro", "serve", "verify")), help="Only runs of this kind."
+)
 @db_option
 @format_options(RunList)
 @handle_errors

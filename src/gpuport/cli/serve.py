@@ -430,6 +430,18 @@ def bench_serve(
     show_default=True,
     help="Mean KL (nats/token) allowed above the noise floor.",
 )
+@click.option(
+    "--store",
+    is_flag=True,
+    help="Also save the comparison in the results store as a run of kind verify "
+    "(gpuport bench list shows it).",
+)
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Results store to save into (implies --store; default: "
+    "$XDG_DATA_HOME/gpuport/results.sqlite).",
+)
 @format_options(ServeVerifyResult)
 @handle_errors
 def verify_serve(
@@ -449,6 +461,8 @@ def verify_serve(
     top_k: int,
     concurrency: int,
     kl_margin: float,
+    store: bool,
+    db: Path | None,
     fmt: str,
     output: Path | None,
 ) -> None:
@@ -485,6 +499,8 @@ def verify_serve(
         _check_answered(result, len(prompts))
     chosen = Format(fmt)
     emit(render(result, chosen, render_options(chosen, output)), output)
+    if store or db is not None:
+        _store_verify(result, db)
     if stopped:
         interrupted()
     say(
@@ -493,6 +509,18 @@ def verify_serve(
     )
     if result.beyond_noise:
         raise SystemExit(ExitCode.FINDINGS)
+
+
+def _store_verify(result: ServeVerifyResult, db: Path | None) -> None:
+    """``verify serve --store``: the comparison as a run of kind verify (incomplete on Ctrl-C)."""
+    from gpuport.verify.storing import store_serve_comparison
+
+    try:
+        run_id, where = store_serve_comparison(result, db)
+    except StoreError as exc:
+        raise CommandError(str(exc)) from None
+    state = "" if result.complete else ", marked incomplete"
+    say(f"stored run {run_id} (kind verify{state}) in {where}")
 
 
 def _check_answered(result: ServeVerifyResult, prompts: int) -> None:

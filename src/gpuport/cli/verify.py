@@ -141,10 +141,25 @@ def _exit_code(result: VerifyComparison) -> ExitCode:
     "tolerances",
     multiple=True,
     metavar="DTYPE=RTOL,ATOL",
-    help="Override assert_close's default for a dtype: --tolerance bf16=2e-2,1e-3 "
-    "(repeatable; fp16, bf16, fp32, fp64).",
+    help="Override assert_close's default for a dtype, relative tolerance first (the order "
+    "assert_close and allclose take them): --tolerance bf16=2e-2,1e-3 is rtol 2e-2, atol 1e-3. "
+    "Or name them: bf16=atol=1e-3 (the other keeps its default). Repeatable; fp16, bf16, fp32, "
+    "fp64.",
 )
 @click.option("--model", "model", metavar="package.module:factory", help=MODEL_HELP)
+@click.option(
+    "--store",
+    "store",
+    is_flag=True,
+    help="Also save the comparison in the results store as a run of kind verify "
+    "(gpuport bench list shows it).",
+)
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Results store to save into (implies --store; default: "
+    "$XDG_DATA_HOME/gpuport/results.sqlite).",
+)
 @format_options(VerifyComparison)
 @handle_errors
 def compare(
@@ -152,6 +167,8 @@ def compare(
     device: str,
     tolerances: tuple[str, ...],
     model: str | None,
+    store: bool,
+    db: Path | None,
     fmt: str,
     output: Path | None,
 ) -> None:
@@ -192,6 +209,15 @@ def compare(
             say(f"error: {case.name}: {case.note}")
         elif case.status is CaseStatus.FAIL and case.first_failure and len(case.outputs) > 1:
             say(f"{case.name}: first output out of tolerance: {case.first_failure.name}")
+    if store or db is not None:
+        from gpuport.bench.store import StoreError
+        from gpuport.verify.storing import store_comparison
+
+        try:
+            run_id, where = store_comparison(result, db)
+        except StoreError as exc:
+            raise CommandError(str(exc)) from None
+        say(f"stored run {run_id} (kind verify) in {where}")
     code = _exit_code(result)
     if code is ExitCode.ERROR and not errors:
         say("error: no case could be compared here")

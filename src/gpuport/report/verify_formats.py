@@ -168,7 +168,13 @@ def render_verify_terminal(result: VerifyComparison, options: RenderOptions) -> 
     console.print(Text(f"gpuport verify: {display_text(_title(result))}", style="bold"))
     for line in _machine_lines(result):
         console.print(Text(display_text(line)))
-    console.print(Text(_tolerance_line(result)))
+    if result.tolerances:  # one dtype a line, so a narrow terminal never splits one
+        console.print(Text("tolerances (assert_close defaults unless marked):"))
+        for t in result.tolerances:
+            marked = " (--tolerance)" if t.overridden else ""
+            console.print(Text(f"  {t.dtype}: rtol {t.rtol:g}, atol {t.atol:g}{marked}"))
+    else:
+        console.print(Text(_tolerance_line(result)))
     for note in result.notes:
         console.print(Text(f"note: {display_text(note)}", style="yellow"))
     console.print()
@@ -315,19 +321,42 @@ def render_verify_markdown(result: VerifyComparison, options: RenderOptions) -> 
 # --- HTML ------------------------------------------------------------------------------------
 
 
+def _verdict(result: VerifyComparison) -> tuple[str, str]:
+    """The page's one-line answer and its class: fail, error or pass (as the exit code)."""
+    failed, errors = result.count(CaseStatus.FAIL), result.count(CaseStatus.ERROR)
+    out_of_tolerance = f"{failed} of {plural(len(result.cases), 'case')} out of tolerance"
+    if errors:
+        also = f"; {out_of_tolerance}" if failed else ""
+        return "error", f"Error: {plural(errors, 'case')} could not be compared{also}"
+    if failed:
+        return "fail", f"Fail: {out_of_tolerance}"
+    if not result.count(CaseStatus.PASS):
+        return "error", "Error: no case could be compared here"
+    return "pass", "Pass: every compared case within tolerance"
+
+
+_HTML_STYLE = (
+    "body{font-family:system-ui,sans-serif;margin:2rem auto;padding:0 1rem;max-width:1200px}"
+    "table{border-collapse:collapse;font-size:13px}"
+    "th,td{border:1px solid #ccc;padding:4px 6px;vertical-align:top}"
+    "h1,h2,li,p{overflow-wrap:anywhere}"  # a long path or host name wraps on a phone
+    "td.num{white-space:nowrap;font-variant-numeric:tabular-nums}"
+    ".scroll{max-width:100%;overflow-x:auto}"
+    ".fail,.error{color:#b00020;font-weight:bold}.pass{color:#1b7f3b}.skipped{color:#8a6d00}"
+    "#verdict{font-size:1.25rem;font-weight:bold;padding:.5rem .75rem;border-left:6px solid}"
+    "#verdict.pass{background:#e8f5ec}#verdict.fail,#verdict.error{background:#fdecee}"
+    "tr.first-drift td{background:#fdecee}"
+    "@media (max-width:600px){body{margin:1rem auto;padding:0 .5rem}h1{font-size:1.4rem}}"
+)
+
+
 @renderer(VerifyComparison, Format.HTML)
 def render_verify_html(result: VerifyComparison, options: RenderOptions) -> str:
-    style = (
-        "body{font-family:system-ui,sans-serif;margin:2rem;max-width:1200px}"
-        "table{border-collapse:collapse;font-size:13px}"
-        "th,td{border:1px solid #ccc;padding:4px 6px;vertical-align:top}"
-        ".fail,.error{color:#b00020;font-weight:bold}.pass{color:#1b7f3b}.skipped{color:#8a6d00}"
-    )
     head = "".join(f"<th>{html_text(h)}</th>" for h in _HEADERS)
     rows = "".join(
         f"<tr><td>{html_text(case.name)}</td>"
         f'<td class="{case.status.value}">{case.status.value}</td>'
-        + "".join(f"<td>{html_text(cell)}</td>" for cell in _row(case))
+        + "".join(f'<td class="num">{html_text(cell)}</td>' for cell in _row(case))
         + "</tr>"
         for case in result.cases
     )
@@ -349,23 +378,32 @@ def render_verify_html(result: VerifyComparison, options: RenderOptions) -> str:
         listed = _listed_outputs(case)
         if listed:
             drift += (
-                f"<h2>{html_text(case.name)}: where it drifts</h2><table><tr><th>output</th>"
+                f"<h2>{html_text(case.name)}: where it drifts</h2>"
+                '<div class="scroll"><table><tr><th>output</th>'
                 "<th>result</th><th>max abs</th><th>out of tol</th></tr>"
                 + "".join(
-                    f"<tr><td>{html_text(o.name)}</td>"
+                    ('<tr class="first-drift">' if o is case.first_failure else "<tr>")
+                    + f"<td>{html_text(o.name)}"
+                    + (" (first to drift)" if o is case.first_failure else "")
+                    + "</td>"
                     f'<td class="{"pass" if o.passed else "fail"}">'
                     f"{'pass' if o.passed else 'fail'}</td>"
-                    f"<td>{_num(o.max_abs)}</td><td>{html_text(_share(o.out_of_tolerance))}</td></tr>"
+                    f'<td class="num">{_num(o.max_abs)}</td>'
+                    f'<td class="num">{html_text(_share(o.out_of_tolerance))}</td></tr>'
                     for o in listed
                 )
-                + "</table>"
+                + "</table></div>"
             )
+    verdict_class, verdict = _verdict(result)
     return with_content_security_policy(
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>gpuport verify: {html_text(result.file)}</title><style>{style}</style></head>"
-        f"<body><h1>gpuport verify: {html_text(_title(result))}</h1><ul>{about}</ul>"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>gpuport verify: {html_text(result.file)}</title>"
+        f"<style>{_HTML_STYLE}</style></head>"
+        f"<body><h1>gpuport verify: {html_text(_title(result))}</h1>"
+        f'<p id="verdict" class="{verdict_class}">{html_text(verdict)}</p><ul>{about}</ul>'
         f"<p><strong>{html_text(_summary(result))}</strong></p>"
-        f"<table><tr>{head}</tr>{rows}</table>"
+        f'<div class="scroll"><table><tr>{head}</tr>{rows}</table></div>'
         + (f"<h2>Notes</h2><ul>{notes}</ul>" if notes else "")
         + drift
         + f"<footer><p>gpuport {html_text(options.tool_version)}</p></footer></body></html>\n"

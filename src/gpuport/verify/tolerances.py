@@ -41,33 +41,55 @@ class ToleranceError(ValueError):
     """A ``--tolerance`` value that cannot be read; the message says which and why."""
 
 
+def _numbers(item: str, dtype: str, numbers: str) -> tuple[float, float]:
+    """``RTOL,ATOL`` (relative first) or named parts ``atol=X`` / ``rtol=Y`` in any order."""
+    parts = [part.strip() for part in numbers.split(",")]
+    rtol, atol = DEFAULT_TOLERANCES[dtype]
+    try:
+        if any("=" in part for part in parts):
+            named: dict[str, float] = {}
+            for part in parts:
+                key, _, value = part.partition("=")
+                key = key.strip().lower()
+                if key not in ("rtol", "atol") or key in named:
+                    raise ValueError(key)
+                named[key] = float(value)
+            rtol, atol = named.get("rtol", rtol), named.get("atol", atol)
+        else:
+            rtol, atol = (float(part) for part in parts)
+    except ValueError:
+        raise ToleranceError(
+            f"--tolerance {item!r}: expected two numbers, relative first (DTYPE=RTOL,ATOL as "
+            "assert_close takes them, e.g. bf16=1.6e-2,1e-5), or named: bf16=atol=1e-3,rtol=2e-2"
+        ) from None
+    if not all(math.isfinite(x) and x >= 0 for x in (rtol, atol)):
+        raise ToleranceError(f"--tolerance {item!r}: RTOL and ATOL must be finite and >= 0")
+    return rtol, atol
+
+
 def parse_tolerances(values: Iterable[str]) -> dict[str, tuple[float, float]]:
-    """``["bf16=1.6e-2,1e-5"]`` -> ``{"bfloat16": (0.016, 1e-05)}``: DTYPE=RTOL,ATOL each."""
+    """``["bf16=1.6e-2,1e-5"]`` -> ``{"bfloat16": (0.016, 1e-05)}``: DTYPE=RTOL,ATOL each.
+
+    RTOL comes first, the order ``torch.testing.assert_close`` and ``torch.allclose`` take them;
+    ``DTYPE=atol=X,rtol=Y`` names them instead (one left out keeps its default). A dtype given
+    twice is an error rather than the last one silently winning.
+    """
     chosen: dict[str, tuple[float, float]] = {}
     for value in values:
         for item in value.split(";"):
-            if not item.strip():
+            item = item.strip()
+            if not item:
                 continue
             name, sep, numbers = item.partition("=")
             dtype = DTYPE_ALIASES.get(name.strip().lower())
             if not sep or dtype is None:
                 known = ", ".join(sorted(set(DTYPE_ALIASES)))
                 raise ToleranceError(
-                    f"--tolerance {item.strip()!r}: expected DTYPE=RTOL,ATOL with DTYPE one of "
-                    f"{known}"
+                    f"--tolerance {item!r}: expected DTYPE=RTOL,ATOL with DTYPE one of {known}"
                 )
-            parts = [part.strip() for part in numbers.split(",")]
-            try:
-                rtol, atol = (float(part) for part in parts)
-            except ValueError:
-                raise ToleranceError(
-                    f"--tolerance {item.strip()!r}: RTOL,ATOL must be two numbers (1.6e-2,1e-5)"
-                ) from None
-            if not all(math.isfinite(x) and x >= 0 for x in (rtol, atol)):
-                raise ToleranceError(
-                    f"--tolerance {item.strip()!r}: RTOL and ATOL must be finite and >= 0"
-                )
-            chosen[dtype] = (rtol, atol)
+            if dtype in chosen:
+                raise ToleranceError(f"--tolerance {item!r}: {dtype} is given more than once")
+            chosen[dtype] = _numbers(item, dtype, numbers)
     return chosen
 
 
