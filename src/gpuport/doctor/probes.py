@@ -22,6 +22,8 @@ Formats read (public documentation, checked 2026-11-25):
   (https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/post-install.html).
 - ``rocminfo``: one block per agent with ``Name: gfx942``, ``Marketing Name:`` and
   ``Device Type: GPU`` (https://rocm.docs.amd.com/projects/rocminfo/en/latest/).
+- ``rocm-smi --showdriverversion``: a ``Driver version: 6.10.5`` line
+  (https://rocm.docs.amd.com/projects/rocm_smi_lib/en/latest/).
 - ``nvidia-smi --query-gpu=... --format=csv,noheader,nounits``: one CSV line per GPU
   (https://docs.nvidia.com/deploy/nvidia-smi/index.html).
 """
@@ -340,11 +342,12 @@ def parse_nvidia_smi(text: str) -> list[ToolGpu]:
 
 
 def probe_tools(view: SystemView, facts: Facts) -> None:
-    """rocminfo and nvidia-smi, each with the time-out; amd-smi for the ROCm version."""
+    """rocminfo and nvidia-smi, each with the time-out; amd-smi for the ROCm version; rocm-smi
+    for the amdgpu driver's version when sysfs has none."""
     amd = bool(facts.amd_nodes) or any(gpu.vendor == AMD_VENDOR for gpu in facts.pci)
     nvidia = bool(facts.nvidia_driver) or any(gpu.vendor == NVIDIA_VENDOR for gpu in facts.pci)
     if not (amd or nvidia or facts.rocm_version):
-        facts.note("vendor tools (rocminfo, amd-smi, nvidia-smi)", "not run: no GPU")
+        facts.note("vendor tools (rocminfo, amd-smi, rocm-smi, nvidia-smi)", "not run: no GPU")
     if amd or facts.rocm_version:
         done = view.run("rocminfo")
         if not done.ran:
@@ -366,6 +369,8 @@ def probe_tools(view: SystemView, facts: Facts) -> None:
                 facts.note("amd-smi version", f"ROCm {facts.rocm_version}")
             elif done.error:
                 facts.note("amd-smi", done.error, ok=done.error == "not installed")
+    if amd and not facts.amdgpu_version:
+        _probe_rocm_smi(view, facts)
     if nvidia:
         done = view.run(
             "nvidia-smi",
@@ -383,6 +388,21 @@ def probe_tools(view: SystemView, facts: Facts) -> None:
                 facts.note("nvidia-smi", f"{len(facts.nvidia_smi_gpus)} GPU(s)")
             except ValueError as exc:
                 facts.note("nvidia-smi", f"could not read its output ({exc})", ok=False)
+
+
+def _probe_rocm_smi(view: SystemView, facts: Facts) -> None:
+    """The amdgpu driver's version from ``rocm-smi --showdriverversion`` (``Driver version:
+    6.10.5``; the kernel's release for the kernel's own driver) when sysfs does not give it."""
+    done = view.run("rocm-smi", "--showdriverversion")
+    if not done.ran:
+        facts.note("rocm-smi", done.error, ok=done.error == "not installed")
+        return
+    match = re.search(r"Driver version:\s*(\S+)", done.stdout)
+    if done.returncode != 0 or match is None:
+        facts.note("rocm-smi", "could not read the driver version from its output", ok=False)
+        return
+    facts.amdgpu_version = match.group(1)
+    facts.note("rocm-smi", f"driver {facts.amdgpu_version}")
 
 
 def probe_packages(view: SystemView, facts: Facts) -> None:
