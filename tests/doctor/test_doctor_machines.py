@@ -189,6 +189,24 @@ def test_pypi_torch_takes_its_cuda_from_the_nvidia_runtime_wheel(tmp_path: Path)
     assert check.status is Status.WARNING and "CUDA 12.8" in check.summary
 
 
+def test_pypi_torch_for_cuda_13_requires_the_runtime_wheel_without_a_suffix(
+    tmp_path: Path,
+) -> None:
+    machine = h100_node(tmp_path, "535.104.05", "2.9.0")
+    machine.package(
+        "torch",
+        "2.9.0",
+        "Metadata-Version: 2.1\nName: torch\nVersion: 2.9.0\n"
+        "Requires-Dist: filelock\n"
+        'Requires-Dist: nvidia-cuda-runtime==13.0.96; platform_system == "Linux"\n',
+    )
+    machine.package("nvidia-cuda-runtime", "13.0.96")
+    machine.package("nvidia-cuda-runtime-cu12", "12.8.90")  # another package's, not torch's
+    check = by_check(diagnose(machine.view()))["cuda-driver"]
+    assert check.status is Status.PROBLEM
+    assert "built for CUDA 13.0" in check.summary
+
+
 def test_laptop_without_a_gpu(tmp_path: Path) -> None:
     machine = Machine(tmp_path)
     machine.pci("0000:00:02.0", 0x8086, 0xA7A0, 0x030000)  # an Intel iGPU is not ours

@@ -20,6 +20,7 @@ GIB = 2**30
 # The groups AMD's install guide puts a user in, for /dev/kfd and /dev/dri/renderD*.
 AMD_GROUPS = ("render", "video")
 _TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
+_CUDA_RUNTIME = r"nvidia-cuda-runtime(-cu\d+)?"
 _TOOLS = ("rocminfo", "amd-smi", "rocm-smi", "nvidia-smi")
 _HIDE_ALL = {"", "-1", "none", "void", "nodevfiles"}
 
@@ -87,7 +88,8 @@ def gpus_seen(facts: Facts) -> list[GpuSeen]:
 def torch_build(facts: Facts) -> tuple[str, str]:
     """(flavour, version) of the installed torch: ("rocm", "6.4"), ("cuda", "12.6"),
     ("cpu", ""), or ("", "") when torch is not installed. A wheel without a local label is
-    PyPI's, which on Linux is a CUDA build; its CUDA is that of the nvidia-cuda-runtime wheel."""
+    PyPI's, which on Linux is a CUDA build; its CUDA is that of the nvidia-cuda-runtime wheel
+    it requires."""
     version = facts.packages.get("torch")
     if version is None:
         return "", ""
@@ -99,9 +101,14 @@ def torch_build(facts: Facts) -> tuple[str, str]:
         return "cuda", f"{int(match.group(1))}.{match.group(2)}"
     if local.startswith("cpu"):
         return "cpu", ""
-    for name, runtime in facts.packages.items():
-        if re.fullmatch(r"nvidia-cuda-runtime-cu\d+", name):
-            return "cuda", ".".join(runtime.split(".")[:2])
+    # CUDA 12 wheels are nvidia-cuda-runtime-cu12; CUDA 13's dropped the suffix. torch's own
+    # requirements say which one it uses; without them, any installed one is the best guess.
+    runtimes = [n for n in facts.torch_requires if re.fullmatch(_CUDA_RUNTIME, n)] or [
+        n for n in facts.packages if re.fullmatch(_CUDA_RUNTIME, n)
+    ]
+    for name in runtimes:
+        if name in facts.packages:
+            return "cuda", ".".join(facts.packages[name].split(".")[:2])
     return "cuda", ""
 
 

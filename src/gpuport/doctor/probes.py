@@ -115,6 +115,7 @@ class Facts:
     env: dict[str, str] = field(default_factory=dict)
     # Python
     packages: dict[str, str] = field(default_factory=dict)  # normalized name -> version
+    torch_requires: tuple[str, ...] = ()  # the names torch's metadata requires (normalized)
     broken_packages: list[str] = field(default_factory=list)
     packages_error: str = ""
     torch_report: TorchReport | None = None
@@ -425,11 +426,24 @@ def probe_packages(view: SystemView, facts: Facts) -> None:
                 f"{getattr(dist, '_path', 'a distribution')}: no name or version"
             )
             continue
-        facts.packages.setdefault(kb.normalize_name(name), version)
+        normalized = kb.normalize_name(name)
+        if normalized == "torch" and "torch" not in facts.packages:
+            facts.torch_requires = _required_names(dist)
+        facts.packages.setdefault(normalized, version)
     outcome = f"{len(facts.packages)} distribution(s)"
     if facts.broken_packages:
         outcome += f", {len(facts.broken_packages)} with broken metadata"
     facts.note("Python packages (metadata)", outcome)
+
+
+def _required_names(dist: metadata.Distribution) -> tuple[str, ...]:
+    """The names a distribution's metadata requires (``nvidia-cuda-runtime-cu12``), or ()."""
+    try:
+        requires = dist.requires or []
+    except Exception:  # a malformed Requires-Dist: the CUDA version is then guessed
+        return ()
+    names = (re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", item) for item in requires)
+    return tuple(kb.normalize_name(match.group(1)) for match in names if match)
 
 
 _TORCH_SCRIPT = """
