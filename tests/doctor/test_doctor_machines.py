@@ -87,7 +87,8 @@ def test_rx7900xtx_with_a_wheel_not_built_for_gfx1100(tmp_path: Path) -> None:
     arch = by_check(report)["torch-arch"]
     assert arch.status is Status.PROBLEM
     assert "not for gfx1100" in arch.summary and "invalid device function" in arch.why
-    assert "--index-url https://download.pytorch.org/whl/rocm" in arch.fix
+    # ROCm 6.4 is installed and PyTorch's rocm6.4 wheels carry gfx1100
+    assert arch.fix.endswith("--index-url https://download.pytorch.org/whl/rocm6.4")
     assert by_check(report)["torch-build"].status is Status.OK
     assert by_check(report)["hsa-override"].status is Status.OK  # RDNA3 flagship: no override
     assert not report.healthy
@@ -370,6 +371,20 @@ def test_unreadable_sysfs_files_are_could_not_check(tmp_path: Path) -> None:
         assert "cannot read /sys/class/kfd/kfd/topology/nodes/" in by_check(report)[check].summary
     assert len(report.gpus) == 8  # still seen on the PCI bus
     assert by_check(report)["torch-build"].status is Status.OK  # the rest still ran
+
+
+def test_an_unreadable_memory_bank_folder_loses_only_the_memory_size(tmp_path: Path) -> None:
+    machine = mi300x_node(tmp_path)
+    banks = tmp_path / "sys/class/kfd/kfd/topology/nodes/1/mem_banks"
+    for bank in banks.iterdir():
+        (bank / "properties").unlink()
+        bank.rmdir()
+    banks.rmdir()
+    banks.symlink_to(banks)  # a link to itself: listing it fails (ELOOP), even for root
+    report = diagnose(machine.view())
+    assert len(report.gpus) == 8 and report.gpus[0].arch == "gfx942"
+    assert report.gpus[0].memory_bytes is None and report.gpus[1].memory_bytes == 192 * GIB
+    assert by_check(report)["gpu-support"].status is Status.OK
 
 
 def test_a_hanging_tool_is_could_not_check(tmp_path: Path) -> None:

@@ -175,7 +175,11 @@ def probe_kfd(view: SystemView, facts: Facts) -> None:
         if props.get("simd_count", 0) <= 0 or props.get("gfx_target_version", 0) <= 0:
             continue  # a CPU node
         memory = 0
-        for bank in view.listdir(f"{KFD_NODES}/{node}/mem_banks"):
+        try:
+            banks = view.listdir(f"{KFD_NODES}/{node}/mem_banks")
+        except Unreadable:
+            banks = []  # the GPU is there; only its memory size is unknown
+        for bank in banks:
             try:
                 bank_props = _properties(
                     view.read(f"{KFD_NODES}/{node}/mem_banks/{bank}/properties") or ""
