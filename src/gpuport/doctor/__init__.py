@@ -29,8 +29,8 @@ __all__ = [
 ]
 
 _PROBES: tuple[tuple[str, Callable[[SystemView, Facts], None]], ...] = (
-    ("KFD topology", probes.probe_kfd),
-    ("PCI devices", probes.probe_pci),
+    ("KFD topology (/sys/class/kfd)", probes.probe_kfd),
+    ("PCI devices (/sys/bus/pci)", probes.probe_pci),
     ("kernel drivers", probes.probe_drivers),
     ("device nodes", probes.probe_nodes_and_user),
     ("ROCm install", probes.probe_rocm),

@@ -264,7 +264,8 @@ def check_permissions(facts: Facts) -> Diagnosis:
         fix = (
             "sudo usermod -aG render,video $USER  # then log out and back in"
             if amd
-            else "ls -l /dev/nvidia*  # the nodes should be crw-rw-rw-; reload the driver"
+            else "sudo chmod a+rw /dev/nvidia*  # until the next boot; for good, set the nvidia "
+            "module's NVreg_DeviceFileMode=0666 in /etc/modprobe.d"
         )
         if facts.container in ("docker", "podman") and amd:
             fix = f"{facts.container} run --group-add video --group-add render ..."

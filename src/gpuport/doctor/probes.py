@@ -158,7 +158,7 @@ def probe_kfd(view: SystemView, facts: Facts) -> None:
         nodes = view.listdir(KFD_NODES)
     except Unreadable as exc:
         facts.kfd_error = str(exc)
-        facts.note("KFD topology", str(exc), ok=False)
+        facts.note("KFD topology (/sys/class/kfd)", str(exc), ok=False)
         return
     facts.kfd_present = bool(nodes)
     if not nodes:
@@ -203,7 +203,7 @@ def probe_kfd(view: SystemView, facts: Facts) -> None:
         )
     if unreadable and not facts.amd_nodes:
         facts.kfd_error = unreadable[0]
-        facts.note("KFD topology", unreadable[0], ok=False)
+        facts.note("KFD topology (/sys/class/kfd)", unreadable[0], ok=False)
     else:
         gfx = sorted({node.gfx for node in facts.amd_nodes})
         facts.note(
@@ -219,7 +219,7 @@ def probe_pci(view: SystemView, facts: Facts) -> None:
         slots = view.listdir(base)
     except Unreadable as exc:
         facts.pci_error = str(exc)
-        facts.note("PCI devices", str(exc), ok=False)
+        facts.note("PCI devices (/sys/bus/pci)", str(exc), ok=False)
         return
     for slot in slots:
         try:
