@@ -274,7 +274,7 @@ def test_a_project_with_a_rocm_path_is_not_told_to_port_it_and_gaps_are_optional
     assert not any(s.command.startswith("gpuport port") for s in a.next_steps)
     assert a.reasons[-2].startswith("beyond its ROCm path: GP301 at k.cu:9:1")  # heaviest first
     gap = next(s for s in a.next_steps if "GP301" in s.text)
-    assert gap.text == "Only if you need a part its ROCm path leaves out: GP301 at k.cu:9:1: do it"
+    assert gap.text == "Only if you need a part its ROCm path leaves out: GP301 at k.cu:9:1: do it."
     assert a.total_hours > 0 and a.effort_title.startswith("Effort for the gaps")
 
 
@@ -286,11 +286,17 @@ def test_next_steps_name_only_commands_that_exist() -> None:
         )
     )
     commands = [s.command for s in a.next_steps if s.command]
-    assert commands == ["gpuport port p --out p-rocm", "gpuport plan MODEL", "gpuport doctor"]
-    assert a.next_steps[1].text == "GP301 at k.cu:9:1: do it"
-    texts = " ".join(s.text for s in a.next_steps)
-    for planned in ("bench", "verify"):
-        assert f"gpuport {planned}, planned" in texts
+    assert commands == [
+        "gpuport port p --out p-rocm",
+        "gpuport plan MODEL",
+        "gpuport doctor",
+        "gpuport bench",
+        "gpuport verify compare ref.gpv",
+    ]
+    assert a.next_steps[1].text == "GP301 at k.cu:9:1: do it."
+    # every step reads the same way: a lead-in to its command, or a sentence
+    for step in a.next_steps:
+        assert not step.text.endswith((":", ".")) if step.command else step.text.endswith(".")
     registered = set(cli_main.commands)
     assert {c.split()[1] for c in commands} <= registered
 
@@ -360,5 +366,5 @@ def test_two_rules_with_the_same_advice_make_one_next_step() -> None:
     # equal weight: file order puts r.txt first; GP201's advice is inside GP104's
     assert manual == [
         "GP104 at r.txt:9:1: Replace nvidia-ml-py: Use amdsmi instead of NVML.",
-        "GP302 at k.cu:3:1: do it",
+        "GP302 at k.cu:3:1: do it.",
     ]

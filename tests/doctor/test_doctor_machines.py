@@ -87,7 +87,8 @@ def test_rx7900xtx_with_a_wheel_not_built_for_gfx1100(tmp_path: Path) -> None:
     arch = by_check(report)["torch-arch"]
     assert arch.status is Status.PROBLEM
     assert "not for gfx1100" in arch.summary and "invalid device function" in arch.why
-    assert "--index-url https://download.pytorch.org/whl/rocm" in arch.fix
+    # ROCm 6.4 is installed and PyTorch's rocm6.4 wheels carry gfx1100
+    assert arch.fix.endswith("--index-url https://download.pytorch.org/whl/rocm6.4")
     assert by_check(report)["torch-build"].status is Status.OK
     assert by_check(report)["hsa-override"].status is Status.OK  # RDNA3 flagship: no override
     assert not report.healthy
@@ -101,6 +102,21 @@ def test_rx7900xtx_with_the_cuda_wheel(tmp_path: Path) -> None:
     # ROCm 6.4 is installed, and PyTorch publishes a rocm6.4 index
     assert build.fix.endswith("--index-url https://download.pytorch.org/whl/rocm6.4")
     assert build.fix.startswith("pip uninstall -y torch torchvision torchaudio")
+
+
+def test_h100_with_the_rocm_wheel_gets_the_same_release_for_a_cuda_its_driver_runs(
+    tmp_path: Path,
+) -> None:
+    check = by_check(diagnose(h100_node(tmp_path, "535.104.05", "2.7.1+rocm6.3").view()))[
+        "torch-build"
+    ]
+    assert check.status is Status.PROBLEM
+    # torch 2.7 has CUDA 11.8, 12.6 and 12.8 builds; a 535 driver runs 12.x fully only to 12.2,
+    # 11.8 fully: the newest that runs with every feature
+    assert check.fix.splitlines()[1] == (
+        "pip install torch==2.7.1 torchvision torchaudio "
+        "--index-url https://download.pytorch.org/whl/cu118"
+    )
 
 
 def test_rx6700xt_needs_the_rdna2_override(tmp_path: Path) -> None:
@@ -174,6 +190,24 @@ def test_pypi_torch_takes_its_cuda_from_the_nvidia_runtime_wheel(tmp_path: Path)
     assert check.status is Status.WARNING and "CUDA 12.8" in check.summary
 
 
+def test_pypi_torch_for_cuda_13_requires_the_runtime_wheel_without_a_suffix(
+    tmp_path: Path,
+) -> None:
+    machine = h100_node(tmp_path, "535.104.05", "2.9.0")
+    machine.package(
+        "torch",
+        "2.9.0",
+        "Metadata-Version: 2.1\nName: torch\nVersion: 2.9.0\n"
+        "Requires-Dist: filelock\n"
+        'Requires-Dist: nvidia-cuda-runtime==13.0.96; platform_system == "Linux"\n',
+    )
+    machine.package("nvidia-cuda-runtime", "13.0.96")
+    machine.package("nvidia-cuda-runtime-cu12", "12.8.90")  # another package's, not torch's
+    check = by_check(diagnose(machine.view()))["cuda-driver"]
+    assert check.status is Status.PROBLEM
+    assert "built for CUDA 13.0" in check.summary
+
+
 def test_laptop_without_a_gpu(tmp_path: Path) -> None:
     machine = Machine(tmp_path)
     machine.pci("0000:00:02.0", 0x8086, 0xA7A0, 0x030000)  # an Intel iGPU is not ours
@@ -209,7 +243,51 @@ def test_nvidia_container_without_the_runtime(tmp_path: Path) -> None:
     check = by_check(diagnose(machine.view()))["kernel-driver"]
     assert check.status is Status.PROBLEM
     assert "kubernetes container has no NVIDIA driver" in check.summary
-    assert "--gpus all" in check.fix
+    # Kubernetes hands out GPUs through a device plugin, not docker run --gpus
+    assert "nvidia.com/gpu: 1" in check.fix and "docker" not in check.fix
+
+
+def test_nvidia_docker_container_without_the_toolkit(tmp_path: Path) -> None:
+    machine = Machine(tmp_path).pci("0000:18:00.0", 0x10DE, 0x2330, 0x030200)
+    write(tmp_path, ".dockerenv", "")
+    checks = by_check(diagnose(machine.view()))
+    assert checks["kernel-driver"].status is Status.PROBLEM
+    assert checks["kernel-driver"].fix.splitlines() == [
+        "sudo apt-get install -y nvidia-container-toolkit  # after adding NVIDIA's repository",
+        "sudo nvidia-ctk runtime configure --runtime=docker  # on the host",
+        "sudo systemctl restart docker  # on the host",
+        "docker run --gpus all ...",
+    ]
+    assert checks["device-nodes"].fix.endswith("docker run --gpus all ...")
+
+
+def test_amd_podman_container_without_device_nodes(tmp_path: Path) -> None:
+    machine = mi300x_node(tmp_path)
+    write(tmp_path, "run/.containerenv", "")
+    (tmp_path / "dev/kfd").unlink()
+    check = by_check(diagnose(machine.view()))["device-nodes"]
+    assert check.status is Status.PROBLEM
+    assert check.fix == (
+        "podman run --device=/dev/kfd --device=/dev/dri --group-add video --group-add render "
+        "--security-opt seccomp=unconfined ..."
+    )
+
+
+def test_rocm_smi_gives_the_driver_version_when_sysfs_has_none(tmp_path: Path) -> None:
+    machine = rx7900xtx_desktop(tmp_path, "2.7.1+rocm6.3")
+    machine.tool(
+        "rocm-smi", ok("=== ROCm System Management Interface ===\nDriver version: 6.8.5\n")
+    )
+    report = diagnose(machine.view())
+    assert report.driver == "amdgpu 6.8.5"
+    assert ("rocm-smi", "driver 6.8.5") in [(n.probe, n.outcome) for n in report.probes]
+    assert ("rocm-smi", "--showdriverversion") in machine.runner.calls
+
+
+def test_rocm_smi_garbage_is_could_not_check(tmp_path: Path) -> None:
+    machine = rx7900xtx_desktop(tmp_path, "2.7.1+rocm6.3").tool("rocm-smi", ok("\x00garbage"))
+    check = by_check(diagnose(machine.view()))["vendor-tools"]
+    assert check.status is Status.UNKNOWN and "rocm-smi" in check.summary
 
 
 def test_user_not_in_render_and_video(tmp_path: Path) -> None:
@@ -293,6 +371,20 @@ def test_unreadable_sysfs_files_are_could_not_check(tmp_path: Path) -> None:
         assert "cannot read /sys/class/kfd/kfd/topology/nodes/" in by_check(report)[check].summary
     assert len(report.gpus) == 8  # still seen on the PCI bus
     assert by_check(report)["torch-build"].status is Status.OK  # the rest still ran
+
+
+def test_an_unreadable_memory_bank_folder_loses_only_the_memory_size(tmp_path: Path) -> None:
+    machine = mi300x_node(tmp_path)
+    banks = tmp_path / "sys/class/kfd/kfd/topology/nodes/1/mem_banks"
+    for bank in banks.iterdir():
+        (bank / "properties").unlink()
+        bank.rmdir()
+    banks.rmdir()
+    banks.symlink_to(banks)  # a link to itself: listing it fails (ELOOP), even for root
+    report = diagnose(machine.view())
+    assert len(report.gpus) == 8 and report.gpus[0].arch == "gfx942"
+    assert report.gpus[0].memory_bytes is None and report.gpus[1].memory_bytes == 192 * GIB
+    assert by_check(report)["gpu-support"].status is Status.OK
 
 
 def test_a_hanging_tool_is_could_not_check(tmp_path: Path) -> None:

@@ -58,7 +58,11 @@ def test_the_pytorch_cuda_index_url() -> None:
 
 
 def test_every_entry_names_https_sources_and_the_day_it_was_checked() -> None:
-    entries = [*gpu_stack.cuda_drivers(), *gpu_stack.torch_rocm_archs()]
+    entries = [
+        *gpu_stack.cuda_drivers(),
+        *gpu_stack.torch_rocm_archs(),
+        *gpu_stack.container_gpus().values(),
+    ]
     for entry in entries:
         assert entry.sources and all(s.startswith("https://") for s in entry.sources), entry
         assert entry.checked.year >= 2026, entry
@@ -85,3 +89,20 @@ def test_an_amd_pci_id_gives_the_name_and_target() -> None:
     mi300x = gpu_stack.amd_pci_device(0x74A1)
     assert mi300x is not None and mi300x.gfx == "gfx942" and "MI300X" in mi300x.name
     assert gpu_stack.amd_pci_device(0xFFFF) is None and gpu_stack.amd_pci_device(None) is None
+
+
+def test_the_w7800_is_a_navi_31_gfx1100_like_its_48gb_sibling() -> None:
+    # pci.ids names 745e "Navi 31 [Radeon Pro W7800]"; AMD's table gives the card gfx1100
+    w7800 = kb.find_gpu_arch("Radeon PRO W7800")
+    assert w7800 is not None and w7800.gfx == "gfx1100"
+    device = gpu_stack.amd_pci_device(0x745E)
+    assert device is not None and device.gfx == "gfx1100" and "W7800" in device.name
+
+
+def test_every_container_runtime_has_a_fix_for_both_vendors() -> None:
+    table = gpu_stack.container_gpus()
+    for runtime in ("docker", "podman", "kubernetes"):
+        assert {(runtime, "amd"), (runtime, "nvidia")} <= set(table), runtime
+    assert table[("docker", "nvidia")].run == "docker run --gpus all ..."
+    assert table[("docker", "amd")].run == "docker run {amd_flags} ..."
+    assert gpu_stack.container_gpu("lxc", "amd") is None

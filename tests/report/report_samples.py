@@ -10,7 +10,14 @@ import dataclasses
 
 from decision_samples import hostile_recommendation, sample_recommendation
 
-from gpuport.assess.guidance import ArchCoverage, FoldedComponent, NextStep, RocmSupport
+from gpuport.assess.guidance import (
+    DOCTOR_STEP,
+    ROCM_MACHINE_STEPS,
+    ArchCoverage,
+    FoldedComponent,
+    NextStep,
+    RocmSupport,
+)
 from gpuport.assess.verdict import Assessment, EffortLine, Verdict
 from gpuport.findings import (
     Category,
@@ -337,9 +344,8 @@ SAMPLE_STEPS = [
     ),
     NextStep("GP101 at requirements.txt:3:1: Replace cupy-cuda12x with cupy-rocm-7-0."),
     NextStep("See which AMD GPUs your model fits and what it costs", "gpuport plan MODEL"),
-    NextStep(
-        "On the ROCm machine, check the driver, the GPU and the torch build", "gpuport doctor"
-    ),
+    DOCTOR_STEP,
+    *ROCM_MACHINE_STEPS,
 ]
 HOPPER = FoldedComponent(
     "csrc/hopper",

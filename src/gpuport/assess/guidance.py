@@ -231,16 +231,24 @@ class NextStep:
     command: str = ""
 
 
-# Checks gpuport does not make yet: worded as the check, never as a command to run.
-# The step after porting: on the ROCm machine, before anything runs there.
+# The steps after porting, on the ROCm machine: first the machine itself, before anything runs
+# there, then its speed and its numbers against the CUDA machine's.
 DOCTOR_STEP = NextStep(
     "On the ROCm machine, check the driver, the GPU, its permissions and that torch is a ROCm "
     "build for that GPU; each problem comes with the command that fixes it",
     "gpuport doctor",
 )
-ROCM_MACHINE_CHECKS = (
-    "Measure speed against the CUDA machine on the same model and inputs — gpuport bench, planned",
-    "Compare outputs with the CUDA run before switching over — gpuport verify, planned",
+ROCM_MACHINE_STEPS = (
+    NextStep(
+        "Measure speed on both machines with the same model and compare the runs (gpuport bench "
+        "export on one machine, gpuport bench import and compare on the other)",
+        "gpuport bench",
+    ),
+    NextStep(
+        "Before switching over, record outputs on the CUDA machine (gpuport verify record "
+        "-o ref.gpv), copy ref.gpv to the ROCm machine and compare there",
+        "gpuport verify compare ref.gpv",
+    ),
 )
 
 
@@ -321,8 +329,20 @@ def next_steps(
             break
     steps.append(_plan_step(has_plan))
     steps.append(DOCTOR_STEP)
-    steps.extend(NextStep(text) for text in ROCM_MACHINE_CHECKS)
-    return steps
+    steps.extend(ROCM_MACHINE_STEPS)
+    return [_even(step) for step in steps]
+
+
+def _even(step: NextStep) -> NextStep:
+    """Every step reads the same way: one with a command leads into it (the renderers add
+    the colon), one without ends as a sentence; a step ending in a URL gets no full stop, so
+    that the URL copies whole."""
+    text = step.text.rstrip()
+    if step.command:
+        text = text.rstrip(":.")
+    elif text and text[-1] not in ".!?" and "://" not in text.split()[-1]:
+        text += "."
+    return NextStep(text, step.command)
 
 
 def _shell_word(text: str) -> str:

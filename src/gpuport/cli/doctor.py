@@ -40,7 +40,7 @@ ROOT_ENV = "GPUPORT_DOCTOR_ROOT"
     type=click.FloatRange(0.1, 600),
     default=DEFAULT_TIMEOUT_S,
     show_default=True,
-    help="Seconds each vendor tool (rocminfo, nvidia-smi, amd-smi) and the torch import may take.",
+    help="Seconds each vendor tool (rocminfo, amd-smi, rocm-smi, nvidia-smi) and the torch import may take.",
 )
 @click.option(
     "--root",
@@ -61,7 +61,7 @@ def doctor(
     """Diagnose this machine's GPU software stack: what is wrong and the command that fixes it.
 
     Reads the GPUs, drivers and device nodes from sysfs, procfs and /dev, runs rocminfo,
-    amd-smi and nvidia-smi where installed (each with a time-out), and reads the Python
+    amd-smi, rocm-smi and nvidia-smi where installed (each with a time-out), and reads the Python
     packages' metadata without importing them. Checks the PyTorch build against the GPU vendor,
     the GPU against ROCm's supported list and the wheel's targets, HSA_OVERRIDE_GFX_VERSION,
     the NVIDIA driver against torch's CUDA, permissions, visible-devices variables and

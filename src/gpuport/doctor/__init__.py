@@ -29,8 +29,8 @@ __all__ = [
 ]
 
 _PROBES: tuple[tuple[str, Callable[[SystemView, Facts], None]], ...] = (
-    ("KFD topology", probes.probe_kfd),
-    ("PCI devices", probes.probe_pci),
+    ("KFD topology (/sys/class/kfd)", probes.probe_kfd),
+    ("PCI devices (/sys/bus/pci)", probes.probe_pci),
     ("kernel drivers", probes.probe_drivers),
     ("device nodes", probes.probe_nodes_and_user),
     ("ROCm install", probes.probe_rocm),
@@ -72,7 +72,9 @@ def diagnose(view: SystemView, *, import_torch: bool = False) -> DoctorReport:
     diagnoses = [_check(check, facts) for check in chosen]
     for check in skipped:
         name = check.__name__.removeprefix("check_").replace("_", "-")
-        diagnoses.append(Diagnosis(name, _TITLES.get(name, name), Status.UNKNOWN, "no GPU found."))
+        diagnoses.append(
+            Diagnosis(name, _TITLES.get(name, name), Status.UNKNOWN, "Not run: no GPU found.")
+        )
     vendor = "+".join(v for v, present in (("amd", amd), ("nvidia", nvidia)) if present) or "none"
     flavour, _ = checks.torch_build(facts)
     driver = ", ".join(

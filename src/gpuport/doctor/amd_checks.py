@@ -118,7 +118,7 @@ def check_torch_arch(facts: Facts) -> Diagnosis:
         if arch is not None and target in archs and not spoofed:
             fixes.append(f"export HSA_OVERRIDE_GFX_VERSION={arch.hsa_override}")
         elif any(gfx in item.archs for item in gpu_stack.torch_rocm_archs()):
-            fixes.append(_reinstall(kb.pytorch_rocm_index(kb.DEFAULT_ROCM_VERSION)))
+            fixes.append(_reinstall(_index_with(gfx, facts.rocm_version)))
         else:
             fixes.append(f"# build PyTorch from source with PYTORCH_ROCM_ARCH={gfx}")
     if missing:
@@ -137,6 +137,17 @@ def check_torch_arch(facts: Facts) -> Diagnosis:
     return Diagnosis(
         "torch-arch", title, Status.OK, f"torch {installed} carries code for {shown}{via}."
     )
+
+
+def _index_with(gfx: str, rocm: str) -> str:
+    """PyTorch's ROCm index for the installed ROCm when its wheels carry ``gfx``, else the
+    newest index the knowledge base names."""
+    if rocm:
+        index = kb.pytorch_rocm_index(rocm)
+        entry = gpu_stack.archs_of_torch_rocm_wheel(index.rsplit("rocm", 1)[-1])
+        if entry is not None and gfx in entry.archs:
+            return index
+    return kb.pytorch_rocm_index(kb.DEFAULT_ROCM_VERSION)
 
 
 def check_hsa_override(facts: Facts) -> Diagnosis:

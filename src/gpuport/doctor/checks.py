@@ -20,6 +20,8 @@ GIB = 2**30
 # The groups AMD's install guide puts a user in, for /dev/kfd and /dev/dri/renderD*.
 AMD_GROUPS = ("render", "video")
 _TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
+_CUDA_RUNTIME = r"nvidia-cuda-runtime(-cu\d+)?"
+_TOOLS = ("rocminfo", "amd-smi", "rocm-smi", "nvidia-smi")
 _HIDE_ALL = {"", "-1", "none", "void", "nodevfiles"}
 
 
@@ -86,7 +88,8 @@ def gpus_seen(facts: Facts) -> list[GpuSeen]:
 def torch_build(facts: Facts) -> tuple[str, str]:
     """(flavour, version) of the installed torch: ("rocm", "6.4"), ("cuda", "12.6"),
     ("cpu", ""), or ("", "") when torch is not installed. A wheel without a local label is
-    PyPI's, which on Linux is a CUDA build; its CUDA is that of the nvidia-cuda-runtime wheel."""
+    PyPI's, which on Linux is a CUDA build; its CUDA is that of the nvidia-cuda-runtime wheel
+    it requires."""
     version = facts.packages.get("torch")
     if version is None:
         return "", ""
@@ -98,9 +101,14 @@ def torch_build(facts: Facts) -> tuple[str, str]:
         return "cuda", f"{int(match.group(1))}.{match.group(2)}"
     if local.startswith("cpu"):
         return "cpu", ""
-    for name, runtime in facts.packages.items():
-        if re.fullmatch(r"nvidia-cuda-runtime-cu\d+", name):
-            return "cuda", ".".join(runtime.split(".")[:2])
+    # CUDA 12 wheels are nvidia-cuda-runtime-cu12; CUDA 13's dropped the suffix. torch's own
+    # requirements say which one it uses; without them, any installed one is the best guess.
+    runtimes = [n for n in facts.torch_requires if re.fullmatch(_CUDA_RUNTIME, n)] or [
+        n for n in facts.packages if re.fullmatch(_CUDA_RUNTIME, n)
+    ]
+    for name in runtimes:
+        if name in facts.packages:
+            return "cuda", ".".join(facts.packages[name].split(".")[:2])
     return "cuda", ""
 
 
@@ -118,6 +126,19 @@ def _reinstall(index: str, version: str = "") -> str:
         "pip uninstall -y torch torchvision torchaudio\n"
         f"pip install torch{pins} torchvision torchaudio --index-url {index}"
     )
+
+
+def container_fix(facts: Facts, vendor: str) -> str:
+    """How to give this container the GPU (kb/gpu_stack.toml [[container_gpu]]): the host's
+    one-time set-up, then how to start the container."""
+    entry = gpu_stack.container_gpu(facts.container, vendor)
+    if entry is None:
+        what = "/dev/kfd and /dev/dri" if vendor == "amd" else "the NVIDIA driver and /dev/nvidia*"
+        return f"# start the {facts.container} container with the host's {what} passed in"
+    flag = kb.find_docker_flag("--gpus")
+    amd_flags = flag.rocm_replacement if flag is not None else "--device=/dev/kfd --device=/dev/dri"
+    host = [f"{line}  # on the host" if "#" not in line else line for line in entry.host]
+    return "\n".join([*host, entry.run.replace("{amd_flags}", amd_flags)])
 
 
 # --- the checks --------------------------------------------------------------------------------
@@ -177,8 +198,7 @@ def check_kernel_driver(facts: Facts) -> Diagnosis:
                 "NVIDIA driver: it was started without the NVIDIA container runtime.",
                 "The NVIDIA Container Toolkit mounts the driver and the device nodes into the "
                 "container; without it CUDA finds no device.",
-                "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart "
-                "docker  # on the host\ndocker run --gpus all ...",
+                container_fix(facts, "nvidia"),
             )
         return Diagnosis(
             "kernel-driver",
@@ -214,11 +234,7 @@ def check_device_nodes(facts: Facts) -> Diagnosis:
         return Diagnosis("device-nodes", title, Status.OK, f"Present: {shown}.")
     amd_missing = any(m.startswith(("/dev/kfd", "/dev/dri")) for m in missing)
     if facts.container:
-        flag = kb.find_docker_flag("--gpus")
-        amd_flags = (
-            flag.rocm_replacement if flag is not None else "--device=/dev/kfd --device=/dev/dri"
-        )
-        fix = f"docker run {amd_flags} ..." if amd_missing else "docker run --gpus all ..."
+        fix = container_fix(facts, "amd" if amd_missing else "nvidia")
         return Diagnosis(
             "device-nodes",
             title,
@@ -248,10 +264,13 @@ def check_permissions(facts: Facts) -> Diagnosis:
         fix = (
             "sudo usermod -aG render,video $USER  # then log out and back in"
             if amd
-            else "ls -l /dev/nvidia*  # the nodes should be crw-rw-rw-; reload the driver"
+            else "sudo chmod a+rw /dev/nvidia*  # until the next boot; for good, set the nvidia "
+            "module's NVreg_DeviceFileMode=0666 in /etc/modprobe.d"
         )
-        if facts.container and amd:
-            fix = "docker run --group-add video --group-add render ..."
+        if facts.container in ("docker", "podman") and amd:
+            fix = f"{facts.container} run --group-add video --group-add render ..."
+        elif facts.container and amd:
+            fix = container_fix(facts, "amd")
         return Diagnosis(
             "permissions",
             title,
@@ -350,21 +369,20 @@ def check_torch_build(facts: Facts) -> Diagnosis:
             Status.PROBLEM,
             f"torch {installed} is {kind} on a machine with an NVIDIA GPU.",
             "It cannot use the NVIDIA GPU: torch.cuda.is_available() is False.",
-            _reinstall(
-                _cuda_index_for(facts, installed) or "https://download.pytorch.org/whl/cu126"
-            ),
+            _cuda_reinstall(facts, installed),
         )
     label = f"{flavour} {version}".strip() if flavour != "cpu" else "CPU-only"
     return Diagnosis("torch-build", title, Status.OK, f"torch {installed} ({label} build).")
 
 
 def _cuda_index_for(facts: Facts, installed: str) -> str:
-    """PyTorch's CUDA index for this torch release that the machine's driver runs, or ""."""
+    """PyTorch's CUDA index for this torch release (the newest release the knowledge base
+    knows when it does not know this one) that the machine's driver runs, or ""."""
+    releases = gpu_stack.pytorch_cuda_releases()
     release = ".".join(installed.split("+")[0].split(".")[:2])
-    published = gpu_stack.pytorch_cuda_releases().get(release, ())
+    newest = max(releases, key=gpu_stack.version_key)
+    published = releases.get(release) or releases[newest]
     driver = _nvidia_driver(facts)
-    if not published:
-        return ""
     if not driver:
         return gpu_stack.pytorch_cuda_index(published[-1])
     key = gpu_stack.version_key(driver)
@@ -374,6 +392,19 @@ def _cuda_index_for(facts: Facts, installed: str) -> str:
             if entry is not None and gpu_stack.version_key(getattr(entry, field)) <= key:
                 return gpu_stack.pytorch_cuda_index(cuda)
     return ""
+
+
+def _cuda_reinstall(facts: Facts, installed: str) -> str:
+    """Reinstall torch from PyTorch's CUDA index: this release (when PyTorch publishes CUDA
+    builds of it) for a CUDA the driver runs; the newest CUDA build when no driver runs any."""
+    version = installed.split("+")[0]
+    release = ".".join(version.split(".")[:2])
+    releases = gpu_stack.pytorch_cuda_releases()
+    index = _cuda_index_for(facts, installed)
+    if not index:
+        newest = releases.get(release) or releases[max(releases, key=gpu_stack.version_key)]
+        index = gpu_stack.pytorch_cuda_index(newest[-1])
+    return _reinstall(index, version if release in releases else "")
 
 
 def _nvidia_driver(facts: Facts) -> str:
@@ -529,7 +560,7 @@ def check_gpu_packages(facts: Facts) -> Diagnosis:
 
 def check_vendor_tools(facts: Facts) -> Diagnosis:
     title = "Vendor tools"
-    tools = [note for note in facts.notes if note.probe in ("rocminfo", "nvidia-smi", "amd-smi")]
+    tools = [note for note in facts.notes if note.probe in _TOOLS]
     failed = [note for note in tools if not note.ok]
     if failed:
         return Diagnosis(

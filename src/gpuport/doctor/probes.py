@@ -22,6 +22,8 @@ Formats read (public documentation, checked 2026-11-25):
   (https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/post-install.html).
 - ``rocminfo``: one block per agent with ``Name: gfx942``, ``Marketing Name:`` and
   ``Device Type: GPU`` (https://rocm.docs.amd.com/projects/rocminfo/en/latest/).
+- ``rocm-smi --showdriverversion``: a ``Driver version: 6.10.5`` line
+  (https://rocm.docs.amd.com/projects/rocm_smi_lib/en/latest/).
 - ``nvidia-smi --query-gpu=... --format=csv,noheader,nounits``: one CSV line per GPU
   (https://docs.nvidia.com/deploy/nvidia-smi/index.html).
 """
@@ -113,6 +115,7 @@ class Facts:
     env: dict[str, str] = field(default_factory=dict)
     # Python
     packages: dict[str, str] = field(default_factory=dict)  # normalized name -> version
+    torch_requires: tuple[str, ...] = ()  # the names torch's metadata requires (normalized)
     broken_packages: list[str] = field(default_factory=list)
     packages_error: str = ""
     torch_report: TorchReport | None = None
@@ -155,7 +158,7 @@ def probe_kfd(view: SystemView, facts: Facts) -> None:
         nodes = view.listdir(KFD_NODES)
     except Unreadable as exc:
         facts.kfd_error = str(exc)
-        facts.note("KFD topology", str(exc), ok=False)
+        facts.note("KFD topology (/sys/class/kfd)", str(exc), ok=False)
         return
     facts.kfd_present = bool(nodes)
     if not nodes:
@@ -172,7 +175,11 @@ def probe_kfd(view: SystemView, facts: Facts) -> None:
         if props.get("simd_count", 0) <= 0 or props.get("gfx_target_version", 0) <= 0:
             continue  # a CPU node
         memory = 0
-        for bank in view.listdir(f"{KFD_NODES}/{node}/mem_banks"):
+        try:
+            banks = view.listdir(f"{KFD_NODES}/{node}/mem_banks")
+        except Unreadable:
+            banks = []  # the GPU is there; only its memory size is unknown
+        for bank in banks:
             try:
                 bank_props = _properties(
                     view.read(f"{KFD_NODES}/{node}/mem_banks/{bank}/properties") or ""
@@ -196,7 +203,7 @@ def probe_kfd(view: SystemView, facts: Facts) -> None:
         )
     if unreadable and not facts.amd_nodes:
         facts.kfd_error = unreadable[0]
-        facts.note("KFD topology", unreadable[0], ok=False)
+        facts.note("KFD topology (/sys/class/kfd)", unreadable[0], ok=False)
     else:
         gfx = sorted({node.gfx for node in facts.amd_nodes})
         facts.note(
@@ -212,7 +219,7 @@ def probe_pci(view: SystemView, facts: Facts) -> None:
         slots = view.listdir(base)
     except Unreadable as exc:
         facts.pci_error = str(exc)
-        facts.note("PCI devices", str(exc), ok=False)
+        facts.note("PCI devices (/sys/bus/pci)", str(exc), ok=False)
         return
     for slot in slots:
         try:
@@ -340,11 +347,12 @@ def parse_nvidia_smi(text: str) -> list[ToolGpu]:
 
 
 def probe_tools(view: SystemView, facts: Facts) -> None:
-    """rocminfo and nvidia-smi, each with the time-out; amd-smi for the ROCm version."""
+    """rocminfo and nvidia-smi, each with the time-out; amd-smi for the ROCm version; rocm-smi
+    for the amdgpu driver's version when sysfs has none."""
     amd = bool(facts.amd_nodes) or any(gpu.vendor == AMD_VENDOR for gpu in facts.pci)
     nvidia = bool(facts.nvidia_driver) or any(gpu.vendor == NVIDIA_VENDOR for gpu in facts.pci)
     if not (amd or nvidia or facts.rocm_version):
-        facts.note("vendor tools (rocminfo, amd-smi, nvidia-smi)", "not run: no GPU")
+        facts.note("vendor tools (rocminfo, amd-smi, rocm-smi, nvidia-smi)", "not run: no GPU")
     if amd or facts.rocm_version:
         done = view.run("rocminfo")
         if not done.ran:
@@ -366,6 +374,8 @@ def probe_tools(view: SystemView, facts: Facts) -> None:
                 facts.note("amd-smi version", f"ROCm {facts.rocm_version}")
             elif done.error:
                 facts.note("amd-smi", done.error, ok=done.error == "not installed")
+    if amd and not facts.amdgpu_version:
+        _probe_rocm_smi(view, facts)
     if nvidia:
         done = view.run(
             "nvidia-smi",
@@ -383,6 +393,21 @@ def probe_tools(view: SystemView, facts: Facts) -> None:
                 facts.note("nvidia-smi", f"{len(facts.nvidia_smi_gpus)} GPU(s)")
             except ValueError as exc:
                 facts.note("nvidia-smi", f"could not read its output ({exc})", ok=False)
+
+
+def _probe_rocm_smi(view: SystemView, facts: Facts) -> None:
+    """The amdgpu driver's version from ``rocm-smi --showdriverversion`` (``Driver version:
+    6.10.5``; the kernel's release for the kernel's own driver) when sysfs does not give it."""
+    done = view.run("rocm-smi", "--showdriverversion")
+    if not done.ran:
+        facts.note("rocm-smi", done.error, ok=done.error == "not installed")
+        return
+    match = re.search(r"Driver version:\s*(\S+)", done.stdout)
+    if done.returncode != 0 or match is None:
+        facts.note("rocm-smi", "could not read the driver version from its output", ok=False)
+        return
+    facts.amdgpu_version = match.group(1)
+    facts.note("rocm-smi", f"driver {facts.amdgpu_version}")
 
 
 def probe_packages(view: SystemView, facts: Facts) -> None:
@@ -405,11 +430,24 @@ def probe_packages(view: SystemView, facts: Facts) -> None:
                 f"{getattr(dist, '_path', 'a distribution')}: no name or version"
             )
             continue
-        facts.packages.setdefault(kb.normalize_name(name), version)
+        normalized = kb.normalize_name(name)
+        if normalized == "torch" and "torch" not in facts.packages:
+            facts.torch_requires = _required_names(dist)
+        facts.packages.setdefault(normalized, version)
     outcome = f"{len(facts.packages)} distribution(s)"
     if facts.broken_packages:
         outcome += f", {len(facts.broken_packages)} with broken metadata"
     facts.note("Python packages (metadata)", outcome)
+
+
+def _required_names(dist: metadata.Distribution) -> tuple[str, ...]:
+    """The names a distribution's metadata requires (``nvidia-cuda-runtime-cu12``), or ()."""
+    try:
+        requires = dist.requires or []
+    except Exception:  # a malformed Requires-Dist: the CUDA version is then guessed
+        return ()
+    names = (re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", item) for item in requires)
+    return tuple(kb.normalize_name(match.group(1)) for match in names if match)
 
 
 _TORCH_SCRIPT = """

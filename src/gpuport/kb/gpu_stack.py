@@ -169,3 +169,41 @@ def amd_pci_devices() -> Mapping[int, AmdPciDevice]:
 def amd_pci_device(device_id: int | None) -> AmdPciDevice | None:
     """The AMD GPU with PCI device id ``device_id``, or None if the table does not know it."""
     return None if device_id is None else amd_pci_devices().get(device_id)
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerGpu:
+    """How one vendor's GPU reaches a container of one runtime: host set-up, then the start."""
+
+    runtime: str  # "docker" | "podman" | "kubernetes"
+    vendor: str  # "amd" | "nvidia"
+    host: tuple[str, ...]
+    run: str
+    sources: tuple[str, ...]
+    checked: datetime.date
+
+
+@functools.cache
+def container_gpus() -> Mapping[tuple[str, str], ContainerGpu]:
+    """(runtime, vendor) -> how to give that container the GPU."""
+    result: dict[tuple[str, str], ContainerGpu] = {}
+    for entry in entries(load_toml(GPU_STACK_TOML), "container_gpu", GPU_STACK_TOML, "runtime"):
+        item = ContainerGpu(
+            runtime=entry.text("runtime"),
+            vendor=entry.text("vendor"),
+            host=entry.texts("host"),
+            run=entry.text("run"),
+            sources=entry.sources(),
+            checked=entry.date(),
+        )
+        if item.vendor not in ("amd", "nvidia"):
+            raise KbError(f"{entry.where}: vendor must be amd or nvidia")
+        if (item.runtime, item.vendor) in result:
+            raise KbError(f"{entry.where}: {item.vendor} under {item.runtime} is listed twice")
+        result[(item.runtime, item.vendor)] = item
+    return result
+
+
+def container_gpu(runtime: str, vendor: str) -> ContainerGpu | None:
+    """How to give a ``runtime`` container a ``vendor`` GPU, or None for an unknown runtime."""
+    return container_gpus().get((runtime, vendor))
