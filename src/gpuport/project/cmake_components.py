@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from gpuport.project.model import Component, ComponentStatus, Evidence
@@ -88,3 +89,60 @@ def _backend(words: list[str]) -> str:
     if _CUDA_WORD_RE.search(text):
         return "cuda"
     return ""
+
+
+# A CMake build that compiles CUDA: the language enabled, or CUDA found the old way.
+_CMAKE_CUDA_RE = re.compile(
+    r"enable_language\s*\(\s*CUDA\b|\bLANGUAGES\b[^)]*\bCUDA\b|find_package\s*\(\s*CUDA(?:Toolkit)?\b",
+    re.IGNORECASE,
+)
+# Any mention of ROCm or HIP ("hipcc", "BUILD_HIP", "find_package(hip)"), not "ship".
+_ROCM_MENTION_RE = re.compile(r"rocm|(?<![a-z])hip", re.IGNORECASE)
+# A Python build that runs CMake (scikit-build, a cmake call in setup.py, cmake in requires).
+_RUNS_CMAKE_RE = re.compile(r"cmake", re.IGNORECASE)
+# setup.py builds PyTorch extensions: on a ROCm PyTorch, cpp_extension hipifies their sources.
+_TORCH_EXTENSION_RE = re.compile(r"\bcpp_extension\b|\bCUDAExtension\b")
+
+
+def separate_cuda_cmake(
+    root: Path, texts: ProjectTexts, python_builds: list[str], rocm_switch: Callable[[str], int]
+) -> list[Component]:
+    """A CMakeLists.txt beside a setup.py that builds the package's PyTorch extensions with a
+    ROCm branch, when that CMake build is a second, CUDA-only one the Python build never runs
+    (pytorch_scatter's C++-API build: ``option(WITH_CUDA)``, ``enable_language(CUDA)``, no HIP
+    anywhere; its README builds it by hand with ``cmake``). On ROCm the project builds the
+    package with setup.py; the CMake build is NVIDIA-only.
+
+    ``python_builds``: every setup.py, pyproject and build helper of the project (none may run
+    CMake); ``rocm_switch``: the line of a setup.py's ROCm switch (0: none)."""
+    if any(_RUNS_CMAKE_RE.search(texts.text(rel) or "") for rel in python_builds):
+        return []
+    out: list[Component] = []
+    for setup in python_builds:
+        if not setup.endswith("setup.py"):
+            continue
+        text = texts.text(setup) or ""
+        switch = rocm_switch(setup)
+        if not switch or not _TORCH_EXTENSION_RE.search(text):
+            continue
+        base = setup.rpartition("/")[0]
+        cmake = f"{base}/CMakeLists.txt" if base else "CMakeLists.txt"
+        cmake_text = texts.text(cmake) if is_project_file(root, cmake) else None
+        if cmake_text is None or _ROCM_MENTION_RE.search(cmake_text):
+            continue
+        enabled = _CMAKE_CUDA_RE.search(cmake_text)
+        if enabled is None:
+            continue
+        line = LineIndex(cmake_text).position(enabled.start())[0]
+        evidence = (
+            Evidence(
+                cmake,
+                line,
+                "a second build of the C++ library whose only GPU language is CUDA; it names "
+                "no HIP, and no Python build file runs CMake",
+            ),
+            Evidence(setup, switch, "the package's build, with its ROCm branch"),
+        )
+        alternative = f"{setup} (its ROCm branch; torch's cpp_extension hipifies the sources)"
+        out.append(Component(cmake, ComponentStatus.NVIDIA_ONLY, evidence, alternative))
+    return out
