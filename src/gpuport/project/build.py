@@ -14,6 +14,7 @@ from pathlib import Path
 
 from gpuport.files import ProjectFacts
 from gpuport.findings import Tier
+from gpuport.project.cmake_components import cmake_cuda_only_macros
 from gpuport.project.components import newer_gpu_only_components, nvidia_only_components
 from gpuport.project.extras import vendor_extras
 from gpuport.project.headers import header_facts, include_dirs
@@ -72,8 +73,13 @@ def build_model(root: Path) -> ProjectModel:
                 "the components it builds are not classified"
             )
     own_includes = include_dirs(texts, found, lambda rel: model_tier(tiers, rel) is Tier.PRODUCT)
+    python_builds = [*found.setup_pys, *found.pyprojects, *found.build_helpers]
+    cuda_only = cmake_cuda_only_macros(
+        texts, found.cmake_files, python_builds, [*found.headers, *found.sources]
+    )
     facts = ProjectFacts(
         rocm_macros=macros,
+        cuda_only_macros=cuda_only,
         first_party=frozenset(first_party),
         headers=headers,
         include_dirs=own_includes,

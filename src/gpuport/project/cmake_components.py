@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from gpuport.project.model import Component, ComponentStatus, Evidence
-from gpuport.project.texts import ProjectTexts, is_project_file
-from gpuport.syntax.cmake import cmake_commands
+from gpuport.project.texts import SOURCE_BUDGET, SOURCE_BYTES, ProjectTexts, is_project_file
+from gpuport.syntax.cmake import CMakeCommand, cmake_commands
 from gpuport.syntax.text import LineIndex
 
 _SOURCE_RE = re.compile(r"^[\w./-]+\.(?:cu|cuh|cpp|cc|cxx|c|hip)$", re.IGNORECASE)
@@ -36,20 +36,9 @@ def cmake_nvidia_only(
     base = rel.rsplit("/", 1)[0] if "/" in rel else ""
     lines = LineIndex(text)
     sources: dict[str, dict[str, int]] = {"cuda": {}, "rocm": {}, "common": {}}
-    stack: list[str] = []  # each open if(): "cuda", "rocm" or "" (neither)
-    for command in commands:
-        name = command.name
-        words = [a.value for a in command.args]
-        if name == "if":
-            stack.append(_backend(words))
-        elif name == "elseif" and stack:
-            stack[-1] = _backend(words)
-        elif name == "else" and stack:
-            stack[-1] = ""
-        elif name == "endif" and stack:
-            stack.pop()
-        elif name in _SOURCE_COMMANDS:
-            where = next((b for b in reversed(stack) if b), "common")
+    for command, where in _branch_walk(commands):
+        if command.name in _SOURCE_COMMANDS:
+            words = [a.value for a in command.args]
             for word in words:
                 if _SOURCE_RE.match(word) and ".." not in word:
                     path = f"{base}/{word}".strip("/") if base else word
@@ -78,6 +67,64 @@ def cmake_nvidia_only(
             evidence = (Evidence(rel, cuda_only[first], why),)
             out.append(Component(unit, ComponentStatus.NVIDIA_ONLY, evidence, alternative))
     return out
+
+
+def _branch_walk(commands: list[CMakeCommand]) -> Iterator[tuple[CMakeCommand, str]]:
+    """Each command with the backend branch it sits in: "cuda", "rocm" or "common"."""
+    stack: list[str] = []  # each open if(): "cuda", "rocm" or "" (neither)
+    for command in commands:
+        name = command.name
+        words = [a.value for a in command.args]
+        if name == "if":
+            stack.append(_backend(words))
+        elif name == "elseif" and stack:
+            stack[-1] = _backend(words)
+        elif name == "else" and stack:
+            stack[-1] = ""
+        elif name == "endif" and stack:
+            stack.pop()
+        else:
+            yield command, next((b for b in reversed(stack) if b), "common")
+
+
+_DEFINITION_COMMANDS = frozenset(
+    {"add_compile_definitions", "add_definitions", "target_compile_definitions"}
+)
+_SCOPES = frozenset({"PUBLIC", "PRIVATE", "INTERFACE"})
+_DEFINITION_RE = re.compile(r"^(?:-D)?([A-Za-z_]\w*)(?:=.*)?$")
+
+
+def cuda_only_definitions(texts: ProjectTexts, rel: str) -> dict[str, int]:
+    """Macros one CMakeLists.txt with a ROCm branch defines only in its CUDA branch, with the
+    line of the first definition (bitsandbytes' ``if(BUILD_CUDA)`` …
+    ``add_compile_definitions(BNB_HAS_GEMM4BIT_SM75)`` … ``elseif(BUILD_HIP)``): the ROCm build
+    never defines them, so ``#if defined(BNB_HAS_GEMM4BIT_SM75)`` is dead there. A file without
+    a ROCm branch says nothing about ROCm (pytorch_scatter's ``-DWITH_CUDA``, which its
+    setup.py defines for ROCm too)."""
+    text = texts.text(rel)
+    if text is None:
+        return {}
+    commands, _problem = cmake_commands(text)
+    lines = LineIndex(text)
+    defined: dict[str, dict[str, int]] = {"cuda": {}, "rocm": {}, "common": {}}
+    for command, where in _branch_walk(commands):
+        if command.name not in _DEFINITION_COMMANDS:
+            continue
+        line = lines.position(command.start)[0]
+        args = command.args[1:] if command.name == "target_compile_definitions" else command.args
+        for arg in args:
+            if arg.value in _SCOPES:
+                continue
+            m = _DEFINITION_RE.match(arg.value)
+            if m is not None and (command.name != "add_definitions" or arg.value.startswith("-D")):
+                defined[where].setdefault(m.group(1), line)
+    if not defined["rocm"]:
+        return {}
+    return {
+        name: line
+        for name, line in defined["cuda"].items()
+        if name not in defined["rocm"] and name not in defined["common"]
+    }
 
 
 def _backend(words: list[str]) -> str:
@@ -146,3 +193,34 @@ def separate_cuda_cmake(
         alternative = f"{setup} (its ROCm branch; torch's cpp_extension hipifies the sources)"
         out.append(Component(cmake, ComponentStatus.NVIDIA_ONLY, evidence, alternative))
     return out
+
+
+def cmake_cuda_only_macros(
+    texts: ProjectTexts, cmake_files: list[str], python_builds: list[str], sources: list[str]
+) -> frozenset[str]:
+    """Macros the project's CMake builds define only in their CUDA branches
+    (:func:`cuda_only_definitions`), unless a Python build file names them (it may define them
+    for ROCm: ``define_macros``, ``-D``) or a project header or source ``#define``s them."""
+    found: set[str] = set()
+    for rel in cmake_files:
+        if rel.lower().endswith("cmakelists.txt"):
+            found.update(cuda_only_definitions(texts, rel))
+    for rel in python_builds:
+        text = texts.text(rel) or ""
+        found = {name for name in found if name not in text}
+    if not found:
+        return frozenset()
+    defines = re.compile(
+        rb"#[ \t]*define[ \t]+(" + "|".join(map(re.escape, found)).encode() + rb")\b"
+    )
+    spent = 0
+    for rel in sources:
+        if spent >= SOURCE_BUDGET:
+            return frozenset()  # not every file was read: a definition may be missed
+        data = texts.data(rel, SOURCE_BYTES)
+        if data is None:
+            continue
+        spent += len(data)
+        for m in defines.finditer(data):
+            found.discard(m.group(1).decode())
+    return frozenset(found)
