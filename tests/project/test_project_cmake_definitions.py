@@ -73,3 +73,54 @@ def test_a_cmake_build_without_a_rocm_branch_says_nothing(tmp_path: Path) -> Non
     setup = "from setuptools import setup\nsetup(name='bnb', define_macros=[('HAS_MMA', None)])\n"
     root = write(tmp_path / "b", {**PROJECT, "setup.py": setup})
     assert "HAS_MMA" not in build_model(root).facts.cuda_only_macros
+
+
+# bitsandbytes' MMA headers: included by a file only the CUDA branch compiles, and by the shared
+# dispatch file under a macro only the CUDA branch defines.
+HEADERS = {
+    "CMakeLists.txt": CMAKE.replace(
+        "  add_compile_definitions(HAS_MMA)\n",
+        "  list(APPEND SRC_FILES csrc/gemm_sm80.cu)\n  add_compile_definitions(HAS_MMA)\n",
+    ),
+    "csrc/gemm_sm80.cu": '#include "mma.cuh"\n#include "shared.cuh"\n',
+    "csrc/dispatch.cu": (
+        '#include "shared.cuh"\n#if defined(HAS_MMA)\n#include "mma.cuh"\n#include "tile.cuh"\n'
+        "#endif\n"
+    ),
+    "csrc/mma.cuh": (
+        "#pragma once\n"
+        '#include "tile.cuh"\n'
+        "__device__ void st(unsigned* p, unsigned v) {\n"
+        '  asm volatile("st.global.cs.b32 [%0], %1;" :: "l"(p), "r"(v));  // ok: GP301\n'
+        "}\n"
+    ),
+    # only the MMA header and the dead include reach it: unreached too
+    "csrc/tile.cuh": (
+        '#pragma once\n__device__ int lane() { int l; asm("mov.u32 %0, %%laneid;" : "=r"(l)); '
+        "return l; }  // ok: GP301\n"
+    ),
+    # the dispatch file includes it where ROCm compiles: reached
+    "csrc/shared.cuh": (
+        '#pragma once\n__device__ int sm() { int l; asm("mov.u32 %0, %%smid;" : "=r"(l)); '
+        "return l; }  // expect: GP301\n"
+    ),
+}
+
+
+def test_headers_only_nvidia_only_code_includes_fold_into_gp601(tmp_path: Path) -> None:
+    root = write(tmp_path, HEADERS)
+    result = scan_path(root, ScanOptions(jobs=1))
+    for rel in ("csrc/mma.cuh", "csrc/tile.cuh", "csrc/shared.cuh"):
+        mine = [f for f in result.findings if f.location.path == rel]
+        check_findings(HEADERS[rel], mine, rel)
+    folded = sorted(
+        (f.location.path, f.location.line, f.message.split("/ ", 1)[0])
+        for f in result.findings
+        if f.rule_id == "GP601" and f.message.startswith("csrc/") and ".cuh/" in f.message
+    )
+    assert folded == [
+        ("csrc/dispatch.cu", 3, "csrc/mma.cuh"),
+        ("csrc/dispatch.cu", 4, "csrc/tile.cuh"),
+    ]
+    set_aside = {(f.location.path, f.rule_id) for f in result.set_aside}
+    assert {("csrc/mma.cuh", "GP301"), ("csrc/tile.cuh", "GP301")} <= set_aside

@@ -17,6 +17,7 @@ from gpuport.findings import Tier
 from gpuport.project.cmake_components import cmake_cuda_only_macros
 from gpuport.project.components import newer_gpu_only_components, nvidia_only_components
 from gpuport.project.extras import vendor_extras
+from gpuport.project.header_components import unreached_headers
 from gpuport.project.headers import header_facts, include_dirs
 from gpuport.project.hipify import native_cuda_dirs, torch_hipify_evidence
 from gpuport.project.model import Component, ProjectModel, VendorExtras
@@ -77,6 +78,9 @@ def build_model(root: Path) -> ProjectModel:
     cuda_only = cmake_cuda_only_macros(
         texts, found.cmake_files, python_builds, [*found.headers, *found.sources]
     )
+    if supports:
+        product = lambda rel: model_tier(tiers, rel) is Tier.PRODUCT  # noqa: E731
+        components.extend(unreached_headers(texts, found, components, macros, cuda_only, product))
     facts = ProjectFacts(
         rocm_macros=macros,
         cuda_only_macros=cuda_only,
