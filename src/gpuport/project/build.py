@@ -14,7 +14,7 @@ from pathlib import Path
 
 from gpuport.files import ProjectFacts
 from gpuport.findings import Tier
-from gpuport.project.cmake_components import cmake_cuda_only_macros
+from gpuport.project.cmake_components import cmake_cuda_only_macros, optional_cuda_subbuilds
 from gpuport.project.components import newer_gpu_only_components, nvidia_only_components
 from gpuport.project.extras import vendor_extras
 from gpuport.project.header_components import unreached_headers
@@ -78,8 +78,13 @@ def build_model(root: Path) -> ProjectModel:
     cuda_only = cmake_cuda_only_macros(
         texts, found.cmake_files, python_builds, [*found.headers, *found.sources]
     )
+    product = lambda rel: model_tier(tiers, rel) is Tier.PRODUCT  # noqa: E731
+    for rel in filter(product, found.cmake_files):
+        if rel.lower().endswith("cmakelists.txt"):
+            for sub in optional_cuda_subbuilds(root, texts, rel):
+                if not any(c.contains(sub.path) or sub.contains(c.path) for c in components):
+                    components.append(sub)
     if supports:
-        product = lambda rel: model_tier(tiers, rel) is Tier.PRODUCT  # noqa: E731
         components.extend(unreached_headers(texts, found, components, macros, cuda_only, product))
     facts = ProjectFacts(
         rocm_macros=macros,

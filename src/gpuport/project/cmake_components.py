@@ -8,6 +8,7 @@ no ``NOT``); sources outside such branches are common to both builds.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -140,7 +141,8 @@ def _backend(words: list[str]) -> str:
 
 # A CMake build that compiles CUDA: the language enabled, or CUDA found the old way.
 _CMAKE_CUDA_RE = re.compile(
-    r"enable_language\s*\(\s*CUDA\b|\bLANGUAGES\b[^)]*\bCUDA\b|find_package\s*\(\s*CUDA(?:Toolkit)?\b",
+    r"enable_language\s*\(\s*CUDA\b|\bLANGUAGES\b[^)]*\bCUDA\b|find_package\s*\(\s*CUDA(?:Toolkit)?\b"
+    r"|project\s*\([^)]*\bCUDA\b",
     re.IGNORECASE,
 )
 # Any mention of ROCm or HIP ("hipcc", "BUILD_HIP", "find_package(hip)"), not "ship".
@@ -224,3 +226,48 @@ def cmake_cuda_only_macros(
         for m in defines.finditer(data):
             found.discard(m.group(1).decode())
     return frozenset(found)
+
+
+def optional_cuda_subbuilds(root: Path, texts: ProjectTexts, rel: str) -> list[Component]:
+    """Sub-builds one CMakeLists.txt adds only when an ``option()`` that is OFF by default is
+    turned on, whose own CMakeLists.txt compiles CUDA and names no HIP/ROCm (TransformerEngine's
+    ``option(NVTE_ENABLE_NVSHMEM ... OFF)`` / ``if (NVTE_ENABLE_NVSHMEM)``
+    ``add_subdirectory(nvshmem_api)``, an NVSHMEM helper library): opt-in NVIDIA-only code that
+    a ROCm build leaves off."""
+    text = texts.text(rel)
+    if text is None or "add_subdirectory" not in text:
+        return []
+    commands, _problem = cmake_commands(text)
+    lines = LineIndex(text)
+    off: dict[str, int] = {}  # options OFF by default, with their line
+    stack: list[str | None] = []  # each open if(): the OFF option it tests alone, or None
+    base = rel.rpartition("/")[0]
+    out: list[Component] = []
+    for command in commands:
+        words = [a.value for a in command.args]
+        if command.name == "option" and len(words) >= 3 and words[-1].upper() == "OFF":
+            off.setdefault(words[0], lines.position(command.start)[0])
+        elif command.name == "if":
+            stack.append(words[0] if len(words) == 1 and words[0] in off else None)
+        elif command.name in ("elseif", "else") and stack:
+            stack[-1] = None
+        elif command.name == "endif" and stack:
+            stack.pop()
+        elif command.name == "add_subdirectory" and words and stack and stack[-1]:
+            if any(s is None for s in stack):
+                continue  # also under another test: leave it
+            folder = posixpath.normpath(posixpath.join(base, words[0])) if base else words[0]
+            sub = f"{folder}/CMakeLists.txt"
+            sub_text = texts.text(sub) if is_project_file(root, sub) else None
+            if sub_text is None or _ROCM_MENTION_RE.search(sub_text):
+                continue
+            if not _CMAKE_CUDA_RE.search(sub_text):
+                continue
+            option = stack[-1]
+            why = (
+                f"added only when the option {option}, OFF by default ({rel}:{off[option]}), is "
+                "turned on; it compiles CUDA and names no HIP"
+            )
+            line = lines.position(command.start)[0]
+            out.append(Component(folder, ComponentStatus.NVIDIA_ONLY, (Evidence(rel, line, why),)))
+    return out
