@@ -167,6 +167,9 @@ class HeaderFacts:
     path: str  # relative to the project root, forward slashes
     rocm_aliases: frozenset[str] = frozenset()
     cuda_only_macros: frozenset[str] = frozenset()
+    # macros defined as a CUDA toolkit-version test (`#define FP4_TYPE_SUPPORTED (CUDA_VERSION
+    # >= 12080)`): defined, and 0, on ROCm, so `#if FP4_TYPE_SUPPORTED` is dead there
+    zero_macros: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +204,7 @@ class ProjectFacts:
         project-wide names, those of every project header among ``includes``, and, when ``rel``
         is one of ``headers``, what the files including it have in effect."""
         aliases, macros = set(self.rocm_aliases), set(self.cuda_only_macros)
+        zero: set[str] = set()
         if self.headers:
             by_name: dict[str, dict[str, HeaderFacts]] = {}
             for header in self.headers:
@@ -210,13 +214,15 @@ class ProjectFacts:
             if own is not None:
                 aliases |= own.rocm_aliases
                 macros |= own.cuda_only_macros
+                zero |= own.zero_macros
             for include in includes:
                 same_name = by_name.get(posixpath.basename(include.strip()))
                 found = resolve_include(rel, include, same_name) if same_name else None
                 if same_name and found is not None:
                     aliases |= same_name[found].rocm_aliases
                     macros |= same_name[found].cuda_only_macros
-        return HeaderFacts(rel, frozenset(aliases), frozenset(macros))
+                    zero |= same_name[found].zero_macros
+        return HeaderFacts(rel, frozenset(aliases), frozenset(macros), frozenset(zero))
 
 
 def resolve_include(including: str, include: str, paths: Collection[str]) -> str | None:

@@ -14,8 +14,10 @@ from pathlib import Path
 
 from gpuport.files import ProjectFacts
 from gpuport.findings import Tier
+from gpuport.project.cmake_components import cmake_cuda_only_macros, optional_cuda_subbuilds
 from gpuport.project.components import newer_gpu_only_components, nvidia_only_components
 from gpuport.project.extras import vendor_extras
+from gpuport.project.header_components import unreached_headers
 from gpuport.project.headers import header_facts, include_dirs
 from gpuport.project.hipify import native_cuda_dirs, torch_hipify_evidence
 from gpuport.project.model import Component, ProjectModel, VendorExtras
@@ -72,8 +74,21 @@ def build_model(root: Path) -> ProjectModel:
                 "the components it builds are not classified"
             )
     own_includes = include_dirs(texts, found, lambda rel: model_tier(tiers, rel) is Tier.PRODUCT)
+    python_builds = [*found.setup_pys, *found.pyprojects, *found.build_helpers]
+    cuda_only = cmake_cuda_only_macros(
+        texts, found.cmake_files, python_builds, [*found.headers, *found.sources]
+    )
+    product = lambda rel: model_tier(tiers, rel) is Tier.PRODUCT  # noqa: E731
+    for rel in filter(product, found.cmake_files):
+        if rel.lower().endswith("cmakelists.txt"):
+            for sub in optional_cuda_subbuilds(root, texts, rel):
+                if not any(c.contains(sub.path) or sub.contains(c.path) for c in components):
+                    components.append(sub)
+    if supports:
+        components.extend(unreached_headers(texts, found, components, macros, cuda_only, product))
     facts = ProjectFacts(
         rocm_macros=macros,
+        cuda_only_macros=cuda_only,
         first_party=frozenset(first_party),
         headers=headers,
         include_dirs=own_includes,

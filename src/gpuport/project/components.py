@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from gpuport.project.cmake_components import cmake_nvidia_only
+from gpuport.project.cmake_components import cmake_nvidia_only, separate_cuda_cmake
 from gpuport.project.dockerfiles import dockerfile_components
 from gpuport.project.model import Component, ComponentStatus, Evidence
 from gpuport.project.op_builders import op_builder_components
@@ -110,6 +110,11 @@ def nvidia_only_components(
     for rel in found.cmake_files:
         if rel.lower().endswith("cmakelists.txt"):
             components.extend(cmake_nvidia_only(root, texts, rel, ", ".join(backends)))
+    helpers = [rel for rel in found.build_helpers if rel.endswith(".py")]
+    python_builds = [*found.setup_pys, *found.pyprojects, *helpers]
+    components.extend(
+        separate_cuda_cmake(root, texts, python_builds, lambda rel: _rocm_switch_line(texts, rel))
+    )
     for rel in found.pyprojects:
         if "/" not in rel:
             continue
@@ -118,6 +123,14 @@ def nvidia_only_components(
             components.append(component)
     components.extend(dockerfile_components(texts, found.dockerfiles))
     return _outermost(components), notes
+
+
+def _rocm_switch_line(texts: ProjectTexts, rel: str) -> int:
+    """The first line of a setup.py that tests for ROCm (``torch.version.hip``), or 0."""
+    for number, line in enumerate((texts.text(rel) or "").splitlines(), start=1):
+        if not line.lstrip().startswith("#") and SETUP_ROCM_RE.search(line):
+            return number
+    return 0
 
 
 def _setup_branches(text: str, base: str) -> _Branches | None:

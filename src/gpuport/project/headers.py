@@ -8,10 +8,13 @@ One bounded pass reads the project's headers (not vendored copies: CUTLASS, CK),
 - the macros it defines only in branches ROCm never compiles (DeepSpeed's
   ``#if __CUDA_ARCH__ >= 530`` ``#define PTX_AVAILABLE``), unless some header defines them
   where ROCm looks too: its CUDA-only macros;
+- the macros it defines as a test of the CUDA toolkit's version (TransformerEngine's
+  ``#define FP4_TYPE_SUPPORTED (CUDA_VERSION >= 12080)``), which are 0 on ROCm, unless some
+  header defines them otherwise: its zero macros (``#if FP4_TYPE_SUPPORTED`` is dead on ROCm);
 - the headers it includes (quoted or angled, resolved as
   :func:`gpuport.files.resolve_include` says).
 
-Both sets are then carried **transitively** through the include map of the headers read: a
+The sets are then carried **transitively** through the include map of the headers read: a
 header including ``compat.cuh`` (directly or through other project headers) brings its aliases
 too. And the other way: a header that every file including it (of the headers and C++/CUDA
 sources read, include lines only) includes *after* such a header gets its names as well, since
@@ -40,7 +43,7 @@ from gpuport.project.texts import (
     ProjectTexts,
 )
 from gpuport.syntax.cxx import code_only
-from gpuport.syntax.preprocessor import can_matter, conditions, is_nvidia_only
+from gpuport.syntax.preprocessor import can_matter, conditions, is_nvidia_only, zero_on_rocm
 
 # How many include folders the model carries: the kernel scanner tries each for a quoted include
 # it cannot find beside the including file.
@@ -55,6 +58,8 @@ _QUOTED_OR_WORD_RE = re.compile(r"[\"']([^\"'\s]+)[\"']|([\w${}./-]+)")
 _INCLUDE_RE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\r\n]+)[>\"]", re.MULTILINE)
 _DEFINE_RE = re.compile(rb"#[ \t]*define\b")
 _DEFINED_NAME_RE = re.compile(r"#[ \t]*define[ \t]+([A-Za-z_]\w*)")
+# A #define whose body tests the toolkit's version: read even in a header with no #if ROCm decides.
+_VERSION_DEFINE_RE = re.compile(r"#[ \t]*define[ \t]+\w+[ \t]+[^\n]*\bCUDA(?:RT)?_VERSION\b")
 
 
 def header_facts(
@@ -67,7 +72,9 @@ def header_facts(
     includes: dict[str, list[str]] = {}
     aliases: dict[str, frozenset[str]] = {}
     cuda_only: dict[str, frozenset[str]] = {}
+    zero: dict[str, frozenset[str]] = {}
     live: set[str] = set()  # macros some header defines where ROCm (maybe) compiles
+    nonzero: set[str] = set()  # ...and those among them not defined as a toolkit-version test
     spent = 0
     for rel in found.headers:
         if spent >= HEADER_BUDGET:
@@ -82,18 +89,30 @@ def header_facts(
         if not _DEFINE_RE.search(data):
             continue
         code = code_only(data.decode("utf-8", "replace"))
-        if not can_matter(code, rocm_macros):
-            live.update(_DEFINED_NAME_RE.findall(code))  # no branch ROCm skips: all are live
+        if not can_matter(code, rocm_macros) and not _VERSION_DEFINE_RE.search(code):
+            names = _DEFINED_NAME_RE.findall(code)  # no branch ROCm skips: all are live
+            live.update(names)
+            nonzero.update(names)
             continue
         read = conditions(code, rocm_macros)
         live.update(d.name for d in read.defines)
+        zeros = {
+            d.name
+            for d in read.defines
+            if d.params is None and d.compiled is True and zero_on_rocm(d.body)
+        }
+        nonzero.update(d.name for d in read.defines if d.name not in zeros)
+        nonzero.update(read.cuda_only_macros)
+        if zeros:
+            zero[rel] = frozenset(zeros)
         if found_aliases := read.rocm_aliases():
             aliases[rel] = found_aliases
         # NVCC's own macros are undefined on ROCm anyway (a header's fallback #define of one)
         if own_macros := {n for n in read.cuda_only_macros if not is_nvidia_only(n)}:
             cuda_only[rel] = frozenset(own_macros)
     cuda_only = {rel: names - live for rel, names in cuda_only.items() if names - live}
-    if not aliases and not cuda_only:
+    zero = {rel: names - nonzero for rel, names in zero.items() if names - nonzero}
+    if not aliases and not cuda_only and not zero:
         return ()
     by_name: dict[str, list[str]] = defaultdict(list)
     for rel in includes:
@@ -104,20 +123,25 @@ def header_facts(
             included_by[target].add(rel)
     brought_aliases = _spread(aliases, included_by)
     brought_macros = _spread(cuda_only, included_by)
+    brought_zero = _spread(zero, included_by)
     # What a file including a header had in effect before: exllamav2's cache.cu includes
     # compat.cuh, then cache_q.cuh, which uses the shuffles without including compat.cuh.
     context = _context(
-        _source_includes(texts, found, own, by_name), includes, brought_aliases, brought_macros
+        _source_includes(texts, found, own, by_name),
+        includes,
+        (brought_aliases, brought_macros, brought_zero),
     )
-    kept = set(brought_aliases) | set(brought_macros) | set(context)
+    kept = set(brought_aliases) | set(brought_macros) | set(brought_zero) | set(context)
     kept_names = {posixpath.basename(rel) for rel in kept}
     kept |= {rel for rel in includes if posixpath.basename(rel) in kept_names}
-    empty: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    none = frozenset[str]()
+    empty: _Names = (none, none, none)
     return tuple(
         HeaderFacts(
             rel,
-            brought_aliases.get(rel, frozenset()) | context.get(rel, empty)[0],
-            brought_macros.get(rel, frozenset()) | context.get(rel, empty)[1],
+            brought_aliases.get(rel, none) | context.get(rel, empty)[0],
+            brought_macros.get(rel, none) | context.get(rel, empty)[1],
+            brought_zero.get(rel, none) | context.get(rel, empty)[2],
         )
         for rel in sorted(kept)
     )
@@ -200,15 +224,14 @@ def _resolved(rel: str, names: list[str], by_name: dict[str, list[str]]) -> list
     return targets
 
 
-_Names = tuple[frozenset[str], frozenset[str]]  # (aliases, CUDA-only macros)
+_Names = tuple[frozenset[str], ...]  # (aliases, CUDA-only macros, zero macros)
 _CONTEXT_PASSES = 8  # include chains deeper than this carry a header's context no further
 
 
 def _context(
     sources: dict[str, list[str]],
     header_includes: dict[str, list[str]],
-    aliases: dict[str, frozenset[str]],
-    macros: dict[str, frozenset[str]],
+    kinds: tuple[dict[str, frozenset[str]], ...],
 ) -> dict[str, _Names]:
     """Per header, the names in effect in **every** file that includes it (of those read),
     before it is included: what each includer's own includes bring, and its own context."""
@@ -219,28 +242,30 @@ def _context(
     for rel, names in header_includes.items():
         edges[rel] = _resolved(rel, names, by_name)
     none = frozenset[str]()
+    empty: _Names = tuple(none for _ in kinds)
     brought: dict[str, _Names] = {}
     for rel, targets in edges.items():
-        found_aliases = set(aliases.get(rel, none))
-        found_macros = set(macros.get(rel, none))
-        for target in targets:
-            found_aliases |= aliases.get(target, none)
-            found_macros |= macros.get(target, none)
-        if found_aliases or found_macros:
-            brought[rel] = (frozenset(found_aliases), frozenset(found_macros))
+        found = tuple(
+            frozenset(kind.get(rel, none).union(*(kind.get(t, none) for t in targets)))
+            for kind in kinds
+        )
+        if any(found):
+            brought[rel] = found
     context: dict[str, _Names] = {}
     for _ in range(_CONTEXT_PASSES):
         seen: dict[str, _Names] = {}
         for rel, targets in edges.items():
-            mine = brought.get(rel, (none, none))
-            around = context.get(rel, (none, none))
-            effect = (mine[0] | around[0], mine[1] | around[1])
+            mine = brought.get(rel, empty)
+            around = context.get(rel, empty)
+            effect = tuple(a | b for a, b in zip(mine, around, strict=True))
             for target in targets:
                 before = seen.get(target)
                 seen[target] = (
-                    effect if before is None else (before[0] & effect[0], before[1] & effect[1])
+                    effect
+                    if before is None
+                    else tuple(a & b for a, b in zip(before, effect, strict=True))
                 )
-        updated = {rel: names for rel, names in seen.items() if names[0] or names[1]}
+        updated = {rel: names for rel, names in seen.items() if any(names)}
         if updated == context:
             break
         context = updated

@@ -34,8 +34,11 @@ NVIDIA_ONLY_COMPONENT = rule(
     "packages) into one finding that names the component, how many findings it folds, and the "
     "ROCm alternative the project builds instead. An extension the build compiles only for NVIDIA "
     "Hopper and newer (all its nvcc arch flags sm_90 or above) is folded the same way, also in a "
-    "project with no ROCm path. The folded findings are kept with the scan's result, set aside "
-    "rather than listed one by one.",
+    "project with no ROCm path, and so is a CMake sub-build added only under an option that is "
+    "OFF by default and compiles only CUDA. Also folded: a second, CUDA-only CMake build beside "
+    "a setup.py that builds the package for ROCm (a C++-API build), and project headers that only "
+    "NVIDIA-only files, or includes ROCm never compiles, reach. The folded findings are kept "
+    "with the scan's result, set aside rather than listed one by one.",
     why="Porting code the ROCm build never compiles is not porting work: the project already "
     "runs on AMD GPUs through its alternative. Listing each finding in it one by one hides the "
     "findings that matter.",
@@ -239,15 +242,23 @@ def _component_finding(component: Component, inside: list[Finding], model: Proje
 
 
 def _no_alternative(component: Component, evidence: str, inside: list[Finding]) -> tuple[str, Fix]:
-    """The GP601 text for a component built for NVIDIA Hopper and newer only, in a project with
-    no ROCm path: nothing replaces it, and a port leaves it out."""
+    """The GP601 text for a component only NVIDIA GPUs build (one built for Hopper and newer
+    only, an opt-in CUDA-only sub-build), in a project with no ROCm path: nothing replaces it,
+    and a port leaves it out."""
+    newer = "sm_" in evidence  # newer_gpu_only_components names the nvcc targets
+    what = (
+        "the build targets only newer NVIDIA GPUs"
+        if newer
+        else "an opt-in part of the build that only CUDA compiles"
+    )
+    how = "do not build this extension there" if newer else "leave its option off"
     message = (
-        f"{component.path}/ is NVIDIA-only: the build targets only newer NVIDIA GPUs ({evidence}). "
+        f"{component.path}/ is NVIDIA-only: {what} ({evidence}). "
         f"{len(inside)} finding(s) in it set aside ({_rule_counts(inside)}); the project has "
         "no ROCm alternative to it."
     )
     fix = Fix(
-        f"Leave {component.path}/ out of the ROCm build (do not build this extension there); "
+        f"Leave {component.path}/ out of the ROCm build ({how}); "
         "port it only if ROCm must run it, as new code for AMD's hardware."
     )
     return message, fix

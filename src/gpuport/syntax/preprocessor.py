@@ -11,6 +11,8 @@ sees them:
   say ROCm/HIP/AMD (``USE_ROCM``, ``BUILD_HIP``, ``GGML_USE_HIP``, ``IS_ROCM``);
 - never defined (0 in ``#if``): the NVCC and NVIDIA-platform macros (``__CUDA_ARCH__``,
   ``__NVCC__``, ``__CUDACC_VER_MAJOR__``, ``__HIP_PLATFORM_NVIDIA__``, ``__CUDA_ARCH_FEAT_*``);
+- defined and 0: macros a project header defines as a test of the CUDA toolkit's version
+  (``#define FP4_TYPE_SUPPORTED (CUDA_VERSION >= 12080)``, :func:`zero_on_rocm`), passed in;
 - anything else, and anything the evaluator cannot parse, is unknown.
 
 The file's own ``#define``/``#undef`` lines are followed in order (a macro defined in a region
@@ -240,9 +242,11 @@ class _Macros:
         *,
         cuda: bool = False,
         never_defined: frozenset[str] = frozenset(),
+        zero: frozenset[str] = frozenset(),
     ) -> None:
         self.rocm_macros = rocm_macros
         self.never_defined = never_defined
+        self.zero = zero  # defined, and 0, on ROCm (a project header's toolkit-version test)
         # name -> (body, certain); certain=False: defined or undefined in a maybe-region
         self.local: dict[str, tuple[str | None, bool]] = {} if local is None else local
         # CUDA's point of view instead: the ROCm macros undefined, the NVIDIA ones unknown
@@ -260,7 +264,7 @@ class _Macros:
             return False if self._rocm(name) else None
         if name in self.never_defined:
             return False
-        if name in ROCM_DEFINED or name in self.rocm_macros:
+        if name in ROCM_DEFINED or name in self.rocm_macros or name in self.zero:
             return True
         if name in ROCM_UNKNOWN:
             return None
@@ -276,12 +280,14 @@ class _Macros:
                 return None
             if body is None:
                 return 0
+            if not self.cuda and zero_on_rocm(body):  # `#define FP4_OK (CUDA_VERSION >= 12080)`
+                return 0
             if depth >= _MAX_EXPANSION_DEPTH:
                 return None
             return evaluate(body, self, depth + 1)
         if self.cuda:
             return 0 if self._rocm(name) else None
-        if name in self.never_defined:
+        if name in self.never_defined or name in self.zero:
             return 0
         if name in ROCM_DEFINED or name in self.rocm_macros:
             return 1
@@ -493,6 +499,29 @@ def evaluate_on_rocm(expr: str, rocm_macros: frozenset[str] = frozenset()) -> in
     return evaluate(expr, _Macros(rocm_macros))
 
 
+# CUDA toolkit versions: HIP never defines them (kb/cuda_hip_extra.toml), and torch's hipify
+# renames CUDA_VERSION to TORCH_HIP_VERSION, which is major * 100 + minor (ROCm 7.0: 700).
+_TOOLKIT_VERSIONS = frozenset({"CUDA_VERSION", "CUDART_VERSION"})
+_HIPIFIED_VERSION = 700
+
+
+def zero_on_rocm(body: str) -> bool:
+    """Is an object-like macro with this body 0 on ROCm because it tests the CUDA toolkit's
+    version (TransformerEngine's ``#define FP4_TYPE_SUPPORTED (CUDA_VERSION >= 12080)``)?
+
+    True only when the body names a toolkit version and reads 0 both with that version absent
+    (HIP-Clang) and with it hipified to a ROCm version; any other name in it must be one HIP
+    never defines. ``#if NAME`` is then false on ROCm, while ``#ifdef NAME`` stays true."""
+    names = set(_IDENTIFIER_RE.findall(body))
+    if not names & _TOOLKIT_VERSIONS:
+        return False
+    absent = is_nvidia_only
+    for versions in ({}, dict.fromkeys(_TOOLKIT_VERSIONS, _HIPIFIED_VERSION)):
+        if evaluate_for(body, versions, lambda n: n in _TOOLKIT_VERSIONS or absent(n)) != 0:
+            return False
+    return True
+
+
 def _truth(value: int | None) -> Truth:
     return None if value is None else value != 0
 
@@ -571,13 +600,15 @@ def conditions(
     code: str,
     rocm_macros: frozenset[str] = frozenset(),
     never_defined: frozenset[str] = frozenset(),
+    zero: frozenset[str] = frozenset(),
 ) -> Conditions:
     """Read the directives of ``code`` (``code_only`` text) as a ROCm build would.
 
     ``never_defined``: macros the project defines only in branches ROCm never compiles (the
     :attr:`Conditions.cuda_only_macros` of its headers), undefined here unless the file
-    defines them itself."""
-    macros = _Macros(rocm_macros, never_defined=never_defined)
+    defines them itself. ``zero``: macros its headers define as a CUDA toolkit-version test
+    (:func:`zero_on_rocm`): defined, and 0, here unless the file defines them itself."""
+    macros = _Macros(rocm_macros, never_defined=never_defined, zero=zero)
     cuda_only: set[str] = set()
     cuda_macros = _Macros(rocm_macros, macros.local, cuda=True)
     stack: list[_Frame] = []

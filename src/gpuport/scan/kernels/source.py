@@ -171,9 +171,10 @@ class KernelSource:
         if self._conditions is False:
             macros = self.facts.rocm_macros
             cuda_only = self.included.cuda_only_macros
+            zero = self.included.zero_macros
             self._conditions = (
-                conditions(self.code, macros, cuda_only)
-                if can_matter(self.code, macros | cuda_only)
+                conditions(self.code, macros, cuda_only, zero)
+                if can_matter(self.code, macros | cuda_only | zero)
                 else None
             )
         assert self._conditions is not True
