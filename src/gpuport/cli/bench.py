@@ -8,19 +8,9 @@ torch. ``bench serve`` (a served model) is registered on this group by :mod:`gpu
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
-from rich.progress import Progress as RichProgress
-from rich.text import Text
 
 from gpuport.bench.results import BenchComparison, RunList, RunReport, compare, headline
 from gpuport.bench.store import ResultRecord, ResultsStore, StoreError
@@ -34,7 +24,7 @@ from gpuport.cli.common import (
     interrupted,
     render_options,
 )
-from gpuport.cli.ui import emit, say, stderr_console
+from gpuport.cli.ui import CountBar, emit, say
 from gpuport.report import Format, render
 from gpuport.report.bench_formats import number, percent
 
@@ -71,47 +61,21 @@ def _result_line(record: ResultRecord) -> str | None:
     return f"  {record.name}: {number(value)} {unit}{peak}"
 
 
-class _SuiteProgress:
+class _SuiteProgress(CountBar):
     """One line per result on stderr and, on a terminal, a bar of the workloads below them."""
 
     def __init__(self, names: tuple[str, ...], enabled: bool) -> None:
-        self.bar: RichProgress | None = None
-        if enabled and sys.stderr.isatty():
-            self.bar = RichProgress(
-                SpinnerColumn(),
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("workloads"),
-                TimeElapsedColumn(),
-                console=stderr_console(),
-                transient=True,
-            )
-            self.task = self.bar.add_task("starting", total=len(names))
+        super().__init__(len(names), "workloads", enabled=enabled, spinner=True)
         self.started = 0
 
-    def __enter__(self) -> _SuiteProgress:
-        if self.bar is not None:
-            self.bar.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
     def workload(self, name: str) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, completed=self.started, description=name)
+        self.update(completed=self.started, description=name)
         self.started += 1
 
     def result(self, record: ResultRecord) -> None:
         line = _result_line(record)
-        if line is None:
-            return
-        if self.bar is None:
-            say(line)
-        else:
-            self.bar.console.print(Text(line))
+        if line is not None:
+            self.tell(line)
 
 
 def _timing(quick: bool, on_gpu: bool) -> TimingPlan:

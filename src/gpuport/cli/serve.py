@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-from rich.progress import Progress as RichProgress
-from rich.text import Text
 
 from gpuport.bench.store import ResultsStore, StoreError
 from gpuport.cli.common import (
@@ -29,7 +25,8 @@ from gpuport.cli.common import (
     interrupted,
     render_options,
 )
-from gpuport.cli.ui import emit, say, stderr_console
+from gpuport.cli.ui import CountBar, emit, say
+from gpuport.cli.verify import store_options
 from gpuport.machine import describe_machine
 from gpuport.report import Format, render
 from gpuport.serving.prompts import (
@@ -212,45 +209,21 @@ class _RunSaver:
             self.store.close()
 
 
-class _Answers:
+class _Answers(CountBar):
     """A progress bar of answered requests on stderr, on a terminal and unless --no-progress."""
 
     def __init__(self, total: int, enabled: bool) -> None:
-        self.bar: RichProgress | None = None
-        if enabled and sys.stderr.isatty():
-            self.bar = RichProgress(
-                TextColumn("requests"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=stderr_console(),
-                transient=True,
-            )
-            self.task = self.bar.add_task("requests", total=total)
-
-    def __enter__(self) -> _Answers:
-        if self.bar is not None:
-            self.bar.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
+        super().__init__(total, "requests", enabled=enabled)
 
     def answered(self, _: object) -> None:
-        if self.bar is not None:
-            self.bar.advance(self.task)
+        self.update(advance=1)
 
     def step_done(self, step: LoadStep) -> None:
         """One line per finished step, printed above the bar while it shows."""
-        line = (
+        self.tell(
             f"{step.label}: {step.completed} answered, {step.failed} failed "
             f"in {step.duration_s:.2f} s"
         )
-        if self.bar is None:
-            say(line)
-        else:
-            self.bar.console.print(Text(line))
 
 
 @click.command("serve")
@@ -430,18 +403,7 @@ def bench_serve(
     show_default=True,
     help="Mean KL (nats/token) allowed above the noise floor.",
 )
-@click.option(
-    "--store",
-    is_flag=True,
-    help="Also save the comparison in the results store as a run of kind verify "
-    "(gpuport bench list shows it).",
-)
-@click.option(
-    "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Results store to save into (implies --store; default: "
-    "$XDG_DATA_HOME/gpuport/results.sqlite).",
-)
+@store_options
 @format_options(ServeVerifyResult)
 @handle_errors
 def verify_serve(

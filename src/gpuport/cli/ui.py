@@ -8,9 +8,17 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 from rich.console import Console
-from rich.progress import BarColumn, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.progress import Progress as RichProgress
 from rich.text import Text
 
@@ -82,6 +90,51 @@ class Progress:
             self._task = self._bar.add_task(self.label, total=self.total, mb=0.0)
         assert self._task is not None
         self._bar.update(self._task, completed=done, mb=nbytes / 1e6)
+
+
+class CountBar:
+    """A bar of a known number of things (bench's workloads, bench serve's requests) on stderr,
+    on a terminal and unless switched off; lines told while it shows go above it."""
+
+    def __init__(self, total: int, unit: str, *, enabled: bool = True, spinner: bool = False):
+        self._bar: RichProgress | None = None
+        self._task: TaskID | None = None
+        if enabled and sys.stderr.isatty():
+            columns = [SpinnerColumn()] if spinner else []
+            self._bar = RichProgress(
+                *columns,
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn(unit),
+                TimeElapsedColumn(),
+                console=stderr_console(),
+                transient=True,
+            )
+            self._task = self._bar.add_task(unit, total=total)
+
+    def __enter__(self) -> Self:
+        if self._bar is not None:
+            self._bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    def update(
+        self, *, completed: int | None = None, advance: int = 0, description: str | None = None
+    ) -> None:
+        if self._bar is None or self._task is None:
+            return
+        self._bar.update(self._task, completed=completed, advance=advance, description=description)
+
+    def tell(self, line: str) -> None:
+        """``line`` on stderr: above the bar while it shows, else as :func:`say` does."""
+        if self._bar is None:
+            say(line)
+        else:
+            self._bar.console.print(Text(line))
 
 
 def emit(text: str | Iterable[str], output: Path | None) -> None:

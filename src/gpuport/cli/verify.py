@@ -7,8 +7,10 @@ starts without it; without it the commands say how to install it and exit 2.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any, TypeVar
 
 import click
 
@@ -23,6 +25,27 @@ from gpuport.cli.ui import emit, say
 from gpuport.report import Format, render
 from gpuport.verify import TORCH_PIN
 from gpuport.verify.result import CaseStatus, VerifyComparison
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def store_options(function: F) -> F:
+    """``--store`` and ``--db``: save a comparison (verify compare, verify serve) in bench's
+    results store as a run of kind verify."""
+    function = click.option(
+        "--db",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Results store to save into (implies --store; default: "
+        "$XDG_DATA_HOME/gpuport/results.sqlite).",
+    )(function)
+    return click.option(
+        "--store",
+        "store",
+        is_flag=True,
+        help="Also save the comparison in the results store as a run of kind verify "
+        "(gpuport bench list shows it).",
+    )(function)
+
 
 INSTALL_HINT = f"pip install torch=={TORCH_PIN} && pip install 'gpuport[bench]'"
 MODEL_HELP = (
@@ -147,19 +170,7 @@ def _exit_code(result: VerifyComparison) -> ExitCode:
     "fp64.",
 )
 @click.option("--model", "model", metavar="package.module:factory", help=MODEL_HELP)
-@click.option(
-    "--store",
-    "store",
-    is_flag=True,
-    help="Also save the comparison in the results store as a run of kind verify "
-    "(gpuport bench list shows it).",
-)
-@click.option(
-    "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Results store to save into (implies --store; default: "
-    "$XDG_DATA_HOME/gpuport/results.sqlite).",
-)
+@store_options
 @format_options(VerifyComparison)
 @handle_errors
 def compare(
