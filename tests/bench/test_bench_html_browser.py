@@ -7,8 +7,6 @@ for the charts; skipped with a reason where one is missing.
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,28 +21,7 @@ from gpuport.report import Format, RenderOptions, render
 pytestmark = pytest.mark.browser
 pytest.importorskip("matplotlib")
 
-CHROMIUM = Path("/usr/bin/chromium")
 HOSTILE = '<script>alert("label")</script> </style> $x$ & \x1b]0;title'
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists() and not shutil.which("chromium"):
-        pytest.skip("no Chromium at /usr/bin/chromium (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("playwright is not installed (pip install playwright; no browser download)")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
-            headless=True,
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 def stored(run_id: str, device: str, accelerator: str, label: str, scale: float) -> StoredRun:

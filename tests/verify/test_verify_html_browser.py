@@ -8,10 +8,9 @@ browser); skipped with a reason where either is missing.
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import sys
 import textwrap
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,29 +24,8 @@ from gpuport.verify import cases  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
 PHONE = {"width": 390, "height": 844}
 HOSTILE_HOST = '<script>alert("host")</script></style><img src=x onerror=alert(1)>'
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists() and not shutil.which("chromium"):
-        pytest.skip("no Chromium at /usr/bin/chromium (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("playwright is not installed (pip install playwright; no browser download)")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
-            headless=True,
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 def _through_bf16(x: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
