@@ -172,6 +172,24 @@ def case_variants(*words: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(variants))
 
 
+def _without_holders(needles: set[str]) -> list[str]:
+    """``needles`` less those that hold another one: each needle's substrings of the lengths
+    kept so far are looked up, shortest needles first (a pairwise test is O(n²) in ~600)."""
+    kept: set[str] = set()
+    lengths: set[int] = set()
+    for needle in sorted(needles, key=len):
+        size = len(needle)
+        if not any(
+            needle[i : i + length] in kept
+            for length in lengths
+            if length < size
+            for i in range(size - length + 1)
+        ):
+            kept.add(needle)
+            lengths.add(size)
+    return list(kept)
+
+
 class NeedleSet:
     """A fast "does this text hold one of these needles" test: the scanners' pre-filter.
 
@@ -210,7 +228,7 @@ class NeedleSet:
                 folded.append(word)
             else:
                 exact.update(group)
-        kept = [n for n in exact if not any(o != n and o in n for o in exact)]
+        kept = _without_holders(exact)
         self._folded = tuple(sorted(folded, key=lambda n: (len(n), n)))
         self._exact = sorted(kept, key=lambda n: (len(n), n))  # shortest: likeliest found
         self._pattern = re.compile(_trie(sorted(kept))) if len(kept) > self._FEW else None

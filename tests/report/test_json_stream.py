@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from report_samples import TOOL_VERSION, empty_scan, hostile_scan, sample_assessment, sample_scan
 
+from gpuport.findings import Severity, Tier
 from gpuport.report import Format, RenderOptions, render, render_chunks
 from gpuport.report.common import dumps
 from gpuport.report.json_stream import Deferred, json_chunks
@@ -17,6 +18,10 @@ ITEMS: list[object] = [
     "line\nbreak \u2028 and \x1b[31m and caf\u00e9",
     ["x", ["y", []]],
     3.5,
+    # what a finding's dict may hold besides: enums, keys that are not strings, odd floats
+    {Severity.HIGH: Tier.PRODUCT, 7: 2, 2.5: None, True: (1, (2,)), None: -0.0},
+    [1e300, float("inf"), float("nan"), 10**30, False],
+    {"empty": (), "nested": [[], [{}], {"k": [()]}]},
 ]
 
 

@@ -3,6 +3,9 @@ the scan and the assessment are declared in every format."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -22,10 +25,12 @@ from gpuport.report import (
     DECLARED_FORMATS,
     Format,
     RenderOptions,
+    origins,
     plan_formats,
     registered,
     render,
     renderer,
+    renderer_module,
 )
 from gpuport.scan.engine import ScanResult
 
@@ -153,3 +158,32 @@ def test_no_plan_no_plan_helper(fmt: Format, monkeypatch: pytest.MonkeyPatch) ->
     seen = _fake_plan_module(monkeypatch)
     render(sample_assessment(), fmt, OPTIONS)
     assert seen == []
+
+
+def test_each_renderer_lives_in_the_module_the_table_names() -> None:
+    # render() imports only renderer_module(type, format) before it looks the pair up.
+    wrong = {
+        f"{result_type.__name__} {fmt.value}": module
+        for (result_type, fmt), module in origins().items()
+        if module != renderer_module(result_type, fmt)
+    }
+    assert wrong == {}
+
+
+def test_a_scan_writes_json_without_loading_other_stages() -> None:
+    # `gpuport scan --format json` loads neither plan, port, the other renderers nor jinja2.
+    code = (
+        "import sys\n"
+        "from gpuport.report import Format, render\n"
+        "from gpuport.scan.engine import ScanResult\n"
+        "from report_samples import empty_scan\n"
+        "render(empty_scan(), Format.JSON)\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    ).stdout.split()
+    unwanted = {"gpuport.plan.planner", "gpuport.port.model", "gpuport.report.html", "jinja2"}
+    assert "gpuport.report.json_format" in loaded
+    assert unwanted.isdisjoint(loaded)

@@ -13,7 +13,7 @@ from gpuport.assess.guidance import RocmSupport
 from gpuport.assess.verdict import HOURS_PER_DAY, Assessment, count_by_tier, day_range
 from gpuport.findings import Finding, Skipped
 from gpuport.project.model import Evidence, ProjectModel
-from gpuport.report import Format, RenderOptions, chunk_renderer, plan_formats
+from gpuport.report import Format, RenderOptions, chunk_renderer
 from gpuport.report.common import (
     TOOL_NAME,
     category_severity_table,
@@ -26,7 +26,6 @@ from gpuport.report.common import (
     tool_version,
 )
 from gpuport.report.json_stream import Deferred, json_chunks
-from gpuport.report.recommendation import recommendation_json
 from gpuport.rules import Rule
 from gpuport.scan.engine import ScanResult
 
@@ -167,11 +166,15 @@ def assessment_document(assessment: Assessment, options: RenderOptions) -> dict[
     total = assessment.total_hours
     plan: object = None
     if assessment.plan is not None:
+        from gpuport.report import plan_formats  # only an assessment with a plan needs it
+
         plan = plan_formats.plan_json(assessment.plan)
     # The recommendation comes first; a document made without one (an assessment built before
     # the decision, as in older callers) keeps the shape it always had, without the key.
     decision: dict[str, Any] = {}
     if assessment.recommendation is not None:
+        from gpuport.report.recommendation import recommendation_json  # loads plan's tables
+
         decision["recommendation"] = recommendation_json(assessment.recommendation)
     return {
         **_header("assessment", options),

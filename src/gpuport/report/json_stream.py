@@ -17,6 +17,11 @@ from dataclasses import dataclass
 
 INDENT = 2
 _ENCODER = json.JSONEncoder(indent=INDENT, ensure_ascii=False, default=str)
+# json.dumps with an indent runs Python's own encoder, a generator per level; the items of a
+# Deferred array (thousands of findings) are laid out by _indented instead, which gives the
+# same text with the C string and float encoders.
+_STRING = json.encoder.encode_basestring  # the C one where there is one (ensure_ascii=False)
+_FLOAT = float.__repr__
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +70,73 @@ def _array(deferred: Deferred, level: int) -> Iterator[str]:
     inner = "\n" + " " * (level + INDENT)
     separator = "["
     for item in deferred.items():
-        yield _writable(separator + inner + _ENCODER.encode(item).replace("\n", inner))
+        parts = [separator, inner]
+        _indented(item, inner, parts)
+        yield _writable("".join(parts))
         separator = ","
     yield "[]" if separator == "[" else "\n" + " " * level + "]"
+
+
+def _indented(value: object, newline: str, parts: list[str]) -> None:
+    """Append ``value``'s text as ``_ENCODER`` lays it out, its lines after the first starting
+    with ``newline`` (a newline and the indentation of the line the value starts on)."""
+    if isinstance(value, str):
+        parts.append(_STRING(value))
+    elif value is None:
+        parts.append("null")
+    elif value is True:
+        parts.append("true")
+    elif value is False:
+        parts.append("false")
+    elif isinstance(value, int):
+        parts.append(int.__repr__(value))
+    elif isinstance(value, float):
+        parts.append(_float(value))
+    elif isinstance(value, dict):
+        if not value:
+            parts.append("{}")
+            return
+        inner = newline + " " * INDENT
+        separator = "{" + inner
+        for key, item in value.items():
+            parts.append(separator)
+            parts.append(_STRING(key) if isinstance(key, str) else _key(key))
+            parts.append(": ")
+            _indented(item, inner, parts)
+            separator = "," + inner
+        parts.append(newline + "}")
+    elif isinstance(value, list | tuple):
+        if not value:
+            parts.append("[]")
+            return
+        inner = newline + " " * INDENT
+        separator = "[" + inner
+        for item in value:
+            parts.append(separator)
+            _indented(item, inner, parts)
+            separator = "," + inner
+        parts.append(newline + "]")
+    else:  # what the encoder's default=str makes of it
+        parts.append(_ENCODER.encode(value).replace("\n", newline))
+
+
+def _float(value: float) -> str:
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    return _FLOAT(value)
+
+
+def _key(key: object) -> str:
+    """A dict key that is not a string, as the encoder writes it (a TypeError for the rest)."""
+    if isinstance(key, float):
+        return _STRING(_float(key))
+    if key is True or key is False or key is None:
+        return _STRING(json.dumps(key))
+    if isinstance(key, int):
+        return _STRING(int.__repr__(key))
+    return _ENCODER.encode({key: 0})  # raises as json.dumps does
 
 
 # JSON (RFC 8259) allows these raw inside strings, but a lone surrogate cannot be written as

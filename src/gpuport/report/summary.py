@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from gpuport.assess.verdict import Assessment
+from typing import TYPE_CHECKING
+
 from gpuport.edits import ChangeStatus
-from gpuport.port.model import PortResult
-from gpuport.scan.engine import ScanResult
+
+if TYPE_CHECKING:  # `gpuport scan` says its line without loading assess or port
+    from gpuport.assess.verdict import Assessment
+    from gpuport.port.model import PortResult
+    from gpuport.scan.engine import ScanResult
 
 
 def scan_summary_line(result: ScanResult) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from gpuport.rules import NeedleSet, Rule, prefilter
+from gpuport.rules import NeedleSet, Rule, needles_of, prefilter
 from gpuport.scan.python.context import PythonContext, ValueKind
 
 # --- Events: facts the walk derives from several kinds of node --------------------------------
@@ -159,6 +159,8 @@ class Dispatch:
     prefixes: tuple[str, ...]  # every prefix of call_prefixes, for one quick test
     methods: dict[str, tuple[Check, ...]]
     every_call: tuple[Check, ...]
+    # every_call's checks, each with its rule's needles (None: it has none and may fire anywhere)
+    every_call_needles: tuple[tuple[Check, NeedleSet | None], ...]
     attributes: dict[str, dict[str, tuple[Check, ...]]]  # last name -> qualified name -> checks
     assignments: dict[str, tuple[Check, ...]]  # qualified attribute -> checks (of Assignment)
     followed: dict[ValueKind, tuple[Check, ...]]
@@ -174,6 +176,17 @@ class Dispatch:
         if self.needle_set is None:
             return bool(self.rules)
         return self.needle_set.found_in(text)
+
+    def every_call_in(self, text: str | None) -> tuple[Check, ...]:
+        """The checks of every call that may fire in ``text`` (a file or a cell, None: unknown):
+        a check on raw syntax fires only where its rule's needles are written."""
+        if text is None:
+            return self.every_call
+        return tuple(
+            check
+            for check, needles in self.every_call_needles
+            if needles is None or needles.found_in(text)
+        )
 
     def sees(self, event: type[Event]) -> bool:
         """Some enabled check looks at ``event``."""
@@ -210,6 +223,7 @@ def _build(chosen: list[Subscription]) -> Dispatch:
     events: defaultdict[type[Event], list[Check]] = defaultdict(list)
     prefixes: list[tuple[str, Check]] = []
     every_call: list[Check] = []
+    every_call_needles: list[tuple[Check, NeedleSet | None]] = []
     for sub in chosen:
         for node_type in sub.nodes:
             nodes[node_type].append(sub.check)
@@ -220,6 +234,9 @@ def _build(chosen: list[Subscription]) -> Dispatch:
             methods[method].append(sub.check)
         if sub.every_call:
             every_call.append(sub.check)
+            every_call_needles.append(
+                (sub.check, needles_of(sub.rule) if sub.rule.needles else None)
+            )
         for qual in sub.attributes:
             attributes[qual.rsplit(".", 1)[-1]][qual].append(sub.check)
         for qual in sub.assignments:
@@ -238,6 +255,7 @@ def _build(chosen: list[Subscription]) -> Dispatch:
         prefixes=tuple(dict.fromkeys(prefix for prefix, _ in prefixes)),
         methods={k: tuple(v) for k, v in methods.items()},
         every_call=tuple(every_call),
+        every_call_needles=tuple(every_call_needles),
         attributes={
             last: {qual: tuple(v) for qual, v in by_qual.items()}
             for last, by_qual in attributes.items()

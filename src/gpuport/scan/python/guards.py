@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator, Mapping
 
 from gpuport.kb import python_code
-from gpuport.scan.python.nodes import CHILD_FIELDS, child_fields, last_name
+from gpuport.scan.python.nodes import CHILD_FIELDS, child_fields, last_name, walk_parents
 
 Parents = Mapping[ast.AST, ast.AST]
 
@@ -246,14 +246,14 @@ class _ModuleIndex:
     is called (the walk's own map only holds what it has visited so far)."""
 
     def __init__(self, module: ast.AST) -> None:
-        self.parents: dict[ast.AST, ast.AST] = {}
         self.loads: dict[str, list[ast.AST]] = {}
         self.script = False
         self.imported: set[str] = set()  # top-level modules imported anywhere in it
         self.strings: dict[str, str] = {}  # module-level NAME = "text", assigned once
         assigned: dict[str, list[ast.AST | None]] = {}  # None: not a plain `name = value`
         statements: dict[str, list[ast.AST]] = {}  # the assignments, in the same order
-        for node in ast.walk(module):
+        order, self.parents = walk_parents(module)
+        for node in order:
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 plain = isinstance(node, (ast.Assign, ast.NamedExpr)) and len(targets) == 1
@@ -263,8 +263,6 @@ class _ModuleIndex:
                             value = node.value if plain and sub is target else None
                             assigned.setdefault(sub.id, []).append(value)
                             statements.setdefault(sub.id, []).append(node)
-            for child in ast.iter_child_nodes(node):
-                self.parents[child] = node
             if isinstance(node, ast.Import):
                 self.imported.update(alias.name.split(".", 1)[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -355,6 +353,11 @@ _MAIN_RE = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
 @functools.lru_cache(maxsize=4)
 def _module_index(module: ast.AST) -> _ModuleIndex:
     return _ModuleIndex(module)
+
+
+def module_parents(module: ast.Module) -> dict[ast.AST, ast.AST]:
+    """Each node's parent in the whole ``module`` (``ctx``/``op`` leaves left out)."""
+    return _module_index(module).parents
 
 
 def _module_of(parents: Parents, node: ast.AST) -> ast.Module | None:

@@ -35,6 +35,31 @@ def children(node: ast.AST) -> Iterator[ast.AST]:
             yield value
 
 
+def walk_parents(root: ast.AST) -> tuple[list[ast.AST], dict[ast.AST, ast.AST]]:
+    """``root`` and every node under it in ``ast.walk``'s order (breadth first), and each one's
+    parent, ``ctx``/``op`` leaves left out: one pass, no generator per node."""
+    order: list[ast.AST] = [root]
+    parents: dict[ast.AST, ast.AST] = {}
+    fields_of = CHILD_FIELDS
+    at = 0
+    while at < len(order):
+        node = order[at]
+        at += 1
+        kind = type(node)
+        fields = fields_of.get(kind) or child_fields(kind)
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        parents[item] = node
+                        order.append(item)
+            elif isinstance(value, ast.AST):
+                parents[value] = node
+                order.append(value)
+    return order, parents
+
+
 def argument(call: ast.Call, position: int, keyword: str) -> ast.expr | None:
     """The argument given by ``keyword``, or at ``position`` when no ``*args`` comes before it."""
     for kw in call.keywords:

@@ -42,6 +42,7 @@ class PythonWalker:
         self._dispatch = dispatch
         self._handlers = _handlers_for(dispatch)
         self._plans = _plans_for(dispatch)
+        self._every_call = dispatch.every_call
         self._needs_qual = bool(
             dispatch.calls
             or dispatch.call_prefixes
@@ -65,6 +66,7 @@ class PythonWalker:
         segments = (
             SourceSegments.of(text, self._dispatch.statement_needles) if text is not None else None
         )
+        self._every_call = self._dispatch.every_call_in(text)
         plans = self._plans
         stack: list[ast.AST | None] = [tree]
         pop, push = stack.pop, stack.append
@@ -209,7 +211,7 @@ class PythonWalker:
         if isinstance(func, ast.Attribute):
             for check in dispatch.methods.get(func.attr, ()):
                 check(context, node)
-        for check in dispatch.every_call:
+        for check in self._every_call:
             check(context, node)
         if dispatch.sees(ModuleImport):
             module = None

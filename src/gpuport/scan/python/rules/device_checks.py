@@ -8,6 +8,7 @@ alone code that already tells ROCm apart (:func:`guards.rocm_guarded`).
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Mapping
 
@@ -16,7 +17,14 @@ from gpuport.rules import rule
 from gpuport.scan.python import guards
 from gpuport.scan.python.checks import looks_at
 from gpuport.scan.python.context import CUDA_VERSION, PythonContext, ValueKind
-from gpuport.scan.python.nodes import argument, called_name, literal, number_like, strings_in
+from gpuport.scan.python.nodes import (
+    argument,
+    called_name,
+    literal,
+    number_like,
+    strings_in,
+    walk_parents,
+)
 from gpuport.scan.python.rules.references import PYTORCH_HIP_NOTES
 
 CUDA_VERSION_CHECK = rule(
@@ -84,17 +92,21 @@ def _use_of_version(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> str | 
     return None
 
 
+@functools.lru_cache(maxsize=8)
+def _scope_parents(scope: ast.AST) -> dict[ast.AST, ast.AST]:
+    """Each node's parent within ``scope`` (the scope itself has none), built once a scope."""
+    if isinstance(scope, ast.Module):
+        return guards.module_parents(scope)  # the module's index has it already
+    return walk_parents(scope)[1]
+
+
 def _guards_a_use(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
     """The None check at ``node`` protects a parse or comparison of the same value (``if cuda
     is None: return False`` before ``cuda.split('.')``, ``cuda is None or not
     cuda.startswith('12.9')``): it is the ROCm handling, not a problem. An ``assert`` or an
     ``if cuda is None: raise …`` is not: it stops a ROCm run, so it is reported itself (and
     the parses after it are not)."""
-    scope = guards.scope_of(parents, node)
-    local: dict[ast.AST, ast.AST] = {}
-    for outer in ast.walk(scope):
-        for inner in ast.iter_child_nodes(outer):
-            local[inner] = outer
+    local = _scope_parents(guards.scope_of(parents, node))
     for sub in local:
         if (
             sub is not node
