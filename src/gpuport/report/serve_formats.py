@@ -287,6 +287,11 @@ def _pair_row(name: str, pair: PairSummary | None) -> tuple[str, ...]:
     )
 
 
+def _from_one(position: int | None) -> str:
+    """A 0-based position as a reader counts it (from 1); "-" for none."""
+    return "-" if position is None else str(position + 1)
+
+
 def verify_verdict(result: ServeVerifyResult) -> str:
     """One sentence: whether A and B differ more than each differs from itself, and why."""
     if not result.cross.prompts:
@@ -338,15 +343,17 @@ def render_serve_verify_terminal(result: ServeVerifyResult, options: RenderOptio
     if result.prompts:
         console.print()
         table = Table(box=None, pad_edge=False, show_edge=False, title_justify="left")
-        table.title = f"prompts that differ: {len(differing)} of {len(result.prompts)}"
+        table.title = (
+            f"prompts that differ: {len(differing)} of {len(result.prompts)} (counted from 1)"
+        )
         for column in ("prompt", "tokens A", "tokens B", "first difference", "top-k", "mean KL"):
             table.add_column(column, justify="right", no_wrap=True)
         for p in differing:
             table.add_row(
-                f"#{p.index}",
+                f"#{p.index + 1}",
                 str(p.tokens_a),
                 str(p.tokens_b),
-                f"token {p.first_difference}",
+                f"token {_from_one(p.first_difference)}",
                 _maybe(p.topk_agreement, 3),
                 _maybe(p.mean_kl, 5),
             )
@@ -358,7 +365,7 @@ def render_serve_verify_terminal(result: ServeVerifyResult, options: RenderOptio
         console.print()
         console.print(Text(f"failed requests ({len(result.failures)}):", style="red"))
         for request, index, reason in result.failures:
-            console.print(Text(display_text(f"  {request} prompt #{index}: {reason}")))
+            console.print(Text(display_text(f"  {request} prompt #{index + 1}: {reason}")))
     for note in result.notes:
         console.print(Text("note: " + display_text(note)))
     return console_text(console)
@@ -457,7 +464,12 @@ def render_serve_verify_markdown(result: ServeVerifyResult, options: RenderOptio
     ):
         lines.append("| " + " | ".join(_pair_row(name, pair)) + " |")
     differing = [p for p in result.prompts if p.first_difference is not None]
-    lines += ["", f"## Prompts that differ: {len(differing)} of {len(result.prompts)}"]
+    lines += [
+        "",
+        f"## Prompts that differ: {len(differing)} of {len(result.prompts)}",
+        "",
+        "Prompts and tokens are counted from 1 (the JSON counts from 0).",
+    ]
     if differing:
         lines += [
             "",
@@ -466,13 +478,13 @@ def render_serve_verify_markdown(result: ServeVerifyResult, options: RenderOptio
         ]
         for p in differing:
             lines.append(
-                f"| {p.index} | {p.tokens_a} | {p.tokens_b} | {p.first_difference} | "
+                f"| {p.index + 1} | {p.tokens_a} | {p.tokens_b} | {_from_one(p.first_difference)} | "
                 f"{_maybe(p.topk_agreement, 3)} | {_maybe(p.mean_kl, 5)} |"
             )
     if result.failures:
         lines += ["", "## Failed requests", ""]
         for request, index, reason in result.failures:
-            lines.append(f"- {request} prompt {index}: {md_text(reason)}")
+            lines.append(f"- {request} prompt #{index + 1}: {md_text(reason)}")
     if result.notes:
         lines += ["", "## Notes", ""] + [f"- {md_text(note)}" for note in result.notes]
     return "\n".join(lines + _md_footer(options)) + "\n"
