@@ -3,7 +3,7 @@ same code identifiers as the lexer; translation never crashes and is idempotent.
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from gpuport.port.translate import (
@@ -152,6 +152,9 @@ def test_fast_walk_agrees_with_the_lexer_on_any_text(text: str, version: str) ->
 
 @PROPERTY_SETTINGS
 @given(token_soup, st.sampled_from(VERSIONS), st.booleans(), st.booleans())
+# A CR-only file: the guard around a user's float4 operator was not seen on the line above,
+# so a second translation guarded it again.
+@example("cudaMalloc\roperator+(float4 a, float4 b){cudaMalloc)", "5.2", False, False)
 def test_translation_never_crashes_and_is_idempotent(
     text: str, version: str, fix: bool, strings: bool
 ) -> None:

@@ -21,6 +21,7 @@ VECTOR_TYPES = translation_facts().vector_types
 _TOKEN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[*&]")
 _QUALIFIERS = frozenset({"const", "volatile", "__restrict__", "restrict"})
 _DECLARATION_LINES = 4  # lines a declaration may span before its name (template, qualifiers)
+_LINE_END = re.compile(r"\r\n?|\n")
 _BODY_LOOKAHEAD = 50_000  # characters a guarded function body may span
 
 
@@ -90,7 +91,8 @@ def _guard(t: Translation, name: str, start: int, params_close: int, why: str) -
     if stop < 0:
         return False
     newline = t.newline()
-    before = code[max(0, begin - 200) : begin].rstrip("\r\n").rsplit("\n", 1)[-1].strip()
+    # the line above, whatever the file's line ends (a CR-only file is one "line" to rsplit)
+    before = _LINE_END.split(code[max(0, begin - 200) : begin].rstrip("\r\n"))[-1].strip()
     if before == f"#if {guard}":
         return True  # guarded already (a translation translated again)
     close = f"#endif{newline}"
