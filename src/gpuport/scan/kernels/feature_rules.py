@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterator
 
@@ -35,11 +36,16 @@ _TEXTURE_NAME_ANCHORS = (
     "texref",
     "surfref",
 )
+
+
 # A texture<...> or surface<...> reference declaration, or a reference API.
-_TEXTURE_REF_RE = re.compile(
-    r"(?:texture|surface)\s*<[^;<>{}]*>\s*[A-Za-z_]\w*\s*[;,]|"
-    + kernel_apis()["texture-reference-apis"].pattern.pattern
-)
+@functools.cache
+def _texture_ref_re() -> re.Pattern[str]:
+    return re.compile(
+        r"(?:texture|surface)\s*<[^;<>{}]*>\s*[A-Za-z_]\w*\s*[;,]|"
+        + kernel_apis()["texture-reference-apis"].pattern.pattern
+    )
+
 
 TEXTURE_REFERENCE = rule(
     id="GP315",
@@ -78,7 +84,7 @@ TEXTURE_REFERENCE = rule(
 
 def texture_surface_reference(src: KernelSource) -> Iterator[Finding]:
     """``texture<...> name;`` / ``surface<...> name;`` declarations and the reference APIs."""
-    for m, name in names_once_per_line(src, _TEXTURE_REF_RE, _TEXTURE_NAME_ANCHORS):
+    for m, name in names_once_per_line(src, _texture_ref_re(), _TEXTURE_NAME_ANCHORS):
         yield src.finding(
             TEXTURE_REFERENCE,
             m.start(),
@@ -125,7 +131,6 @@ def nanosleep(src: KernelSource) -> Iterator[Finding]:
 
 
 _GRAPH_NAME_ANCHORS = ("cudaGraph", "cudaConditional", "DeviceUpdatable")
-_GRAPH_NAMES_RE = kernel_apis()["graph-features"].pattern
 
 GRAPH_FEATURES = rule(
     id="GP322",
@@ -155,7 +160,9 @@ GRAPH_FEATURES = rule(
 
 def cuda_graph_unsupported_feature(src: KernelSource) -> Iterator[Finding]:
     """Conditional graph nodes, device-side graph launch and device-updatable kernel nodes."""
-    for m, name in names_once_per_line(src, _GRAPH_NAMES_RE, _GRAPH_NAME_ANCHORS):
+    for m, name in names_once_per_line(
+        src, kernel_apis()["graph-features"].pattern, _GRAPH_NAME_ANCHORS
+    ):
         yield src.finding(
             GRAPH_FEATURES,
             m.start(),

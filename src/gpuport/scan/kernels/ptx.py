@@ -7,12 +7,15 @@ becomes on AMD GPUs is knowledge, in ``kb/ptx.toml`` (:mod:`gpuport.kb.kernels`)
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from gpuport.kb.kernels import (
     PTX_FAMILIES,
+    PtxInstruction,
+    PtxQualifier,
     ptx_features,
     ptx_instructions,
     ptx_qualifiers,
@@ -30,51 +33,73 @@ _STRING_RE = re.compile(r"(?:u8|[uUL])?\"((?:[^\"\\\r\n]|\\.)*)\"")
 _STATEMENT_SPLIT_RE = re.compile(r"[;\n]")
 _OPCODE_RE = re.compile(r"^(?:@!?%?\w+\s+)?([a-z][a-z0-9_]*(?:\.[\w:]+)*)")
 _LABEL_RE = re.compile(r"^\$?\w+:\s*")
-# The special registers gpuport knows, longest first; `\b` makes each match a whole name.
-_SPECIAL_REG_RE = re.compile(
-    r"%%?("
-    + "|".join(
-        re.escape(reg.name) + (r"\w*" if reg.prefix else "")
-        for reg in sorted(special_registers().values(), key=lambda reg: -len(reg.name))
-    )
-    + r")\b"
-)
-_INSTRUCTIONS = ptx_instructions()
-_QUALIFIERS = ptx_qualifiers()
-_QUALIFIED_OPCODES = frozenset(opcode for opcode, _ in _QUALIFIERS)
-# Opcodes that mark a template as PTX even without a '.' qualifier (trap, exit, bra, …).
-_PTX_BARE_OPS = frozenset(op for op, instruction in _INSTRUCTIONS.items() if instruction.bare)
-
 HOPPER, CLUSTER, ASYNC = PTX_FAMILIES
 # An asm statement belongs to the most specific family it uses, in this order.
 _MOST_SPECIFIC_FIRST = (HOPPER, CLUSTER, ASYNC)
-_FAMILY_OP_PREFIXES = {
-    family: feature.opcode_prefixes for family, feature in ptx_features().items()
-}
-_FAMILY_REGISTERS = {
-    family: frozenset(
-        reg.name for reg in special_registers().values() if reg.family == family and not reg.prefix
+
+
+@dataclass(frozen=True, slots=True)
+class _Tables:
+    """What the templates are read against, from ``kb/ptx.toml``: built on first use, so that a
+    scan with no CUDA code neither parses the table nor compiles its expression."""
+
+    special_reg_re: re.Pattern[str]  # the special registers, longest first; whole names
+    instructions: Mapping[str, PtxInstruction]
+    qualifiers: Mapping[tuple[str, str], PtxQualifier]
+    qualified_opcodes: frozenset[str]
+    # Opcodes that mark a template as PTX even without a '.' qualifier (trap, exit, bra, …).
+    bare_ops: frozenset[str]
+    family_op_prefixes: Mapping[str, tuple[str, ...]]
+    family_registers: Mapping[str, frozenset[str]]
+    family_register_prefixes: Mapping[str, tuple[str, ...]]
+    hopper_wrapper_prefixes: tuple[str, ...]
+
+
+@functools.cache
+def _tables() -> _Tables:
+    registers = special_registers().values()
+    instructions = ptx_instructions()
+    qualifiers = ptx_qualifiers()
+    return _Tables(
+        special_reg_re=re.compile(
+            r"%%?("
+            + "|".join(
+                re.escape(reg.name) + (r"\w*" if reg.prefix else "")
+                for reg in sorted(registers, key=lambda reg: -len(reg.name))
+            )
+            + r")\b"
+        ),
+        instructions=instructions,
+        qualifiers=qualifiers,
+        qualified_opcodes=frozenset(opcode for opcode, _ in qualifiers),
+        bare_ops=frozenset(op for op, instruction in instructions.items() if instruction.bare),
+        family_op_prefixes={
+            family: feature.opcode_prefixes for family, feature in ptx_features().items()
+        },
+        family_registers={
+            family: frozenset(
+                reg.name for reg in registers if reg.family == family and not reg.prefix
+            )
+            for family in PTX_FAMILIES
+        },
+        family_register_prefixes={
+            family: tuple(reg.name for reg in registers if reg.family == family and reg.prefix)
+            for family in PTX_FAMILIES
+        },
+        hopper_wrapper_prefixes=ptx_wrappers()[HOPPER].name_prefixes,
     )
-    for family in PTX_FAMILIES
-}
-_FAMILY_REGISTER_PREFIXES = {
-    family: tuple(
-        reg.name for reg in special_registers().values() if reg.family == family and reg.prefix
-    )
-    for family in PTX_FAMILIES
-}
-_HOPPER_WRAPPER_PREFIXES = ptx_wrappers()[HOPPER].name_prefixes
 
 
 def ptx_op_hip(op: str) -> str:
     """What HIP offers instead of the PTX instruction ``op`` (with its qualifiers); "" if none."""
+    tables = _tables()
     base, *qualifiers = op.split(".")
-    if base in _QUALIFIED_OPCODES:
+    if base in tables.qualified_opcodes:
         for qualifier in qualifiers:
-            found = _QUALIFIERS.get((base, qualifier))
+            found = tables.qualifiers.get((base, qualifier))
             if found is not None:
                 return found.hip
-    instruction = _INSTRUCTIONS.get(base)
+    instruction = tables.instructions.get(base)
     return "" if instruction is None else instruction.hip
 
 
@@ -86,7 +111,7 @@ def special_register_hip(register: str) -> str:
 
 def is_hopper_wrapper(name: str) -> bool:
     """Whether ``cuda::ptx::name`` wraps a Hopper-or-newer instruction."""
-    return name.startswith(_HOPPER_WRAPPER_PREFIXES)
+    return name.startswith(_tables().hopper_wrapper_prefixes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +135,7 @@ def read_ptx(template: str) -> Ptx:
     opcodes: list[str] = []
     special: list[tuple[str, str]] = []
     is_ptx = False
+    tables = _tables()
     for raw in _STATEMENT_SPLIT_RE.split(template):
         stmt = raw.strip().lstrip("{}").strip()
         if not stmt:
@@ -122,11 +148,11 @@ def read_ptx(template: str) -> Ptx:
         if not m:
             continue
         opcode = m.group(1)
-        if "." in opcode or opcode in _PTX_BARE_OPS:
+        if "." in opcode or opcode in tables.bare_ops:
             is_ptx = True
         if opcode not in opcodes:
             opcodes.append(opcode)
-        for reg in _SPECIAL_REG_RE.finditer(stmt):
+        for reg in tables.special_reg_re.finditer(stmt):
             is_ptx = True
             pair = (opcode, reg.group(1))
             if pair not in special:
@@ -136,11 +162,12 @@ def read_ptx(template: str) -> Ptx:
 
 def _family(opcodes: list[str], special: list[tuple[str, str]]) -> str | None:
     """The most specific feature family the instructions or special registers belong to."""
+    tables = _tables()
     for family in _MOST_SPECIFIC_FIRST:
-        if any(op.startswith(_FAMILY_OP_PREFIXES.get(family, ())) for op in opcodes):
+        if any(op.startswith(tables.family_op_prefixes.get(family, ())) for op in opcodes):
             return family
-        registers = _FAMILY_REGISTERS[family]
-        prefixes = _FAMILY_REGISTER_PREFIXES[family]
+        registers = tables.family_registers[family]
+        prefixes = tables.family_register_prefixes[family]
         if (registers or prefixes) and any(
             reg in registers or reg.startswith(prefixes) for _, reg in special
         ):

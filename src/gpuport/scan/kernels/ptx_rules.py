@@ -7,6 +7,7 @@ any other PTX is GP301's.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -136,7 +137,6 @@ _HOPPER_NAME_ANCHORS = (
     "MMA::",
     "cp_async_bulk",
 )
-_HOPPER_NAMES_RE = kernel_apis()["hopper-features"].pattern
 
 HOPPER_ONLY = rule(
     id="GP309",
@@ -192,7 +192,9 @@ def hopper_only_feature(src: KernelSource) -> Iterator[Finding]:
                     "counterpart",
                 )
     code = src.code
-    for m, name in names_once_per_line(src, _HOPPER_NAMES_RE, _HOPPER_NAME_ANCHORS):
+    for m, name in names_once_per_line(
+        src, kernel_apis()["hopper-features"].pattern, _HOPPER_NAME_ANCHORS
+    ):
         if _on_arch_directive(code, m.start()):
             # `#if __CUDA_ARCH_HAS_FEATURE__(SM90_ALL)`: one decision (what the AMD build
             # takes there), which GP324 reports; one finding for it, not two
@@ -214,12 +216,17 @@ def _on_arch_directive(code: str, pos: int) -> bool:
 
 
 _CLUSTER_NAME_ANCHORS = ("luster", "LUSTER")
+
+
 # The cluster APIs, or a call of a cluster group's member functions.
-_CLUSTER_NAMES_RE = re.compile(
-    kernel_apis()["cluster-apis"].pattern.pattern
-    + r"|cluster\w*\s*\.\s*(?:sync|map_shared_rank|block_rank|barrier_arrive|barrier_wait"
-    r"|dim_blocks|num_blocks)\s*\("
-)
+@functools.cache
+def _cluster_names_re() -> re.Pattern[str]:
+    return re.compile(
+        kernel_apis()["cluster-apis"].pattern.pattern
+        + r"|cluster\w*\s*\.\s*(?:sync|map_shared_rank|block_rank|barrier_arrive|barrier_wait"
+        r"|dim_blocks|num_blocks)\s*\("
+    )
+
 
 THREAD_BLOCK_CLUSTERS = rule(
     id="GP310",
@@ -263,7 +270,7 @@ def thread_block_clusters(src: KernelSource) -> Iterator[Finding]:
             "inline PTX uses thread-block clusters, which AMD Instinct GPUs lack: " + ptx.shown()
         )
         yield src.finding(THREAD_BLOCK_CLUSTERS, statement.start, statement.end, message=message)
-    for m, name in names_once_per_line(src, _CLUSTER_NAMES_RE, _CLUSTER_NAME_ANCHORS):
+    for m, name in names_once_per_line(src, _cluster_names_re(), _CLUSTER_NAME_ANCHORS):
         yield src.finding(
             THREAD_BLOCK_CLUSTERS,
             m.start(),
@@ -273,8 +280,6 @@ def thread_block_clusters(src: KernelSource) -> Iterator[Finding]:
 
 
 _ASYNC_NAME_ANCHORS = ("pipeline", "memcpy_async", "barrier", "aligned_size_t", "::wait")
-_ASYNC_NAMES_RE = kernel_apis()["async-copy-apis"].pattern
-_ASYNC_HEADER_RE = kernel_apis()["async-copy-headers"].pattern
 
 ASYNC_COPY = rule(
     id="GP311",
@@ -317,7 +322,9 @@ def async_copy_pipeline(src: KernelSource) -> Iterator[Finding]:
             + ptx.shown()
         )
         yield src.finding(ASYNC_COPY, statement.start, statement.end, message=message)
-    for m, name in names_once_per_line(src, _ASYNC_NAMES_RE, _ASYNC_NAME_ANCHORS):
+    for m, name in names_once_per_line(
+        src, kernel_apis()["async-copy-apis"].pattern, _ASYNC_NAME_ANCHORS
+    ):
         yield src.finding(
             ASYNC_COPY,
             m.start(),
@@ -325,7 +332,7 @@ def async_copy_pipeline(src: KernelSource) -> Iterator[Finding]:
             message=f"{name}: asynchronous global-to-shared copies have no HIP counterpart",
         )
     for header, offset in src.includes:
-        if _ASYNC_HEADER_RE.match(header):
+        if kernel_apis()["async-copy-headers"].pattern.match(header):
             yield src.finding(
                 ASYNC_COPY,
                 offset,

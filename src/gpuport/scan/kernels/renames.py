@@ -29,7 +29,7 @@ _API_RE = re.compile(
 _API_CANDIDATE_RE = re.compile(r"(?:cu|CU)(?:b::)?\w*")
 _API_FAMILIES = ("runtime", "driver", "cuBLAS", "cuRAND", "cuFFT", "cuSPARSE", "cuSOLVER", "CUB")
 # Names with their own rule, or with no HIP counterpart in HIPIFY's tables: not a rename.
-_NOT_RENAMED_RE = kernel_apis()["not-renamed"].pattern
+_NOT_RENAMED = "not-renamed"  # kernel_apis()[...].pattern, looked up on first use
 _HELPER_MACRO_RE = re.compile(r"#[ \t]*define[ \t]+((?:cu|CU)\w+)")
 _HELPER_FUNCTION_RE = re.compile(
     r"((?:cu|CU)\w+)\s*\([^;{}()]*\)\s*(?:const\s*)?(?:noexcept\s*)?\{"
@@ -38,7 +38,7 @@ _RETURN_TYPE_BEFORE_RE = re.compile(
     r"(?:void|int|bool|unsigned|auto|inline|static|cudaError_t|CUresult|size_t|float|double)"
     r"\s*[*&]?\s*$"
 )
-_RENAMED_HEADER_RE = kernel_apis()["renamed-headers"].pattern
+_RENAMED_HEADERS = "renamed-headers"
 # A PyTorch C++/CUDA extension (it includes torch's, ATen's or c10's headers):
 # torch.utils.cpp_extension runs torch's own hipify over its sources when it builds for ROCm,
 # renaming these names itself (https://pytorch.org/docs/stable/cpp_extension.html, "ROCm").
@@ -96,20 +96,22 @@ def cuda_api_renames(src: KernelSource) -> Iterator[Finding]:
     families: dict[str, Counter[str]] = {}
     first: int | None = None
     found = src.conditions  # None: no #if in the file, everything is compiled
+    not_renamed = kernel_apis()[_NOT_RENAMED].pattern
     for candidate in words(_API_CANDIDATE_RE, code, also=".>"):
         m = _API_RE.fullmatch(candidate.group())
         index = m.lastindex if m is not None else None
         if m is None or index is None or (found is not None and found.is_dead(candidate.start())):
             continue
         name = m.group(index)
-        if name in user_defined or _NOT_RENAMED_RE.match(name):
+        if name in user_defined or not_renamed.match(name):
             continue
         families.setdefault(_API_FAMILIES[index - 1], Counter())[name] += 1
         if first is None:
             first = candidate.start()
     headers: Counter[str] = Counter()
+    renamed_header = kernel_apis()[_RENAMED_HEADERS].pattern
     for header, offset in src.includes:
-        if _RENAMED_HEADER_RE.match(header) and src.compiled_on_rocm(offset):
+        if renamed_header.match(header) and src.compiled_on_rocm(offset):
             headers[header] += 1
             first = offset if first is None else min(first, offset)
     if first is None:
