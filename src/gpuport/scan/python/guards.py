@@ -222,14 +222,26 @@ def _tests_rocm(statement: ast.AST) -> bool:
 
 
 _TORCH_CUDA_VERSION = ast.parse("torch.version.cuda", mode="eval").body
+_TORCH_XPU_AVAILABLE = ast.parse("torch.xpu.is_available", mode="eval").body
+
+
+def _off_rocm(test: ast.AST) -> bool:
+    """``test`` is one a ROCm PyTorch never passes: ``torch.version.cuda`` set (None on ROCm),
+    or ``torch.xpu.is_available()`` (only an Intel XPU build of PyTorch has an XPU device)."""
+    if tests_set(test, _TORCH_CUDA_VERSION):
+        return True
+    return (
+        isinstance(test, ast.Call) and not test.args and same_value(test.func, _TORCH_XPU_AVAILABLE)
+    )
 
 
 def _cuda_only(parents: Parents, test: ast.AST) -> bool:
-    """``test`` is true only when ``torch.version.cuda`` is set, which it never is on ROCm:
-    ``torch.version.cuda``, ``torch.version.cuda is not None``, an ``and`` holding one, or a
-    name the module assigns once, from such a test (``use_cuda = torch.version.cuda and
-    CUDA_HOME is not None``)."""
-    if tests_set(test, _TORCH_CUDA_VERSION):
+    """``test`` is never true on ROCm: ``torch.version.cuda``, ``torch.version.cuda is not
+    None``, ``torch.xpu.is_available()``, an ``and`` holding one, or a name every assignment
+    of which is such a test or a false constant, at least one a test (``use_cuda =
+    torch.version.cuda and CUDA_HOME is not None``; ``xpu_ok = torch.xpu.is_available()`` in a
+    ``try:`` whose ``except`` sets ``xpu_ok = False``)."""
+    if _off_rocm(test):
         return True
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(_cuda_only(parents, part) for part in test.values)
@@ -271,12 +283,16 @@ class _ModuleIndex:
                 self.loads.setdefault(node.id, []).append(node)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
                 self.loads.setdefault("." + node.attr, []).append(node)
-        # names assigned once, from a test true only on CUDA (checked without names, so a
-        # flag built from another flag is not followed)
+        # names assigned only from tests never true on ROCm, or false constants (checked
+        # without names, so a flag built from another flag is not followed)
         once = frozenset(
             name
             for name, values in assigned.items()
-            if len(values) == 1 and values[0] is not None and _cuda_only({}, values[0])
+            if all(
+                value is not None and (_falsy_constant(value) or _cuda_only({}, value))
+                for value in values
+            )
+            and any(value is not None and _cuda_only({}, value) for value in values)
         )
         # then flags set to something true only where one of those holds (`use_cutlass =
         # False` … `if use_cuda and not IS_WINDOWS: use_cutlass = True`, torchao's setup.py)
@@ -335,7 +351,7 @@ def _set_only_on_cuda(
 def _cuda_test(test: ast.AST, flags: frozenset[str]) -> bool:
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(_cuda_test(part, flags) for part in test.values)
-    return tests_set(test, _TORCH_CUDA_VERSION) or (isinstance(test, ast.Name) and test.id in flags)
+    return _off_rocm(test) or (isinstance(test, ast.Name) and test.id in flags)
 
 
 def _in_cuda_branch(parents: Parents, node: ast.AST, flags: frozenset[str]) -> bool:
