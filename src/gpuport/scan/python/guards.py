@@ -222,25 +222,33 @@ def _tests_rocm(statement: ast.AST) -> bool:
 
 
 _TORCH_CUDA_VERSION = ast.parse("torch.version.cuda", mode="eval").body
-_TORCH_XPU_AVAILABLE = ast.parse("torch.xpu.is_available", mode="eval").body
+_TORCH_XPU_VERSION = ast.parse("torch.version.xpu", mode="eval").body
+# Devices a ROCm PyTorch never has: only an Intel XPU build has an XPU, only a macOS build MPS.
+_OTHER_DEVICE_CHECKS = tuple(
+    ast.parse(name, mode="eval").body
+    for name in ("torch.xpu.is_available", "torch.backends.mps.is_available")
+)
 
 
 def _off_rocm(test: ast.AST) -> bool:
-    """``test`` is one a ROCm PyTorch never passes: ``torch.version.cuda`` set (None on ROCm),
-    or ``torch.xpu.is_available()`` (only an Intel XPU build of PyTorch has an XPU device)."""
-    if tests_set(test, _TORCH_CUDA_VERSION):
+    """``test`` is one a ROCm PyTorch never passes: ``torch.version.cuda`` or
+    ``torch.version.xpu`` set (both None on ROCm), ``torch.xpu.is_available()`` or
+    ``torch.backends.mps.is_available()``."""
+    if tests_set(test, _TORCH_CUDA_VERSION) or tests_set(test, _TORCH_XPU_VERSION):
         return True
     return (
-        isinstance(test, ast.Call) and not test.args and same_value(test.func, _TORCH_XPU_AVAILABLE)
+        isinstance(test, ast.Call)
+        and not test.args
+        and any(same_value(test.func, check) for check in _OTHER_DEVICE_CHECKS)
     )
 
 
 def _cuda_only(parents: Parents, test: ast.AST) -> bool:
-    """``test`` is never true on ROCm: ``torch.version.cuda``, ``torch.version.cuda is not
-    None``, ``torch.xpu.is_available()``, an ``and`` holding one, or a name every assignment
-    of which is such a test or a false constant, at least one a test (``use_cuda =
-    torch.version.cuda and CUDA_HOME is not None``; ``xpu_ok = torch.xpu.is_available()`` in a
-    ``try:`` whose ``except`` sets ``xpu_ok = False``)."""
+    """``test`` is never true on ROCm: one :func:`_off_rocm` names (``torch.version.cuda``,
+    ``torch.version.cuda is not None``, ``torch.xpu.is_available()``…), an ``and`` holding
+    one, or a name every assignment of which is such a test or a false constant, at least one
+    a test (``use_cuda = torch.version.cuda and CUDA_HOME is not None``; ``xpu_ok =
+    torch.xpu.is_available()`` in a ``try:`` whose ``except`` sets ``xpu_ok = False``)."""
     if _off_rocm(test):
         return True
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
