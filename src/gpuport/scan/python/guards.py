@@ -222,14 +222,34 @@ def _tests_rocm(statement: ast.AST) -> bool:
 
 
 _TORCH_CUDA_VERSION = ast.parse("torch.version.cuda", mode="eval").body
+_TORCH_XPU_VERSION = ast.parse("torch.version.xpu", mode="eval").body
+# Devices a ROCm PyTorch never has: only an Intel XPU build has an XPU, only a macOS build MPS.
+_OTHER_DEVICE_CHECKS = tuple(
+    ast.parse(name, mode="eval").body
+    for name in ("torch.xpu.is_available", "torch.backends.mps.is_available")
+)
+
+
+def _off_rocm(test: ast.AST) -> bool:
+    """``test`` is one a ROCm PyTorch never passes: ``torch.version.cuda`` or
+    ``torch.version.xpu`` set (both None on ROCm), ``torch.xpu.is_available()`` or
+    ``torch.backends.mps.is_available()``."""
+    if tests_set(test, _TORCH_CUDA_VERSION) or tests_set(test, _TORCH_XPU_VERSION):
+        return True
+    return (
+        isinstance(test, ast.Call)
+        and not test.args
+        and any(same_value(test.func, check) for check in _OTHER_DEVICE_CHECKS)
+    )
 
 
 def _cuda_only(parents: Parents, test: ast.AST) -> bool:
-    """``test`` is true only when ``torch.version.cuda`` is set, which it never is on ROCm:
-    ``torch.version.cuda``, ``torch.version.cuda is not None``, an ``and`` holding one, or a
-    name the module assigns once, from such a test (``use_cuda = torch.version.cuda and
-    CUDA_HOME is not None``)."""
-    if tests_set(test, _TORCH_CUDA_VERSION):
+    """``test`` is never true on ROCm: one :func:`_off_rocm` names (``torch.version.cuda``,
+    ``torch.version.cuda is not None``, ``torch.xpu.is_available()``…), an ``and`` holding
+    one, or a name every assignment of which is such a test or a false constant, at least one
+    a test (``use_cuda = torch.version.cuda and CUDA_HOME is not None``; ``xpu_ok =
+    torch.xpu.is_available()`` in a ``try:`` whose ``except`` sets ``xpu_ok = False``)."""
+    if _off_rocm(test):
         return True
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(_cuda_only(parents, part) for part in test.values)
@@ -271,12 +291,16 @@ class _ModuleIndex:
                 self.loads.setdefault(node.id, []).append(node)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
                 self.loads.setdefault("." + node.attr, []).append(node)
-        # names assigned once, from a test true only on CUDA (checked without names, so a
-        # flag built from another flag is not followed)
+        # names assigned only from tests never true on ROCm, or false constants (checked
+        # without names, so a flag built from another flag is not followed)
         once = frozenset(
             name
             for name, values in assigned.items()
-            if len(values) == 1 and values[0] is not None and _cuda_only({}, values[0])
+            if all(
+                value is not None and (_falsy_constant(value) or _cuda_only({}, value))
+                for value in values
+            )
+            and any(value is not None and _cuda_only({}, value) for value in values)
         )
         # then flags set to something true only where one of those holds (`use_cutlass =
         # False` … `if use_cuda and not IS_WINDOWS: use_cutlass = True`, torchao's setup.py)
@@ -335,7 +359,7 @@ def _set_only_on_cuda(
 def _cuda_test(test: ast.AST, flags: frozenset[str]) -> bool:
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(_cuda_test(part, flags) for part in test.values)
-    return tests_set(test, _TORCH_CUDA_VERSION) or (isinstance(test, ast.Name) and test.id in flags)
+    return _off_rocm(test) or (isinstance(test, ast.Name) and test.id in flags)
 
 
 def _in_cuda_branch(parents: Parents, node: ast.AST, flags: frozenset[str]) -> bool:
