@@ -155,6 +155,11 @@ def test_fast_walk_agrees_with_the_lexer_on_any_text(text: str, version: str) ->
 # A CR-only file: the guard around a user's float4 operator was not seen on the line above,
 # so a second translation guarded it again.
 @example("cudaMalloc\roperator+(float4 a, float4 b){cudaMalloc)", "5.2", False, False)
+# A comment continued by a backslash after the definition: an #endif put on the next line
+# would be inside the comment.
+@example(
+    "operator+(float4 a, float4 b);// cudaMalloc comment \\\n cudaMalloc ", "5.2", False, False
+)
 def test_translation_never_crashes_and_is_idempotent(
     text: str, version: str, fix: bool, strings: bool
 ) -> None:

@@ -144,7 +144,11 @@ def _definition_end(t: Translation, params_close: int) -> int:
             return -1
         end = close + 1
     line_end = re.compile(r"[ \t]*(?:\r\n|\r|\n|$)").match(code, end)
-    return line_end.end() if line_end else -1
+    if line_end is None:
+        return -1
+    if t.text[end : line_end.end()].rstrip("\r\n").endswith("\\"):
+        return -1  # a comment continued by a backslash: the next line is still this one
+    return line_end.end()
 
 
 def insert_guards(t: Translation) -> None:

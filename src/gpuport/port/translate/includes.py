@@ -77,15 +77,19 @@ def _header(t: Translation, hash_pos: int, start: int, end: int) -> None:
     if entry.keep or _is_project_header(t, path, quoted, mapped=mapped):
         return
     if entry.drop:
-        _remove(t, hash_pos, end, f"removed: {entry.note}" if entry.note else "removed")
+        if not _remove(t, hash_pos, end, f"removed: {entry.note}" if entry.note else "removed"):
+            t.report(start, "header", path, UNCONVERTED, "not removed: code follows it on its line")
         return
     new_path = _header_path(t, entry, path, start)
     if new_path is None:
         return
     first = t.hip_headers.get(new_path)
-    if first is not None and _CONDITIONAL_RE.search(t.text, first, hash_pos) is None:
-        _remove(t, hash_pos, end, f"removed: {new_path} is included above already")
-        return
+    if (
+        first is not None
+        and _CONDITIONAL_RE.search(t.text, first, hash_pos) is None
+        and _remove(t, hash_pos, end, f"removed: {new_path} is included above already")
+    ):
+        return  # else code follows it on its line: translated in place, a harmless repeat
     if new_path == HIP_RUNTIME_HEADER:
         t.includes_hip_runtime = True
     elif entry.needs_runtime and not t.includes_hip_runtime:
@@ -109,11 +113,16 @@ def _header(t: Translation, hash_pos: int, start: int, end: int) -> None:
         t.change(start, "header", token, new_token, CONVERTED, entry.note)
 
 
-def _remove(t: Translation, hash_pos: int, end: int, note: str) -> None:
-    """Delete the ``#include`` from ``hash_pos`` to ``end`` (see :func:`_directive_cut`)."""
-    first, last = _directive_cut(t.text, hash_pos, end)
+def _remove(t: Translation, hash_pos: int, end: int, note: str) -> bool:
+    """Delete the ``#include`` from ``hash_pos`` to ``end`` (see :func:`_directive_cut`);
+    False when it cannot be deleted alone."""
+    cut = _directive_cut(t.text, hash_pos, end)
+    if cut is None:
+        return False
+    first, last = cut
     if t.edit(first, last, ""):
         t.change(hash_pos, "header", t.text[hash_pos:end], "", CONVERTED, note, whole_line=True)
+    return True
 
 
 def _is_project_header(t: Translation, path: str, quoted: bool, *, mapped: bool) -> bool:
@@ -154,16 +163,19 @@ def _line_start_if_blank_before(text: str, hash_pos: int) -> int:
     return first if _BLANKS_TO_END_RE.match(text, first, hash_pos) else hash_pos
 
 
-def _directive_cut(text: str, hash_pos: int, header_end: int) -> tuple[int, int]:
+def _directive_cut(text: str, hash_pos: int, header_end: int) -> tuple[int, int] | None:
     """What to delete to drop the ``#include`` from ``hash_pos`` to ``header_end``: its whole
     line (newline included) when nothing else is on it; else the directive and the blanks
     after it only, so that a comment before or after it (one that opens a block comment, say)
-    and any other bytes on the line stay as they were."""
+    stays as it was. None when code follows it on its line: that code would start the line
+    once the directive is gone (a second ``#include`` there would become a directive)."""
     after = _BLANKS_RE.match(text, header_end)
     stop = after.end() if after else header_end
     line_break = _LINE_BREAK_RE.match(text, stop)
     if line_break is None:
-        return hash_pos, stop  # a comment or anything else follows on the line
+        if not text.startswith(("//", "/*"), stop):
+            return None
+        return hash_pos, stop  # a comment follows on the line
     first = line_start(text, hash_pos)
     if _BLANKS_TO_END_RE.match(text, first, hash_pos):
         return first, line_break.end()  # alone on its line
