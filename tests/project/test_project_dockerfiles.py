@@ -67,6 +67,10 @@ def test_their_findings_fold_into_one_line_each(tmp_path: Path) -> None:
     assert ("GP401", "serve/Dockerfile") in listed
     aside = {(f.rule_id, f.location.path) for f in result.set_aside}
     assert ("GP401", "Dockerfile") in aside and ("GP401", "docker/Dockerfile") in aside
+    # a file component is named as the file, not as a folder ("Dockerfile/")
+    lines = sorted(f.message for f in result.findings if f.rule_id == "GP601")
+    assert lines[0].startswith("Dockerfile is NVIDIA-only"), lines
+    assert lines[1].startswith("docker/Dockerfile is NVIDIA-only"), lines
 
 
 def test_without_a_rocm_image_near_nothing_is_folded(tmp_path: Path) -> None:

@@ -220,20 +220,28 @@ def _rule_counts(findings: list[Finding]) -> str:
     return ", ".join(f"{rule_id} x{n}" for rule_id, n in sorted(counts.items()))
 
 
+def _shown(component: Component, inside: list[Finding]) -> str:
+    """The component as a reader names it: a folder ends in "/", a file (a Dockerfile, a
+    header) is its path; a component is a file when its findings sit in that very path."""
+    prefix = component.path.rstrip("/")
+    return prefix if any(f.location.path == prefix for f in inside) else prefix + "/"
+
+
 def _component_finding(component: Component, inside: list[Finding], model: ProjectModel) -> Finding:
     evidence = "; ".join(str(e) for e in component.evidence) or "the project's build files"
+    shown = _shown(component, inside)
     alternative = component.rocm_alternative or "the project's ROCm build"
     message = (
-        f"{component.path}/ is NVIDIA-only: the ROCm build leaves it out ({evidence}). "
+        f"{shown} is NVIDIA-only: the ROCm build leaves it out ({evidence}). "
         f"{len(inside)} finding(s) in it set aside ({_rule_counts(inside)}); "
         f"on ROCm the project uses {alternative}."
     )
     fix = Fix(
-        f"Nothing to port in {component.path}/: build the project's ROCm path ({alternative}) "
+        f"Nothing to port in {shown}: build the project's ROCm path ({alternative}) "
         "on ROCm; port this component only if ROCm must run it too."
     )
     if not component.rocm_alternative and not model.supports_rocm:
-        message, fix = _no_alternative(component, evidence, inside)
+        message, fix = _no_alternative(shown, evidence, inside)
     # Placed where the build says so (the CUDA branch's line), so that a reader lands on it.
     first = component.evidence[0] if component.evidence else None
     path, line = (first.path, first.line) if first else (component.path, 0)
@@ -241,7 +249,7 @@ def _component_finding(component: Component, inside: list[Finding], model: Proje
     return replace(finding, tier=model.tier_of(component.path))
 
 
-def _no_alternative(component: Component, evidence: str, inside: list[Finding]) -> tuple[str, Fix]:
+def _no_alternative(shown: str, evidence: str, inside: list[Finding]) -> tuple[str, Fix]:
     """The GP601 text for a component only NVIDIA GPUs build (one built for Hopper and newer
     only, an opt-in CUDA-only sub-build), in a project with no ROCm path: nothing replaces it,
     and a port leaves it out."""
@@ -253,12 +261,12 @@ def _no_alternative(component: Component, evidence: str, inside: list[Finding]) 
     )
     how = "do not build this extension there" if newer else "leave its option off"
     message = (
-        f"{component.path}/ is NVIDIA-only: {what} ({evidence}). "
+        f"{shown} is NVIDIA-only: {what} ({evidence}). "
         f"{len(inside)} finding(s) in it set aside ({_rule_counts(inside)}); the project has "
         "no ROCm alternative to it."
     )
     fix = Fix(
-        f"Leave {component.path}/ out of the ROCm build ({how}); "
+        f"Leave {shown} out of the ROCm build ({how}); "
         "port it only if ROCm must run it, as new code for AMD's hardware."
     )
     return message, fix
