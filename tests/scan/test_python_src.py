@@ -206,7 +206,7 @@ def test_deeply_nested_code_does_not_crash_the_scanner(tmp_path: Path) -> None:
     chain = " + ".join(["major"] * 2000)
     path.write_text(
         "import torch\nmajor, minor = torch.cuda.get_device_capability()\n"
-        f"score = {chain}\nif score >= 80:\n    pass\n",
+        f"score = {chain}\nif score >= 90:\n    pass\n",
         encoding="utf-8",
     )
     result = scan(path)

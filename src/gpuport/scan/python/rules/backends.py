@@ -7,21 +7,24 @@ choice of attention kernels.
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.kb import python_code
 from gpuport.rules import rule
 from gpuport.scan.python.checks import Assignment, looks_at
 from gpuport.scan.python.context import PythonContext
-from gpuport.scan.python.nodes import argument, is_false
+from gpuport.scan.python.nodes import argument, is_false, target_name
 from gpuport.scan.python.rules.references import PYTORCH_HIP_NOTES, PYTORCH_ROCM_COMPAT
 
-# torch.backends.cudnn.flags(…) sets the cuDNN switches for a block: allow_tf32=… is this one.
+# torch.backends.cudnn.flags(…) sets the cuDNN switches for a block: benchmark=… among them.
 _CUDNN_FLAGS = "torch.backends.cudnn.flags"
-_CUDNN_TF32 = "torch.backends.cudnn.allow_tf32"
 # The precision switches and what each does on ROCm, from the knowledge base; a switch can be
 # set only by writing its last name (allow_tf32…), which is the rule's needle.
 _SWITCHES = python_code.precision_switches()
+
+# The switches GP204 reports: TF32 ones are left alone, see its docs.
+_REPORTED_SWITCHES = {name: s for name, s in _SWITCHES.items() if s.kind != "tf32"}
 
 TF32_FLAG = rule(
     id="GP204",
@@ -29,51 +32,47 @@ TF32_FLAG = rule(
     category=Category.PYTHON,
     severity=Severity.LOW,
     confidence=Confidence.MEDIUM,
-    summary="Sets a TF32 or reduced-precision switch that ROCm honours only in part",
+    summary="Sets a reduced-precision switch that ROCm does not honour",
     what=(
-        "Finds assignments to `torch.backends.cuda.matmul.allow_tf32` and "
-        "`torch.backends.cudnn.allow_tf32` (other than `= False`), to "
-        "`allow_fp16_reduced_precision_reduction` / `allow_bf16_reduced_precision_reduction`, "
-        "and `torch.backends.cudnn.flags(allow_tf32=…)`."
+        "Finds assignments to `torch.backends.cuda.matmul."
+        "allow_fp16_reduced_precision_reduction` and `allow_bf16_reduced_precision_reduction`. "
+        "The TF32 switches (`torch.backends.cuda.matmul.allow_tf32`, "
+        "`torch.backends.cudnn.allow_tf32`, `cudnn.flags(allow_tf32=…)`) are not reported: on "
+        "ROCm PyTorch ignores them, so FP32 matmuls keep full FP32 precision — the behaviour of "
+        "an NVIDIA GPU older than Ampere, which every such project already runs on. No result "
+        "changes and nothing breaks; only the TF32 speed-up is absent (hipBLASLt's XF32 on "
+        "MI300 takes `HIPBLASLT_ALLOW_TF32=1`)."
     ),
     why=(
-        "TF32 is an NVIDIA Ampere+ format. On ROCm, PyTorch maps `allow_tf32` to hipBLASLt's "
-        "XF32 only on MI300-class GPUs (gfx942) and recent releases, with numerics that differ "
-        "from NVIDIA's; on other AMD GPUs the switch does nothing, so FP32 matmuls run at full "
-        "FP32 speed. AMD's PyTorch compatibility table lists the cuDNN TF32 switch and the "
-        "reduced-precision-reduction switches as unsupported, so a request for stricter "
-        "accuracy through them is silently dropped."
+        "AMD's PyTorch compatibility table lists the reduced-precision-reduction switches as "
+        "unsupported on ROCm, so a request through them — in particular `= False`, asking for "
+        "full-precision reductions — is silently dropped."
     ),
-    example="torch.backends.cuda.matmul.allow_tf32 = True\ntorch.backends.cudnn.allow_tf32 = True\n",
+    example="torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False\n",
     instead=(
-        "torch.set_float32_matmul_precision('high')  # the portable knob\n"
-        "# then measure speed and accuracy on the AMD GPU you target\n"
+        "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False\n"
+        "# on ROCm: check the accuracy you need on the AMD GPU itself (or compute in fp32)\n"
     ),
     fix=(
-        "Use `torch.set_float32_matmul_precision`, and do not rely on TF32 speed or on "
-        "reduced-precision settings on ROCm: measure on the target GPU."
+        "Do not rely on the reduced-precision switches on ROCm: measure the accuracy on the "
+        "target GPU, or upcast the reductions that need it."
     ),
     mechanical=False,
     references=(
-        f"{PYTORCH_HIP_NOTES}#tensorfloat-32-tf32-on-rocm",
-        "https://github.com/pytorch/pytorch/issues/130600",
         PYTORCH_ROCM_COMPAT,
+        # TF32 on ROCm: "TF32 is not supported on ROCm" (PyTorch's HIP notes), and
+        # Context::setAllowTF32CuBLAS returns without effect under USE_ROCM unless
+        # HIPBLASLT_ALLOW_TF32=1 (aten/src/ATen/Context.cpp).
+        f"{PYTORCH_HIP_NOTES}#tensorfloat-32-tf32-on-rocm",
+        "https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/Context.cpp",
     ),
-    needles=tuple(sorted({name.rsplit(".", 1)[1] for name in _SWITCHES})),
+    needles=tuple(sorted({name.rsplit(".", 1)[1] for name in _REPORTED_SWITCHES})),
 )
 
 
-@looks_at(TF32_FLAG, assignments=tuple(_SWITCHES), calls=(_CUDNN_FLAGS,))
-def tf32_flag(ctx: PythonContext, subject: Assignment | ast.Call) -> None:
-    if isinstance(subject, ast.Call):  # cudnn.flags(allow_tf32=True)
-        for kw in subject.keywords:
-            if kw.arg == "allow_tf32" and not is_false(kw.value):
-                message = f"sets {_CUDNN_TF32}: {_SWITCHES[_CUDNN_TF32].on_rocm}"
-                ctx.report(TF32_FLAG, kw.value, message)
-        return
-    switch = _SWITCHES[ctx.qual(subject.target) or ""]
-    if switch.kind == "tf32" and is_false(subject.value):
-        return  # turning TF32 off asks for nothing ROCm lacks
+@looks_at(TF32_FLAG, assignments=tuple(_REPORTED_SWITCHES))
+def tf32_flag(ctx: PythonContext, subject: Assignment) -> None:
+    switch = _REPORTED_SWITCHES[ctx.qual(subject.target) or ""]
     ctx.report(TF32_FLAG, subject.target, f"sets {switch.name}: {switch.on_rocm}")
 
 
@@ -88,7 +87,9 @@ CUDNN_BENCHMARK = rule(
     summary="Turns on cudnn.benchmark, which on ROCm runs MIOpen's exhaustive kernel search",
     what=(
         "Finds `torch.backends.cudnn.benchmark = True` (or any value other than False) and "
-        "`torch.backends.cudnn.flags(benchmark=True)`."
+        "`torch.backends.cudnn.flags(benchmark=True)`. A switch that only follows the user's "
+        "own option of that name (`if args.cudnn_benchmark: …benchmark = True`, `…benchmark = "
+        "cfg.benchmark`) is left alone: the user turns the search on, and can leave it off."
     ),
     why=(
         "On ROCm the cuDNN switches drive MIOpen. With benchmark on, MIOpen does an "
@@ -117,6 +118,31 @@ CUDNN_BENCHMARK = rule(
 )
 
 
+def _benchmark_option(node: ast.AST | None) -> bool:
+    """``cudnn_benchmark``, ``args.benchmark``, ``cfg["cudnn_benchmark"]``,
+    ``opts.get("benchmark")``: a user's option named for the switch."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr != "get" or not node.args:
+            return False
+        node = node.args[0]
+        name = node.value if isinstance(node, ast.Constant) else None
+    else:
+        name = target_name(node) if node is not None else None
+    return isinstance(name, str) and "benchmark" in name.lower()
+
+
+def _follows_option(ctx: PythonContext, subject: Assignment) -> bool:
+    """The switch is set from, or only under, the user's option of that name."""
+    if _benchmark_option(subject.value):
+        return True
+    statement = subject.node
+    parent = ctx.parents.get(statement) if statement is not None else None
+    if not isinstance(parent, ast.If) or statement not in parent.body:
+        return False
+    tests = parent.test.values if isinstance(parent.test, ast.BoolOp) else [parent.test]
+    return any(_benchmark_option(test) for test in tests)
+
+
 @looks_at(CUDNN_BENCHMARK, assignments=(_CUDNN_BENCHMARK,), calls=(_CUDNN_FLAGS,))
 def cudnn_benchmark(ctx: PythonContext, subject: Assignment | ast.Call) -> None:
     message = (
@@ -127,7 +153,7 @@ def cudnn_benchmark(ctx: PythonContext, subject: Assignment | ast.Call) -> None:
         for kw in subject.keywords:
             if kw.arg == "benchmark" and not is_false(kw.value):
                 ctx.report(CUDNN_BENCHMARK, kw.value, message)
-    elif not is_false(subject.value):
+    elif not is_false(subject.value) and not _follows_option(ctx, subject):
         ctx.report(CUDNN_BENCHMARK, subject.target, message)
 
 
@@ -245,7 +271,10 @@ SDPA_NO_FALLBACK = rule(
     what=(
         "Finds `sdpa_kernel(...)` given only FLASH_ATTENTION and/or EFFICIENT_ATTENTION, "
         "`torch.backends.cuda.sdp_kernel(..., enable_math=False)` and "
-        "`torch.backends.cuda.enable_math_sdp(False)`."
+        "`torch.backends.cuda.enable_math_sdp(False)`. A `with sdpa_kernel(…)` block whose "
+        "attention call is given FP8 scale factors (`q_descale=`, `k_descale=`…) is left "
+        "alone: only the flash kernel takes FP8 inputs, so the math backend could not run "
+        "that call either, and the FP8 attention itself is the porting question."
     ),
     why=(
         "On ROCm the flash and memory-efficient kernels come from AOTriton or Composable "
@@ -269,6 +298,20 @@ SDPA_NO_FALLBACK = rule(
 )
 
 
+def _fp8_attention_block(parents: Mapping[ast.AST, ast.AST], node: ast.Call) -> bool:
+    """``with sdpa_kernel(…):`` around a call given FP8 descale factors (``q_descale=…``)."""
+    item = parents.get(node)
+    block = parents.get(item) if isinstance(item, ast.withitem) else None
+    if not isinstance(block, (ast.With, ast.AsyncWith)):
+        return False
+    return any(
+        isinstance(inner, ast.Call)
+        and any(kw.arg is not None and kw.arg.endswith("_descale") for kw in inner.keywords)
+        for statement in block.body
+        for inner in ast.walk(statement)
+    )
+
+
 @looks_at(SDPA_NO_FALLBACK, calls=(_SDPA_KERNEL, _SDP_KERNEL, _ENABLE_MATH_SDP))
 def sdpa_no_fallback(ctx: PythonContext, node: ast.Call) -> None:
     qual = ctx.qual(node.func)
@@ -276,6 +319,8 @@ def sdpa_no_fallback(ctx: PythonContext, node: ast.Call) -> None:
         backends = _backend_names(argument(node, 0, "backends"))
         if not backends or not backends <= {"FLASH_ATTENTION", "EFFICIENT_ATTENTION"}:
             return
+        if _fp8_attention_block(ctx.parents, node):
+            return  # only the flash kernel takes FP8 inputs: a fallback would not help
         what = " and ".join(sorted(backends))
     elif qual == _SDP_KERNEL:
         enabled, cudnn_given = _sdp_kernel_switches(node)

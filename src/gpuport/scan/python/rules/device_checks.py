@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import ast
 import functools
+import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from gpuport.findings import Category, Confidence, Severity
+from gpuport.kb import gpu_stack
 from gpuport.rules import rule
 from gpuport.scan.python import guards
 from gpuport.scan.python.checks import looks_at
@@ -40,7 +43,9 @@ CUDA_VERSION_CHECK = rule(
         "(`.split('.')`, `float(...)`, `version.parse(...)`). Code that also tests "
         "`torch.version.hip` (or an `is_rocm`/`is_hip` flag) in the same condition, the same "
         "if/elif chain, an enclosing if, or an earlier guard is left alone, and so is a test "
-        "of the value (not a parse) with a ROCm test in the statement right before or after."
+        "of the value (not a parse) with a ROCm test in the statement right before or after, "
+        "or an early `return` on a build without CUDA from a function that fills "
+        "`TORCH_CUDA_ARCH_LIST` (only CUDA builds read it; ROCm's take `PYTORCH_ROCM_ARCH`)."
     ),
     why=(
         "A ROCm build of PyTorch sets `torch.version.hip` and leaves `torch.version.cuda` as "
@@ -121,6 +126,32 @@ def _guards_a_use(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
     return False
 
 
+# Read only by CUDA builds of extensions; ROCm builds take PYTORCH_ROCM_ARCH.
+_CUDA_ARCH_LIST_VARIABLE = "TORCH_CUDA_ARCH_LIST"
+
+
+def _skips_cuda_arch_setup(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
+    """``if not torch.version.cuda: return`` in a function that fills TORCH_CUDA_ARCH_LIST:
+    only CUDA builds read that variable, so returning early on ROCm is the right answer."""
+    test = parents.get(node)
+    unset = (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)) or (
+        isinstance(test, ast.Compare) and guards.tests_unset(test, node)
+    )
+    statement = parents.get(test) if unset and test is not None else None
+    if not isinstance(statement, ast.If) or statement.test is not test or statement.orelse:
+        return False
+    body = statement.body
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is not None:
+        return False
+    function = guards.scope_of(parents, statement)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return any(
+        isinstance(part, ast.Constant) and part.value == _CUDA_ARCH_LIST_VARIABLE
+        for part in ast.walk(function)
+    )
+
+
 @looks_at(CUDA_VERSION_CHECK, attributes=(CUDA_VERSION,), followed=(ValueKind.CUDA_VERSION,))
 def cuda_version_check(ctx: PythonContext, node: ast.Attribute | ast.Name) -> None:
     parents = ctx.parents
@@ -129,7 +160,9 @@ def cuda_version_check(ctx: PythonContext, node: ast.Attribute | ast.Name) -> No
         return
     if guards.rocm_guarded(parents, node):
         return
-    if reason in ("branches on", "checks for None") and guards.beside_rocm_test(parents, node):
+    if reason in ("branches on", "checks for None") and (
+        guards.beside_rocm_test(parents, node) or _skips_cuda_arch_setup(parents, node)
+    ):
         return  # a test whose ROCm side the statement beside it handles (a parse still raises)
     if reason in ("parses", "compares"):
         if guards.none_guard(parents, node) is not None:
@@ -168,22 +201,31 @@ DEVICE_CAPABILITY_GATE = rule(
     what=(
         "Finds `torch.cuda.get_device_capability()` results (also `get_device_properties(…)"
         ".major/.minor`, through the names they are assigned to) compared with numbers such "
-        "as `>= (8, 0)`, `major >= 8` or `== (9, 0)`; `sm_XX` / `compute_XX` strings compared "
+        "as `>= (9, 0)`, `major >= 9`, `== (9, 0)` or `major in (10, 12)`; `sm_XX` / `compute_XX` strings compared "
         "with something; and f-strings that build `sm_{major}{minor}` from the capability."
     ),
     why=(
         "On ROCm the capability is the gfx version: (9, 0) for gfx90a (MI200), (9, 4) for "
-        "gfx942 (MI300), (9, 5) for gfx950, (11, 0) for RDNA3. So `>= (8, 0)` passes on every "
-        "recent AMD GPU, and `== (9, 0)` — Hopper on NVIDIA — matches MI200, which lacks "
-        "Hopper's features (FP8, TMA, FA3). The gate enables kernels that do not exist or "
-        "disables ones that do."
+        "gfx942 (MI300), (9, 5) for gfx950, (10, 3) for RDNA2, (11, 0) for RDNA3, (12, 0) for "
+        "RDNA4. So `>= (9, 0)` passes on MI300, which lacks Hopper's features (TMA, wgmma, "
+        "FA3, the e4m3fn FP8 of `torch._scaled_mm` on gfx942), `== 12` or `>= 10` pass on "
+        "RDNA cards that lack Blackwell's, and the gate enables kernels that do not exist there. "
+        "Only such gates are reported: each comparison is evaluated at every capability torch "
+        "reports for the targets PyTorch's ROCm wheels are built for (kb/gpu_stack.toml), and it "
+        "is reported when some AMD GPU answers it as no NVIDIA GPU from Pascal to Ampere (no "
+        "FP8, no TMA) does. When every AMD answer is one such a GPU also gives (`>= (8, 0)`, "
+        "`< 7`, `major == 8`), the AMD GPU takes the path the code keeps for those GPUs, which "
+        "asks for nothing ROCm lacks (bf16, matrix cores, flash attention through AOTriton/CK). "
+        "Also left alone: gates whose branches only pick numbers (a workspace or block size) or "
+        "narrow a list of autotune configs, and `sm_XX` names built only to label a record or a "
+        "log line."
     ),
-    example="if torch.cuda.get_device_capability() >= (8, 0):\n    use_bf16_kernels()\n",
+    example="if torch.cuda.get_device_capability() >= (9, 0):\n    use_hopper_fp8_kernels()\n",
     instead=(
         "if torch.version.hip:\n"
         "    arch = torch.cuda.get_device_properties(0).gcnArchName  # e.g. 'gfx942:sramecc+:xnack-'\n"
-        "    fast = arch.startswith(('gfx90a', 'gfx94', 'gfx95'))\n"
-        "else:\n    fast = torch.cuda.get_device_capability() >= (8, 0)\n"
+        "    fp8 = arch.startswith(('gfx942', 'gfx950'))  # and use the fnuz types on gfx942\n"
+        "else:\n    fp8 = torch.cuda.get_device_capability() >= (9, 0)\n"
         "# or ask for the feature: torch.cuda.is_bf16_supported()\n"
     ),
     fix=(
@@ -200,6 +242,205 @@ DEVICE_CAPABILITY_GATE = rule(
 )
 
 
+# NVIDIA GPUs from before FP8 (Pascal to Ampere): a path a gate keeps for them needs nothing
+# ROCm lacks, so an AMD GPU that answers a gate as one of them is not misled.
+_PRE_FP8_CAPABILITIES = ((6, 0), (6, 1), (7, 0), (7, 2), (7, 5), (8, 0), (8, 6), (8, 7))
+_GFX_RE = re.compile(r"^gfx(\d{1,2})([0-9a-f])[0-9a-f]$")
+
+
+@functools.cache
+def _amd_capabilities() -> tuple[tuple[int, int], ...]:
+    """(major, minor) that torch on ROCm reports for each target its wheels are built for: the
+    gfx version (gfx90a -> (9, 0), gfx942 -> (9, 4), gfx1030 -> (10, 3), gfx1201 -> (12, 0))."""
+    found: set[tuple[int, int]] = set()
+    for wheel in gpu_stack.torch_rocm_archs():
+        for arch in wheel.archs:
+            if match := _GFX_RE.match(arch):
+                found.add((int(match[1]), int(match[2], 16)))
+    return tuple(sorted(found))
+
+
+_Capability = tuple[int, int]
+_CONTAINERS = (ast.Tuple, ast.List, ast.Set)
+_Value = tuple[int, ...] | int | float
+
+
+def _number(node: ast.AST) -> _Value | None:
+    """The value of a number or a tuple of numbers written out (``8``, ``(9, 0)``, ``8.9``)."""
+    if not number_like(node) or isinstance(node, (ast.List, ast.Set)):
+        return None
+    try:
+        value = ast.literal_eval(node)
+    except ValueError:  # pragma: no cover - number_like admits only literals
+        return None
+    if isinstance(value, tuple):
+        return value if all(type(v) is int for v in value) else None
+    return value if type(value) in (int, float) else None
+
+
+def _minor_operand(node: ast.AST) -> bool:
+    """``cap[1]``, ``props.minor`` or a name such as ``cc_minor``: the minor number alone."""
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and node.slice.value == 1
+    if isinstance(node, ast.Attribute):
+        return node.attr == "minor"
+    return isinstance(node, ast.Name) and "minor" in node.id.lower()
+
+
+def _view(capability: _Capability, like: _Value, minor: bool) -> _Value:
+    """The capability as the code compares it with ``like``: the tuple, the major or minor
+    number, ``major * 10 + minor`` (sm = 90) or ``major.minor`` as a float (8.9)."""
+    major, minor_number = capability
+    if isinstance(like, tuple):
+        return capability[: len(like)] if len(like) <= 2 else capability
+    if minor:
+        return minor_number
+    if isinstance(like, float):
+        return major + minor_number / 10
+    return major * 10 + minor_number if like >= 20 else major
+
+
+_ORDER: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+}
+
+
+def _answers(
+    node: ast.Compare, kinds: list[ValueKind | None]
+) -> Callable[[_Capability], bool] | None:
+    """The comparison as a function of the capability, when its other operands are numbers
+    written out (``major in (10, 12)``, ``(10, 0) <= cap < (12, 0)``); None otherwise."""
+    operands = [node.left, *node.comparators]
+    sides: list[bool | list[_Value]] = []  # the capability (is it the minor alone?) or values
+    for index, (operand, kind) in enumerate(zip(operands, kinds, strict=True)):
+        if kind is ValueKind.CAPABILITY:
+            sides.append(_minor_operand(operand))
+            continue
+        container = index > 0 and isinstance(node.ops[index - 1], (ast.In, ast.NotIn))
+        parts = operand.elts if container and isinstance(operand, _CONTAINERS) else [operand]
+        found = [_number(part) for part in parts]
+        values = [value for value in found if value is not None]
+        if not values or len(values) != len(found):
+            return None
+        sides.append(values)
+    likes = [value for side in sides if isinstance(side, list) for value in side]
+    if not likes or len({type(like) for like in likes}) != 1:
+        return None
+    like = likes[0]
+
+    def answer(capability: _Capability) -> bool:
+        shown = [[_view(capability, like, s)] if isinstance(s, bool) else s for s in sides]
+        for op, left, right in zip(node.ops, shown, shown[1:], strict=False):
+            if isinstance(op, (ast.In, ast.NotIn)):
+                ok = (left[0] in right) is isinstance(op, ast.In)
+            elif type(op) in _ORDER and len(left) == 1 and len(right) == 1:
+                try:
+                    ok = _ORDER[type(op)](left[0], right[0])
+                except TypeError:  # a tuple against a number: cannot tell, count it taken
+                    return True
+            else:
+                return True
+            if not ok:
+                return False
+        return True
+
+    return answer
+
+
+def _misled(answer: Callable[[_Capability], bool]) -> tuple[_Capability, ...]:
+    """The AMD capabilities that answer the gate as no NVIDIA GPU from before FP8 does."""
+    pre_fp8 = {answer(c) for c in _PRE_FP8_CAPABILITIES}
+    return tuple(c for c in _amd_capabilities() if answer(c) not in pre_fp8)
+
+
+def _numbers_only(node: ast.AST | None) -> bool:
+    """An int or float expression of literals (``32 * 1024 * 1024 + 1024``, ``-1``)."""
+    if node is None:
+        return False
+    for part in ast.walk(node):
+        if isinstance(part, ast.Constant):
+            if type(part.value) not in (int, float):
+                return False
+        elif not isinstance(part, (ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop)):
+            return False
+    return True
+
+
+def _picks_numbers(body: list[ast.stmt]) -> bool:
+    """A branch that only sets or returns numbers: a size, not a code path."""
+    sets = [s for s in body if not isinstance(s, ast.Pass)]
+    return bool(sets) and all(
+        isinstance(s, (ast.Return, ast.Assign, ast.AnnAssign, ast.AugAssign))
+        and _numbers_only(s.value)
+        for s in sets
+    )
+
+
+def _narrows_list(statement: ast.If, parents: Mapping[ast.AST, ast.AST]) -> bool:
+    """``if gate: return [c for c in configs if …]`` with ``return configs`` as the other way
+    out: the gate only drops autotune configs, every GPU still runs the same kernel."""
+    if len(statement.body) != 1 or not isinstance(statement.body[0], ast.Return):
+        return False
+    value = statement.body[0].value
+    if not isinstance(value, ast.ListComp) or len(value.generators) != 1:
+        return False
+    source = value.generators[0].iter
+    if not isinstance(source, ast.Name):
+        return False
+    others: list[ast.stmt] = list(statement.orelse)
+    block = parents.get(statement)
+    for field in ("body", "orelse", "finalbody"):
+        siblings = getattr(block, field, None)
+        if isinstance(siblings, list) and statement in siblings:
+            others += siblings[siblings.index(statement) + 1 : siblings.index(statement) + 2]
+    return any(
+        isinstance(other, ast.Return)
+        and isinstance(other.value, ast.Name)
+        and other.value.id == source.id
+        for other in others
+    )
+
+
+def _only_tunes(parents: Mapping[ast.AST, ast.AST], node: ast.Compare) -> bool:
+    """The gate's branches only pick numbers or narrow a config list (TransformerEngine's
+    cuBLAS workspace size, a Triton autotune prune): on any GPU the same code runs."""
+    child: ast.AST = node
+    parent = parents.get(node)
+    while isinstance(parent, (ast.BoolOp, ast.UnaryOp)):
+        child, parent = parent, parents.get(parent)
+    if isinstance(parent, ast.IfExp) and parent.test is child:
+        return _numbers_only(parent.body) and _numbers_only(parent.orelse)
+    if isinstance(parent, ast.If) and parent.test is child:
+        if _narrows_list(parent, parents):
+            return True
+        return _picks_numbers(parent.body) and (not parent.orelse or _picks_numbers(parent.orelse))
+    return False
+
+
+# Calls that only show or record a value: an sm_XX name built for them drives nothing.
+_RECORDING_CALLS = frozenset(
+    {"print", "debug", "info", "warning", "warn", "error", "log", "write", "append"}
+)
+
+
+def _only_labels(parents: Mapping[ast.AST, ast.AST], node: ast.JoinedStr) -> bool:
+    """An ``sm_{major}{minor}`` f-string stored in a dict entry or passed to a log call: a
+    label (a cache fingerprint, a report line), not an architecture a build or a kernel uses."""
+    parent = parents.get(node)
+    if isinstance(parent, ast.Dict):
+        return node in parent.values
+    if isinstance(parent, ast.Assign):
+        return all(isinstance(target, ast.Subscript) for target in parent.targets)
+    if isinstance(parent, ast.Call) and node in parent.args:
+        return called_name(parent) in _RECORDING_CALLS
+    return False
+
+
 @looks_at(DEVICE_CAPABILITY_GATE, nodes=(ast.Compare, ast.JoinedStr))
 def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr) -> None:
     if ctx.imports_nvidia_only_dsl():
@@ -208,10 +449,15 @@ def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr
         written = "".join(literal(part) or "" for part in node.values)
         if "sm_" not in written and "compute_" not in written:
             return
-        if any(
-            isinstance(part, ast.FormattedValue) and ctx.kind(part.value) is ValueKind.CAPABILITY
-            for part in node.values
-        ) and not guards.rocm_guarded(ctx.parents, node):
+        if (
+            any(
+                isinstance(part, ast.FormattedValue)
+                and ctx.kind(part.value) is ValueKind.CAPABILITY
+                for part in node.values
+            )
+            and not _only_labels(ctx.parents, node)
+            and not guards.rocm_guarded(ctx.parents, node)
+        ):
             ctx.report(
                 DEVICE_CAPABILITY_GATE,
                 node,
@@ -227,13 +473,26 @@ def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr
             for o, k in zip(operands, kinds, strict=True)
             if k is not ValueKind.CAPABILITY and number_like(o)
         ]
-        if numbers and not guards.rocm_guarded(ctx.parents, node):
+        answer = _answers(node, kinds) if numbers else None
+        if (
+            numbers
+            and (answer is None or _misled(answer))
+            and not _only_tunes(ctx.parents, node)
+            and not guards.rocm_guarded(ctx.parents, node)
+        ):
             shown = ast.unparse(numbers[0])
+            misled = _misled(answer) if answer is not None else ()
+            taken = (
+                f"; it is {answer(misled[0])} for gfx {misled[0]}, as on no NVIDIA GPU before Ada"
+                if answer is not None and misled
+                else ""
+            )
             ctx.report(
                 DEVICE_CAPABILITY_GATE,
                 node,
                 f"compares the CUDA compute capability with {shown}: on ROCm it is the gfx "
-                "version ((9, 0) for MI200, (9, 4) for MI300), so this gate misfires",
+                f"version ((9, 4) for MI300, (11, 0) for RDNA3){taken}, so an AMD GPU takes a "
+                "path written for newer NVIDIA GPUs",
             )
     for operand in operands:
         text = literal(operand)
@@ -258,7 +517,9 @@ DEVICE_NAME_MATCH = rule(
         "(also lower-/upper-cased, and through the names they are assigned to) tested with "
         "`in`, `==`, `.startswith()`, `.find()` or `re.search()` against strings such as "
         "'A100', 'H100', 'Tesla' or 'NVIDIA'. Checks that also name an AMD product, or that "
-        "sit behind a ROCm test, are left alone."
+        "sit behind a ROCm test, are left alone, and so is a test whose branch only turns "
+        "something off (sets a flag to False or None, warns, breaks out): a workaround for that "
+        "NVIDIA product, which is rightly not applied on AMD."
     ),
     why=(
         "On ROCm the name is AMD's ('AMD Instinct MI300X', 'AMD Radeon RX 7900 XTX'), so an "
@@ -286,6 +547,34 @@ _NAME_TEST_METHODS = (
 _REGEX_CALLS = ("re.search", "re.match", "re.fullmatch", "re.findall", "re.finditer")
 
 
+# Calls that only tell the user something.
+_NOTICE_CALLS = frozenset({"print", "warn", "warning", "info", "debug", "log", "warning_once"})
+
+
+def _turns_off(statement: ast.stmt) -> bool:
+    """``flag = False``, ``x = None``, ``return False``, ``break``, a print or warning."""
+    if isinstance(statement, (ast.Break, ast.Continue, ast.Pass)):
+        return True
+    if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.Return)):
+        value = statement.value
+        return value is None or (isinstance(value, ast.Constant) and value.value in (False, None))
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        return called_name(statement.value) in _NOTICE_CALLS
+    return False
+
+
+def _only_disables(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
+    """``if "GB10" in name: fast_path = False; break``: the test, when true, only turns
+    something off for that NVIDIA product, so on AMD (false) the normal path runs."""
+    child, parent = node, parents.get(node)
+    while isinstance(parent, ast.BoolOp):
+        child, parent = parent, parents.get(parent)
+    if not isinstance(parent, ast.If) or parent.test is not child or parent.orelse:
+        return False
+    acts = [s for s in parent.body if not isinstance(s, (ast.Pass, ast.Expr))]
+    return bool(acts) and all(_turns_off(s) for s in parent.body)
+
+
 @looks_at(DEVICE_NAME_MATCH, nodes=(ast.Compare,), methods=_NAME_TEST_METHODS, calls=_REGEX_CALLS)
 def device_name_match(ctx: PythonContext, node: ast.Compare | ast.Call) -> None:
     if isinstance(node, ast.Compare):  # "A100" in name, name == "…"
@@ -305,7 +594,7 @@ def device_name_match(ctx: PythonContext, node: ast.Compare | ast.Call) -> None:
         strings = strings_in([argument(node, 0, "pattern")])
     if not strings or any(guards.AMD_NAME_RE.search(s) for s in strings):
         return  # nothing literal to judge, or the code already names AMD products
-    if guards.rocm_guarded(ctx.parents, node):
+    if guards.rocm_guarded(ctx.parents, node) or _only_disables(ctx.parents, node):
         return
     shown = ", ".join(repr(s) for s in strings[:3])
     ctx.report(
