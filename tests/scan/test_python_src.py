@@ -143,7 +143,8 @@ def test_every_nvidia_tool_gp206_names_is_found(tmp_path: Path, tool: str) -> No
 def test_setup_py_is_scanned_too(tmp_path: Path) -> None:
     (tmp_path / "setup.py").write_text(
         "from torch.utils.cpp_extension import CUDAExtension\n"
-        "ext = CUDAExtension('ops', ['ops.cpp', 'ops_kernel.cu'])\n",
+        "ext = CUDAExtension('ops', ['ops.cpp', 'ops_kernel.cu'],\n"
+        "                    extra_compile_args={'nvcc': ['-arch=sm_80']})\n",
         encoding="utf-8",
     )
     result = scan_path(tmp_path, ScanOptions(jobs=1, select=frozenset({"GP2"})))

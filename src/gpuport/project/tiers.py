@@ -37,11 +37,22 @@ TIER_RULES: tuple[TierRule, ...] = (
     # Old code kept for old users; porting it is rarely what a team wants first.
     TierRule(Tier.DEPRECATED, frozenset({"deprecated", "legacy"})),
     # pytest's and unittest's layouts: tests/ folders anywhere (DeepSpeed's tests/unit,
-    # flash-attention's tests/cute), test_*.py and *_test.py modules, conftest.py fixtures.
+    # flash-attention's tests/cute), test_*.py and *_test.py modules, conftest.py fixtures;
+    # and a package's test helpers, a testing/ folder or a testing.py module (numpy.testing,
+    # torch.testing, pandas.testing: tolerances, reference inputs and devices for the tests).
     TierRule(
         Tier.TESTS,
         frozenset({"tests", "test", "testing", "unittests"}),
-        ("test_*.py", "*_test.py", "conftest.py", "*_test.cc", "*_test.cpp", "*_test.cu"),
+        (
+            "test_*.py",
+            "*_test.py",
+            "conftest.py",
+            "testing.py",
+            "testing_utils.py",
+            "*_test.cc",
+            "*_test.cpp",
+            "*_test.cu",
+        ),
     ),
     # Quality-assurance scripts at the top (TransformerEngine's qa/ runs its test suites).
     TierRule(Tier.TESTS, frozenset({"qa"}), top_only=True),
@@ -84,9 +95,29 @@ TIER_RULES: tuple[TierRule, ...] = (
     TierRule(Tier.CI, frozenset({"wheel_utils"})),
     TierRule(Tier.CI, frozenset({"packaging"}), top_only=True),
     # Developer scripts at the top of the tree; inside a package these names are often shipped.
+    # Scratch folders (repro/, sandbox/, playground/) hold a developer's experiments.
     TierRule(
-        Tier.DEV, frozenset({"scripts", "tools", "dev", "devtools", "utils_dev"}), top_only=True
+        Tier.DEV,
+        frozenset(
+            {
+                "scripts",
+                "tools",
+                "dev",
+                "devtools",
+                "utils_dev",
+                "repro",
+                "repros",
+                "reproducers",
+                "scratch",
+                "sandbox",
+                "playground",
+            }
+        ),
+        top_only=True,
     ),
+    # A bug reproducer (race_repro_tma.py, repro_issue_123.py): a script written to show a
+    # developer one failure, run by hand, never imported by the package.
+    TierRule(Tier.DEV, files=("repro.py", "repro_*.py", "*_repro.py", "*_repro_*.py")),
 )
 
 

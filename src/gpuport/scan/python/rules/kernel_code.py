@@ -37,25 +37,24 @@ CUDA_EXTENSION_BUILD = rule(
     id="GP210",
     slug="cuda-extension-build",
     category=Category.PYTHON,
-    severity=Severity.INFO,
+    severity=Severity.LOW,
     confidence=Confidence.HIGH,
-    summary="Builds a PyTorch CUDA extension; on ROCm PyTorch hipifies its sources at build time",
+    summary="Builds a PyTorch CUDA extension with nvcc flags that name NVIDIA architectures",
     what=(
         "Finds `torch.utils.cpp_extension.CUDAExtension(...)`, `load(...)` with .cu sources "
-        "or `with_cuda=True`, and `load_inline(..., cuda_sources=...)`, once per file (the "
-        "first, with the count of the others), and names the kernel files when the sources "
-        "are written as a literal list. It is LOW when the nvcc flags name NVIDIA "
-        "architectures (-gencode, -arch=sm_XX). A file that already branches for ROCm "
-        "(`if torch.version.hip:`, `IS_HIP_EXTENSION`, a ROCm build switch) builds its "
-        "extensions there: only NVIDIA arch flags are reported in it."
+        "or `with_cuda=True`, and `load_inline(..., cuda_sources=...)` whose nvcc flags "
+        "(`extra_compile_args={'nvcc': …}`, `extra_cuda_cflags=…`) name NVIDIA architectures "
+        "(-gencode, -arch=sm_XX, --gpu-architecture), and names the kernel files when the "
+        "sources are written as a literal list. A build without such flags is not reported: "
+        "on a ROCm PyTorch it hipifies and compiles as it is, and its kernel files get their "
+        "own findings (GP3xx). Calls under a ROCm test (`if not torch.version.hip:`) are left "
+        "alone."
     ),
     why=(
-        "This path usually works: on a ROCm build of PyTorch these helpers run hipify over "
-        "the CUDA sources (writing .hip copies) and compile them with hipcc. What hipify "
-        "cannot translate — inline PTX, warp-size-32 assumptions, CUDA-only libraries — "
-        "breaks the build or the results, so the named kernel files are the ones to review "
-        "(gpuport's GP3xx rules scan them). NVIDIA architecture flags do not apply; ROCm "
-        "targets come from PYTORCH_ROCM_ARCH."
+        "On a ROCm build of PyTorch these helpers run hipify over the CUDA sources (writing "
+        ".hip copies) and compile them with hipcc, so the extension itself needs no change. "
+        "The nvcc flags, though, are handed to hipcc there: NVIDIA architecture flags do not "
+        "apply (ROCm targets come from PYTORCH_ROCM_ARCH) and break or mistarget the build."
     ),
     example=(
         "CUDAExtension('fused_ops', ['csrc/ops.cpp', 'csrc/ops_kernel.cu'],\n"
@@ -67,11 +66,14 @@ CUDA_EXTENSION_BUILD = rule(
         "# build with PYTORCH_ROCM_ARCH=gfx942 (for example)\n"
     ),
     fix=(
-        "Build the extension on a ROCm PyTorch, keep NVIDIA-only nvcc flags out of the ROCm "
-        "build, set PYTORCH_ROCM_ARCH, and review the kernel files for GP3xx findings."
+        "Keep NVIDIA-only nvcc flags out of the ROCm build, set PYTORCH_ROCM_ARCH, and review "
+        "the kernel files for GP3xx findings."
     ),
     mechanical=False,
-    references=("https://github.com/ROCm/pytorch/wiki/Enabling-PyTorch-CUDA-extensions-for-ROCm",),
+    references=(
+        "https://github.com/ROCm/pytorch/wiki/Enabling-PyTorch-CUDA-extensions-for-ROCm",
+        "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py",
+    ),
     needles=("cpp_extension",),
 )
 
@@ -107,44 +109,18 @@ def _extension_sources(
     return function, files, kernels, [f for f in flags if _NVIDIA_ARCH_FLAG_RE.search(f)]
 
 
-# The module last asked about, and what it says about its extensions (one walk per file):
-# whether it already tells ROCm apart, and how many CUDA extension calls it makes.
-_MODULE_FACTS: list[tuple[ast.AST, bool, int]] = []
-
-
-def _module_facts(ctx: PythonContext, node: ast.AST) -> tuple[bool, int]:
-    """(the file has a ROCm path, the number of CUDA extension builds in it)."""
-    root = node
-    for _child, parent in guards.ancestors(ctx.parents, node):
-        root = parent
-    if _MODULE_FACTS and _MODULE_FACTS[0][0] is root:
-        return _MODULE_FACTS[0][1], _MODULE_FACTS[0][2]
-    rocm_aware = False
-    builds = 0
-    for sub in ast.walk(root):
-        if isinstance(sub, ast.If) and guards.mentions_rocm(sub.test):
-            rocm_aware = True
-        elif isinstance(sub, ast.Call) and (ctx.qual(sub.func) or "").startswith(_CPP_EXTENSION):
-            builds += _extension_sources(ctx, sub) is not None
-    _MODULE_FACTS[:] = [(root, rocm_aware, builds)]
-    return rocm_aware, builds
-
-
 @looks_at(CUDA_EXTENSION_BUILD, call_prefixes=(_CPP_EXTENSION,))
 def cuda_extension_build(ctx: PythonContext, node: ast.Call) -> None:
     found = _extension_sources(ctx, node)
     if found is None:
         return
     function, files, kernels, arch_flags = found
-    rocm_aware, builds = _module_facts(ctx, node)
-    if rocm_aware and not arch_flags:
-        # The file already branches for ROCm (torch.version.hip, IS_HIP_EXTENSION, a ROCm
-        # build switch): the project builds its extensions there, nothing here to port.
+    if not arch_flags:
+        # Built as it is on a ROCm PyTorch: cpp_extension hipifies the sources and compiles
+        # them with hipcc. What hipify cannot translate is in the kernel files (GP3xx).
         return
     if guards.rocm_guarded(ctx.parents, node):
         return
-    if not arch_flags and not ctx.first_time(CUDA_EXTENSION_BUILD, "extension"):
-        return  # one decision for the file's extensions: told once, with their count
     name = literal(argument(node, 0, "name")) or "…"
     if function == "load_inline":
         built = "inline CUDA sources (cuda_sources=…)"
@@ -154,21 +130,13 @@ def cuda_extension_build(ctx: PythonContext, node: ast.Call) -> None:
         built = "sources " + ", ".join(files)
     else:
         built = "sources not written as a literal list"
-    review = "review that code" if function == "load_inline" else "review those files (GP3xx)"
-    message = (
-        f"{function}({name!r}) builds {built}: on ROCm PyTorch hipifies them and compiles "
-        f"with hipcc; {review}"
+    ctx.report(
+        CUDA_EXTENSION_BUILD,
+        node,
+        f"{function}({name!r}) builds {built} with the nvcc flags {', '.join(arch_flags[:3])}, "
+        "which target NVIDIA GPUs: on ROCm PyTorch hands them to hipcc, whose gfx targets come "
+        "from PYTORCH_ROCM_ARCH",
     )
-    if builds > 1 and not arch_flags:
-        message += f" (and the {builds - 1} other CUDA extension build(s) in this file)"
-    severity = None
-    if arch_flags:
-        severity = Severity.LOW
-        message += (
-            f"; the nvcc flags {', '.join(arch_flags[:3])} target NVIDIA GPUs — ROCm builds take "
-            "gfx targets from PYTORCH_ROCM_ARCH"
-        )
-    ctx.report(CUDA_EXTENSION_BUILD, node, message, severity=severity)
 
 
 _INLINE_ASM = (
@@ -281,7 +249,10 @@ HARDCODED_WARP_SIZE = rule(
     what=(
         "Finds `WARP_SIZE = 32`-style constants (warp_size, threads_per_warp, warp_threads…), "
         "keyword arguments and dict keys with those names set to 32, `num_warps * 32`, and "
-        "`num_warps = threads // 32`."
+        "`num_warps = threads // 32`. A `num_warps * 32` that only skips a candidate while "
+        "autotune configurations are listed (`if … : continue` in a loop, a comprehension's "
+        "filter) is left alone: Triton sizes the launch itself, and with 64-thread wavefronts "
+        "the filter only keeps a few more configurations, each of which still runs."
     ),
     why=(
         "AMD's CDNA GPUs (MI100 to MI355) execute wavefronts of 64 threads; RDNA runs 32 or 64. "
@@ -340,7 +311,7 @@ def hardcoded_warp_size(
             if name and _WARP_SIZE_NAME_RE.match(name) and is_int(value, 32):
                 report(value, f"{name!r}: 32")
     elif isinstance(subject, ast.BinOp):  # num_warps * 32
-        if not isinstance(subject.op, ast.Mult):
+        if not isinstance(subject.op, ast.Mult) or _prunes_candidates(ctx, subject):
             return
         for number, other in ((subject.left, subject.right), (subject.right, subject.left)):
             name = target_name(other)
@@ -368,6 +339,29 @@ def hardcoded_warp_size(
             )
         ):
             report(value, f"{name} = … / 32")
+
+
+def _prunes_candidates(ctx: PythonContext, node: ast.AST) -> bool:
+    """``node`` sits in a test that only skips a candidate while configurations are listed:
+    ``if 32 * num_warps * 32 > block_m * block_n: continue`` in a loop, or the filter of a
+    comprehension (``[c for c in configs if c.num_warps * 32 <= c.BLOCK]``).
+
+    Such a test only chooses which configurations the autotuner tries; Triton sizes the launch
+    from ``num_warps`` itself, 64 threads a warp on CDNA, so with wave64 the filter is merely
+    looser and every configuration it keeps still runs correctly.
+    """
+    for child, parent in guards.ancestors(ctx.parents, node):
+        if isinstance(parent, ast.comprehension):
+            return child in parent.ifs
+        if isinstance(parent, ast.If):
+            return (
+                parent.test is child
+                and not parent.orelse
+                and all(isinstance(statement, ast.Continue) for statement in parent.body)
+            )
+        if isinstance(parent, ast.stmt):
+            return False
+    return False
 
 
 NVTX_MARKERS = rule(
