@@ -106,7 +106,12 @@ NVIDIA_TOOL_CALL = rule(
         "subprocesses and `shutil.which` whose command (a literal string, list or f-string) "
         "starts an NVIDIA tool: nvidia-smi, nvcc, nvprof, nsys, ncu, cuda-gdb, "
         "compute-sanitizer, cuobjdump, nvdisasm, dcgmi, deviceQuery. In notebooks, `!` shell "
-        "lines and `%%bash` cells are read too."
+        "lines and `%%bash` cells are read too. Left alone: a call under a ROCm test, in a "
+        "function or module that also runs or looks for AMD's tools (amd-smi, rocm-smi, "
+        "rocminfo, hipcc: multi-vendor detection), and a run inside a `try:` whose handler "
+        "catches a missing program (bare `except`, `Exception`, `OSError`, "
+        "`FileNotFoundError`) and carries on without raising: that code was written for "
+        "machines without the tool and takes the same path on ROCm."
     ),
     why=(
         "These tools ship with the NVIDIA driver or CUDA toolkit and are not on a ROCm "
@@ -183,8 +188,6 @@ def nvidia_tool_call(ctx: PythonContext, subject: ast.Call | ShellCommand) -> No
     if command is None:
         command = next((kw.value for kw in subject.keywords if kw.arg in _COMMAND_KEYWORDS), None)
     looks_up = qual == "shutil.which"
-    if _probes_amd_too(ctx, subject):
-        return
     if isinstance(command, (ast.List, ast.Tuple)):
         # exec form: the program is the first word (after sudo, timeout…), unless it is a
         # shell given a script with -c
@@ -195,7 +198,12 @@ def nvidia_tool_call(ctx: PythonContext, subject: ast.Call | ShellCommand) -> No
         text, first_only = command_text(command), looks_up
     if not text:
         return
-    for tool, entry in tools_in(text, first_only=first_only):
+    tools = tools_in(text, first_only=first_only)
+    if not tools or _probes_amd_too(ctx, subject):
+        return
+    if not looks_up and guards.missing_program_handled(ctx.parents, subject):
+        return  # written for machines without the tool: on ROCm it takes that path
+    for tool, entry in tools:
         report(subject.lineno, subject.col_offset + 1, tool, entry, runs=not looks_up)
 
 
@@ -258,12 +266,23 @@ CUDA_ENV_VAR = rule(
 
 # AMD's tools: a function that also runs or looks for one of them handles both vendors.
 _AMD_TOOL_RE = re.compile(r"\b(?:amd-smi|amdsmi|rocm-smi|rocminfo|hipcc|hipconfig|rocprof\w*)\b")
+# A command for one of AMD's tools, as a literal: the program alone (or its path), or followed by
+# options ("rocm-smi --showmeminfo vram"), not prose that names it ("amd-smi reads sysfs").
+_AMD_COMMAND_RE = re.compile(
+    r"(?:\S*[/\\])?(?:amd-smi|rocm-smi|rocminfo|rocm_agent_enumerator|hipcc|hipconfig|hipinfo"
+    r"|rocprof\w*)(?:\.exe)?(?:\s+-.*)?",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 def _probes_amd_too(ctx: PythonContext, call: ast.Call) -> bool:
-    """The call sits under a ROCm guard, or in a function that also asks for AMD's tools or
-    tests for ROCm (multi-vendor GPU detection, which tries nvidia-smi then amd-smi)."""
+    """The call is one vendor's half of code that handles both: it sits under a ROCm guard, in
+    a function that also asks for AMD's tools or tests for ROCm, or in a module that also runs
+    or looks for an AMD tool (multi-vendor GPU detection split into an NVIDIA and an AMD helper,
+    tried one after the other)."""
     if guards.rocm_guarded(ctx.parents, call):
+        return True
+    if guards.module_has_string(ctx.parents, call, _AMD_COMMAND_RE):
         return True
     scope = guards.scope_of(ctx.parents, call)
     if isinstance(scope, ast.Module):
