@@ -52,7 +52,6 @@ EXPECTED = {
     ("GP205", "llm_service/train.py", 13),
     ("GP203", "llm_service/train.py", 18),
     ("GP208", "llm_service/train.py", 24),
-    ("GP208", "llm_service/train.py", 25),
     ("GP202", "llm_service/train.py", 38),
     ("GP102", "requirements.txt", 2),
     ("GP101", "requirements.txt", 3),

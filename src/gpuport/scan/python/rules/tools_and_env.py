@@ -229,26 +229,29 @@ CUDA_ENV_VAR = rule(
         "CUDA_PATH, CUDA_DEVICE_ORDER and others. Variables the knowledge base marks as still "
         "honoured on ROCm are left alone, and so is setting a variable ROCm never reads and "
         "needs nothing in place of (TORCH_CUDA_ARCH_LIST, which PyTorch's extension builder "
-        "reads only for nvcc; CUDA_MODULE_LOADING). Reading CUDA_HOME/CUDA_PATH is MEDIUM: "
-        "they are unset on ROCm machines."
+        "reads only for nvcc; CUDA_MODULE_LOADING; CUDA_DEVICE_ORDER), and reading "
+        "CUDA_VISIBLE_DEVICES, which HIP reads with the same meaning (the code sees what the "
+        "user set). Reading CUDA_HOME/CUDA_PATH is MEDIUM: they are unset on ROCm machines."
     ),
     why=(
         "ROCm selects GPUs with HIP_VISIBLE_DEVICES (HIP) and ROCR_VISIBLE_DEVICES (the whole "
-        "stack; AMD recommends it on Linux). HIP has honoured CUDA_VISIBLE_DEVICES for "
-        "portability, but schedulers and AMD's device plugins set the ROCm names, so code that "
-        "reads CUDA_VISIBLE_DEVICES to count or pick GPUs sees nothing, and indices are "
-        "relative when both are set. Kernel serialisation is AMD_SERIALIZE_KERNEL / "
+        "stack; AMD recommends it on Linux). HIP up to ROCm 7.x also reads "
+        "CUDA_VISIBLE_DEVICES with the same meaning, so code that reads it sees the mask the "
+        "user set (and where ROCR_VISIBLE_DEVICES filters instead, the devices are already "
+        "renumbered from 0); but AMD's later documentation drops the CUDA name, so code that "
+        "sets it to pick GPUs should set the ROCm names too, and indices are relative when "
+        "both are set. Kernel serialisation is AMD_SERIALIZE_KERNEL / "
         "HIP_LAUNCH_BLOCKING, extension builds read PYTORCH_ROCM_ARCH (gfx names) instead of "
         "TORCH_CUDA_ARCH_LIST, and the toolkit lives in ROCM_PATH/ROCM_HOME (/opt/rocm), "
         "not CUDA_HOME."
     ),
     example=(
         "os.environ['CUDA_VISIBLE_DEVICES'] = str(local_rank)\n"
-        "n_gpus = len(os.environ.get('CUDA_VISIBLE_DEVICES', '').split(','))\n"
+        "include = os.path.join(os.environ['CUDA_HOME'], 'include')\n"
     ),
     instead=(
-        "visible = os.environ.get('HIP_VISIBLE_DEVICES') or os.environ.get('CUDA_VISIBLE_DEVICES')\n"
-        "n_gpus = torch.cuda.device_count()  # vendor-neutral\n"
+        "os.environ['CUDA_VISIBLE_DEVICES'] = os.environ['HIP_VISIBLE_DEVICES'] = str(local_rank)\n"
+        "home = os.environ.get('ROCM_PATH', '/opt/rocm') if torch.version.hip else os.environ['CUDA_HOME']\n"
     ),
     fix=(
         "Read the ROCm names as well (or ask torch.cuda.device_count()), and set "
@@ -323,6 +326,8 @@ def cuda_env_var(ctx: PythonContext, access: EnvAccess) -> None:
         return
     if access.write and severities is not None and severities.write_ignored:
         return  # ROCm never reads it and needs nothing in its place: setting it is harmless
+    if not access.write and severities is not None and severities.read_honoured:
+        return  # HIP reads the same name: the code sees what the user set, as on CUDA
     if access.node is not None and _handles_rocm_too(ctx, access.node, entry):
         return
     read_severity = Severity.parse(severities.read) if severities else Severity.LOW
@@ -360,10 +365,16 @@ NCCL_ENV_VAR = rule(
     summary="Sets or reads an NCCL_* variable; RCCL reads most of them, some mean nothing there",
     what=(
         "Finds the same kinds of environment access as GP207 for names starting with NCCL_. "
-        "It reports each variable set once per file: INFO in general, LOW for variables that "
-        "tune NVIDIA-only fabric (NVLink SHARP / NVLS, multi-node NVLink, CollNet). Reading a "
-        "variable RCCL also reads is not reported: the code sees what the user set, as on "
-        "CUDA; reading a fabric variable is."
+        "It reports, once per file and at INFO, setting a tuning variable whose value was "
+        "chosen for an NVIDIA system (NCCL_ALGO, NCCL_PROTO, NCCL_MAX_NCHANNELS, NCCL_P2P_*…), "
+        "and at LOW reading a variable that tunes NVIDIA-only fabric (NVLink SHARP / NVLS, "
+        "multi-node NVLink, CollNet), which a ROCm machine never sets. Not reported: reading "
+        "a variable RCCL also reads (the code sees what the user set, as on CUDA); setting one "
+        "that describes the machine or the logging, which RCCL reads with the same meaning "
+        "(NCCL_SOCKET_*, NCCL_IB_*, NCCL_DEBUG*, NCCL_HOSTID, NCCL_CONF_FILE, PyTorch's "
+        "NCCL_ASYNC_ERROR_HANDLING); setting a fabric switch, which RCCL never reads and "
+        "which changes only how collectives travel; and build locations (NCCL_HOME, "
+        "NCCL_ROOT, NCCL_*_DIR), which no library reads."
     ),
     why=(
         "On ROCm, `torch.distributed`'s 'nccl' backend is RCCL, which reads the NCCL_* names "
@@ -371,8 +382,14 @@ NCCL_ENV_VAR = rule(
         "ones. Values tuned for an NVIDIA topology may not suit an AMD one (Infinity Fabric, "
         "xGMI), and NVLS / MNNVL / CollNet switches have no effect."
     ),
-    example="os.environ['NCCL_NVLS_ENABLE'] = '1'\nos.environ.setdefault('NCCL_DEBUG', 'WARN')\n",
-    instead="os.environ.setdefault('NCCL_DEBUG', 'WARN')  # RCCL reads it too\n",
+    example=(
+        "os.environ['NCCL_ALGO'] = 'NVLSTree'\n"
+        "use_nvls = os.environ.get('NCCL_NVLS_ENABLE', '1') == '1'\n"
+    ),
+    instead=(
+        "os.environ.setdefault('NCCL_DEBUG', 'WARN')  # RCCL reads it too; let it pick the algorithm\n"
+        "use_nvls = torch.version.hip is None and os.environ.get('NCCL_NVLS_ENABLE', '1') == '1'\n"
+    ),
     fix=(
         "Keep the NCCL_* variables RCCL documents, drop NVIDIA-fabric ones, and re-tune "
         "algorithm/protocol choices on the AMD system."
@@ -385,6 +402,15 @@ NCCL_ENV_VAR = rule(
 )
 
 
+def _same_on_rccl(name: str) -> bool:
+    """``name`` describes the machine or the logging (NCCL_SOCKET_IFNAME, NCCL_IB_HCA,
+    NCCL_DEBUG), and RCCL reads it with the same meaning; or it is a build location
+    (NCCL_HOME), which no library reads."""
+    return name.startswith(
+        tuple(same.prefix for same in python_code.nccl_same_meaning_prefixes())
+    ) or name.endswith(tuple(build.suffix for build in python_code.nccl_build_location_suffixes()))
+
+
 @looks_at(NCCL_ENV_VAR, events=(EnvAccess,))
 def nccl_env_var(ctx: PythonContext, access: EnvAccess) -> None:
     name = access.name
@@ -395,10 +421,16 @@ def nccl_env_var(ctx: PythonContext, access: EnvAccess) -> None:
     fabric = (entry is not None and not entry.honoured_on_rocm) or any(
         name.startswith(fabric.prefix) for fabric in python_code.nccl_fabric_prefixes()
     )
+    if fabric and access.write:
+        # RCCL never reads it, and the switch only picks how collectives travel (the results
+        # are the same): the program runs as on an NVIDIA machine without that fabric
+        return
     if fabric:
         message = f"{verb} {name}: RCCL has no such setting, so it does nothing on ROCm"
     elif not access.write:
         return  # RCCL reads the same name: the code reads what the user set, as on CUDA
+    elif _same_on_rccl(name):
+        return  # the same setting on RCCL (or a build path no library reads)
     elif not ctx.first_time(NCCL_ENV_VAR, name):
         return  # told once per file
     else:
