@@ -49,7 +49,6 @@ EXPECTED = {
     ("GP206", "llm_service/serve.py", 33),
     ("GP205", "llm_service/train.py", 13),
     ("GP208", "llm_service/train.py", 24),
-    ("GP208", "llm_service/train.py", 25),
     ("GP202", "llm_service/train.py", 38),
     ("GP102", "requirements.txt", 2),
     ("GP101", "requirements.txt", 3),

@@ -19,6 +19,8 @@ TABLES: dict[str, type] = {
     "package_status": python_code.StatusWhereImported,
     "env_severity": python_code.EnvSeverity,
     "nccl_fabric": python_code.NcclFabricPrefix,
+    "nccl_same_meaning": python_code.NcclSameMeaning,
+    "nccl_build_location": python_code.NcclBuildLocation,
     "precision_switch": python_code.PrecisionSwitch,
     "amd_gpu_name": python_code.AmdGpuName,
 }
@@ -34,6 +36,8 @@ def all_entries() -> list[Any]:
         *python_code.statuses_where_imported().values(),
         *python_code.env_severities().values(),
         *python_code.nccl_fabric_prefixes(),
+        *python_code.nccl_same_meaning_prefixes(),
+        *python_code.nccl_build_location_suffixes(),
         *python_code.precision_switches().values(),
         *python_code.amd_gpu_names(),
     ]
@@ -79,6 +83,22 @@ def test_nccl_fabric_prefixes_are_nccl_names() -> None:
     for fabric in python_code.nccl_fabric_prefixes():
         assert re.fullmatch(r"NCCL_[A-Z0-9_]+", fabric.prefix), fabric.prefix
         assert kb.find_env_var(fabric.prefix + "_ENABLE") is not None  # the NCCL_* family
+
+
+def test_nccl_same_meaning_prefixes_are_nccl_names_and_no_fabric() -> None:
+    fabric = tuple(f.prefix for f in python_code.nccl_fabric_prefixes())
+    for same in python_code.nccl_same_meaning_prefixes():
+        assert re.fullmatch(r"NCCL_[A-Z0-9_]+", same.prefix), same.prefix
+        assert not same.prefix.startswith(fabric) and not any(
+            f.startswith(same.prefix) for f in fabric
+        ), same.prefix
+
+
+def test_nccl_build_location_suffixes_never_end_a_same_meaning_name() -> None:
+    suffixes = tuple(b.suffix for b in python_code.nccl_build_location_suffixes())
+    assert all(re.fullmatch(r"_?[A-Z]+", suffix) for suffix in suffixes)
+    for same in python_code.nccl_same_meaning_prefixes():
+        assert not same.prefix.endswith(suffixes), same.prefix
 
 
 def test_precision_switches_are_pytorch_attributes() -> None:

@@ -48,6 +48,9 @@ class EnvSeverity:
     checked: datetime.date
     # setting it is not reported: ROCm never reads it and needs nothing in its place
     write_ignored: bool = False
+    # reading it is not reported: HIP reads the same name with the same meaning, so the code
+    # sees what the user set, as on CUDA
+    read_honoured: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,27 @@ class NcclFabricPrefix:
     """NCCL variables starting with ``prefix`` tune NVIDIA-only fabric; RCCL has no such setting."""
 
     prefix: str
+    meaning: str
+    sources: tuple[str, ...]
+    checked: datetime.date
+
+
+@dataclass(frozen=True, slots=True)
+class NcclSameMeaning:
+    """NCCL variables starting with ``prefix`` describe the machine or the logging, and RCCL (or
+    PyTorch's process group) reads them with the same meaning: setting one is not porting work."""
+
+    prefix: str
+    meaning: str
+    sources: tuple[str, ...]
+    checked: datetime.date
+
+
+@dataclass(frozen=True, slots=True)
+class NcclBuildLocation:
+    """NCCL_* names ending in ``suffix`` say where a build finds NCCL; no library reads them."""
+
+    suffix: str
     meaning: str
     sources: tuple[str, ...]
     checked: datetime.date
@@ -123,6 +147,7 @@ def env_severities() -> Mapping[str, EnvSeverity]:
             sources=entry.texts("sources", required=True),
             checked=entry.date(),
             write_ignored=entry.flag("write_ignored"),
+            read_honoured=entry.flag("read_honoured"),
         ),
     )
 
@@ -137,6 +162,32 @@ def nccl_fabric_prefixes() -> tuple[NcclFabricPrefix, ...]:
             checked=entry.date(),
         )
         for entry in entries(_data(), "nccl_fabric", _FILE, "prefix")
+    )
+
+
+@functools.cache
+def nccl_same_meaning_prefixes() -> tuple[NcclSameMeaning, ...]:
+    return tuple(
+        NcclSameMeaning(
+            prefix=entry.text("prefix"),
+            meaning=entry.text("meaning"),
+            sources=entry.texts("sources", required=True),
+            checked=entry.date(),
+        )
+        for entry in entries(_data(), "nccl_same_meaning", _FILE, "prefix")
+    )
+
+
+@functools.cache
+def nccl_build_location_suffixes() -> tuple[NcclBuildLocation, ...]:
+    return tuple(
+        NcclBuildLocation(
+            suffix=entry.text("suffix"),
+            meaning=entry.text("meaning"),
+            sources=entry.texts("sources", required=True),
+            checked=entry.date(),
+        )
+        for entry in entries(_data(), "nccl_build_location", _FILE, "suffix")
     )
 
 

@@ -590,3 +590,61 @@ def stops_the_run(guard: ast.AST) -> bool:
         and isinstance(last.value, ast.Call)
         and last_name(last.value.func) in ("exit", "quit", "_exit")
     )
+
+
+# What starting a program that is not installed raises (FileNotFoundError, an OSError), or a
+# handler broad enough to catch it.
+_START_FAILURES = frozenset(
+    {"FileNotFoundError", "OSError", "EnvironmentError", "IOError", "Exception", "BaseException"}
+)
+
+
+def _ends_the_run(handler: ast.ExceptHandler) -> bool:
+    """The handler raises, or calls ``sys.exit()``/``exit()``/``os._exit()``."""
+    for statement in handler.body:
+        for inner in ast.walk(statement):
+            if isinstance(inner, ast.Raise):
+                return True
+            if isinstance(inner, ast.Call) and last_name(inner.func) in ("exit", "quit", "_exit"):
+                return True
+    return False
+
+
+def missing_program_handled(parents: Parents, node: ast.AST) -> bool:
+    """``node`` (a call that starts a program) sits, within its own function, in the body of a
+    ``try:`` whose handler catches a program that is not installed (a bare ``except:``,
+    ``Exception``, ``OSError``, ``FileNotFoundError``) and carries on without raising or
+    exiting: the code was written for machines without the program."""
+    for child, parent in ancestors(parents, node):
+        if isinstance(parent, _SCOPE_NODES):
+            return False
+        if isinstance(parent, (ast.Try, ast.TryStar)) and child in parent.body:
+            for handler in parent.handlers:
+                caught = handler.type
+                names = (
+                    []
+                    if caught is None
+                    else (caught.elts if isinstance(caught, ast.Tuple) else [caught])
+                )
+                if (
+                    caught is None or any(last_name(name) in _START_FAILURES for name in names)
+                ) and not _ends_the_run(handler):
+                    return True
+    return False
+
+
+@functools.lru_cache(maxsize=8)
+def _module_strings_matching(module: ast.AST, pattern: re.Pattern[str]) -> bool:
+    return any(
+        isinstance(sub, ast.Constant)
+        and isinstance(sub.value, str)
+        and pattern.fullmatch(sub.value) is not None
+        for sub in ast.walk(module)
+    )
+
+
+def module_has_string(parents: Parents, node: ast.AST, pattern: re.Pattern[str]) -> bool:
+    """Some string literal anywhere in the module holding ``node`` matches ``pattern`` whole
+    (computed once per module and pattern)."""
+    module = _module_of(parents, node)
+    return module is not None and _module_strings_matching(module, pattern)

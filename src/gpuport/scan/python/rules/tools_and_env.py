@@ -106,7 +106,12 @@ NVIDIA_TOOL_CALL = rule(
         "subprocesses and `shutil.which` whose command (a literal string, list or f-string) "
         "starts an NVIDIA tool: nvidia-smi, nvcc, nvprof, nsys, ncu, cuda-gdb, "
         "compute-sanitizer, cuobjdump, nvdisasm, dcgmi, deviceQuery. In notebooks, `!` shell "
-        "lines and `%%bash` cells are read too."
+        "lines and `%%bash` cells are read too. Left alone: a call under a ROCm test, in a "
+        "function or module that also runs or looks for AMD's tools (amd-smi, rocm-smi, "
+        "rocminfo, hipcc: multi-vendor detection), and a run inside a `try:` whose handler "
+        "catches a missing program (bare `except`, `Exception`, `OSError`, "
+        "`FileNotFoundError`) and carries on without raising: that code was written for "
+        "machines without the tool and takes the same path on ROCm."
     ),
     why=(
         "These tools ship with the NVIDIA driver or CUDA toolkit and are not on a ROCm "
@@ -183,8 +188,6 @@ def nvidia_tool_call(ctx: PythonContext, subject: ast.Call | ShellCommand) -> No
     if command is None:
         command = next((kw.value for kw in subject.keywords if kw.arg in _COMMAND_KEYWORDS), None)
     looks_up = qual == "shutil.which"
-    if _probes_amd_too(ctx, subject):
-        return
     if isinstance(command, (ast.List, ast.Tuple)):
         # exec form: the program is the first word (after sudo, timeout…), unless it is a
         # shell given a script with -c
@@ -195,7 +198,12 @@ def nvidia_tool_call(ctx: PythonContext, subject: ast.Call | ShellCommand) -> No
         text, first_only = command_text(command), looks_up
     if not text:
         return
-    for tool, entry in tools_in(text, first_only=first_only):
+    tools = tools_in(text, first_only=first_only)
+    if not tools or _probes_amd_too(ctx, subject):
+        return
+    if not looks_up and guards.missing_program_handled(ctx.parents, subject):
+        return  # written for machines without the tool: on ROCm it takes that path
+    for tool, entry in tools:
         report(subject.lineno, subject.col_offset + 1, tool, entry, runs=not looks_up)
 
 
@@ -221,26 +229,29 @@ CUDA_ENV_VAR = rule(
         "CUDA_PATH, CUDA_DEVICE_ORDER and others. Variables the knowledge base marks as still "
         "honoured on ROCm are left alone, and so is setting a variable ROCm never reads and "
         "needs nothing in place of (TORCH_CUDA_ARCH_LIST, which PyTorch's extension builder "
-        "reads only for nvcc; CUDA_MODULE_LOADING). Reading CUDA_HOME/CUDA_PATH is MEDIUM: "
-        "they are unset on ROCm machines."
+        "reads only for nvcc; CUDA_MODULE_LOADING; CUDA_DEVICE_ORDER), and reading "
+        "CUDA_VISIBLE_DEVICES, which HIP reads with the same meaning (the code sees what the "
+        "user set). Reading CUDA_HOME/CUDA_PATH is MEDIUM: they are unset on ROCm machines."
     ),
     why=(
         "ROCm selects GPUs with HIP_VISIBLE_DEVICES (HIP) and ROCR_VISIBLE_DEVICES (the whole "
-        "stack; AMD recommends it on Linux). HIP has honoured CUDA_VISIBLE_DEVICES for "
-        "portability, but schedulers and AMD's device plugins set the ROCm names, so code that "
-        "reads CUDA_VISIBLE_DEVICES to count or pick GPUs sees nothing, and indices are "
-        "relative when both are set. Kernel serialisation is AMD_SERIALIZE_KERNEL / "
+        "stack; AMD recommends it on Linux). HIP up to ROCm 7.x also reads "
+        "CUDA_VISIBLE_DEVICES with the same meaning, so code that reads it sees the mask the "
+        "user set (and where ROCR_VISIBLE_DEVICES filters instead, the devices are already "
+        "renumbered from 0); but AMD's later documentation drops the CUDA name, so code that "
+        "sets it to pick GPUs should set the ROCm names too, and indices are relative when "
+        "both are set. Kernel serialisation is AMD_SERIALIZE_KERNEL / "
         "HIP_LAUNCH_BLOCKING, extension builds read PYTORCH_ROCM_ARCH (gfx names) instead of "
         "TORCH_CUDA_ARCH_LIST, and the toolkit lives in ROCM_PATH/ROCM_HOME (/opt/rocm), "
         "not CUDA_HOME."
     ),
     example=(
         "os.environ['CUDA_VISIBLE_DEVICES'] = str(local_rank)\n"
-        "n_gpus = len(os.environ.get('CUDA_VISIBLE_DEVICES', '').split(','))\n"
+        "include = os.path.join(os.environ['CUDA_HOME'], 'include')\n"
     ),
     instead=(
-        "visible = os.environ.get('HIP_VISIBLE_DEVICES') or os.environ.get('CUDA_VISIBLE_DEVICES')\n"
-        "n_gpus = torch.cuda.device_count()  # vendor-neutral\n"
+        "os.environ['CUDA_VISIBLE_DEVICES'] = os.environ['HIP_VISIBLE_DEVICES'] = str(local_rank)\n"
+        "home = os.environ.get('ROCM_PATH', '/opt/rocm') if torch.version.hip else os.environ['CUDA_HOME']\n"
     ),
     fix=(
         "Read the ROCm names as well (or ask torch.cuda.device_count()), and set "
@@ -258,12 +269,23 @@ CUDA_ENV_VAR = rule(
 
 # AMD's tools: a function that also runs or looks for one of them handles both vendors.
 _AMD_TOOL_RE = re.compile(r"\b(?:amd-smi|amdsmi|rocm-smi|rocminfo|hipcc|hipconfig|rocprof\w*)\b")
+# A command for one of AMD's tools, as a literal: the program alone (or its path), or followed by
+# options ("rocm-smi --showmeminfo vram"), not prose that names it ("amd-smi reads sysfs").
+_AMD_COMMAND_RE = re.compile(
+    r"(?:\S*[/\\])?(?:amd-smi|rocm-smi|rocminfo|rocm_agent_enumerator|hipcc|hipconfig|hipinfo"
+    r"|rocprof\w*)(?:\.exe)?(?:\s+-.*)?",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 def _probes_amd_too(ctx: PythonContext, call: ast.Call) -> bool:
-    """The call sits under a ROCm guard, or in a function that also asks for AMD's tools or
-    tests for ROCm (multi-vendor GPU detection, which tries nvidia-smi then amd-smi)."""
+    """The call is one vendor's half of code that handles both: it sits under a ROCm guard, in
+    a function that also asks for AMD's tools or tests for ROCm, or in a module that also runs
+    or looks for an AMD tool (multi-vendor GPU detection split into an NVIDIA and an AMD helper,
+    tried one after the other)."""
     if guards.rocm_guarded(ctx.parents, call):
+        return True
+    if guards.module_has_string(ctx.parents, call, _AMD_COMMAND_RE):
         return True
     scope = guards.scope_of(ctx.parents, call)
     if isinstance(scope, ast.Module):
@@ -304,6 +326,8 @@ def cuda_env_var(ctx: PythonContext, access: EnvAccess) -> None:
         return
     if access.write and severities is not None and severities.write_ignored:
         return  # ROCm never reads it and needs nothing in its place: setting it is harmless
+    if not access.write and severities is not None and severities.read_honoured:
+        return  # HIP reads the same name: the code sees what the user set, as on CUDA
     if access.node is not None and _handles_rocm_too(ctx, access.node, entry):
         return
     read_severity = Severity.parse(severities.read) if severities else Severity.LOW
@@ -341,10 +365,16 @@ NCCL_ENV_VAR = rule(
     summary="Sets or reads an NCCL_* variable; RCCL reads most of them, some mean nothing there",
     what=(
         "Finds the same kinds of environment access as GP207 for names starting with NCCL_. "
-        "It reports each variable set once per file: INFO in general, LOW for variables that "
-        "tune NVIDIA-only fabric (NVLink SHARP / NVLS, multi-node NVLink, CollNet). Reading a "
-        "variable RCCL also reads is not reported: the code sees what the user set, as on "
-        "CUDA; reading a fabric variable is."
+        "It reports, once per file and at INFO, setting a tuning variable whose value was "
+        "chosen for an NVIDIA system (NCCL_ALGO, NCCL_PROTO, NCCL_MAX_NCHANNELS, NCCL_P2P_*…), "
+        "and at LOW reading a variable that tunes NVIDIA-only fabric (NVLink SHARP / NVLS, "
+        "multi-node NVLink, CollNet), which a ROCm machine never sets. Not reported: reading "
+        "a variable RCCL also reads (the code sees what the user set, as on CUDA); setting one "
+        "that describes the machine or the logging, which RCCL reads with the same meaning "
+        "(NCCL_SOCKET_*, NCCL_IB_*, NCCL_DEBUG*, NCCL_HOSTID, NCCL_CONF_FILE, PyTorch's "
+        "NCCL_ASYNC_ERROR_HANDLING); setting a fabric switch, which RCCL never reads and "
+        "which changes only how collectives travel; and build locations (NCCL_HOME, "
+        "NCCL_ROOT, NCCL_*_DIR), which no library reads."
     ),
     why=(
         "On ROCm, `torch.distributed`'s 'nccl' backend is RCCL, which reads the NCCL_* names "
@@ -352,8 +382,14 @@ NCCL_ENV_VAR = rule(
         "ones. Values tuned for an NVIDIA topology may not suit an AMD one (Infinity Fabric, "
         "xGMI), and NVLS / MNNVL / CollNet switches have no effect."
     ),
-    example="os.environ['NCCL_NVLS_ENABLE'] = '1'\nos.environ.setdefault('NCCL_DEBUG', 'WARN')\n",
-    instead="os.environ.setdefault('NCCL_DEBUG', 'WARN')  # RCCL reads it too\n",
+    example=(
+        "os.environ['NCCL_ALGO'] = 'NVLSTree'\n"
+        "use_nvls = os.environ.get('NCCL_NVLS_ENABLE', '1') == '1'\n"
+    ),
+    instead=(
+        "os.environ.setdefault('NCCL_DEBUG', 'WARN')  # RCCL reads it too; let it pick the algorithm\n"
+        "use_nvls = torch.version.hip is None and os.environ.get('NCCL_NVLS_ENABLE', '1') == '1'\n"
+    ),
     fix=(
         "Keep the NCCL_* variables RCCL documents, drop NVIDIA-fabric ones, and re-tune "
         "algorithm/protocol choices on the AMD system."
@@ -366,6 +402,15 @@ NCCL_ENV_VAR = rule(
 )
 
 
+def _same_on_rccl(name: str) -> bool:
+    """``name`` describes the machine or the logging (NCCL_SOCKET_IFNAME, NCCL_IB_HCA,
+    NCCL_DEBUG), and RCCL reads it with the same meaning; or it is a build location
+    (NCCL_HOME), which no library reads."""
+    return name.startswith(
+        tuple(same.prefix for same in python_code.nccl_same_meaning_prefixes())
+    ) or name.endswith(tuple(build.suffix for build in python_code.nccl_build_location_suffixes()))
+
+
 @looks_at(NCCL_ENV_VAR, events=(EnvAccess,))
 def nccl_env_var(ctx: PythonContext, access: EnvAccess) -> None:
     name = access.name
@@ -376,10 +421,16 @@ def nccl_env_var(ctx: PythonContext, access: EnvAccess) -> None:
     fabric = (entry is not None and not entry.honoured_on_rocm) or any(
         name.startswith(fabric.prefix) for fabric in python_code.nccl_fabric_prefixes()
     )
+    if fabric and access.write:
+        # RCCL never reads it, and the switch only picks how collectives travel (the results
+        # are the same): the program runs as on an NVIDIA machine without that fabric
+        return
     if fabric:
         message = f"{verb} {name}: RCCL has no such setting, so it does nothing on ROCm"
     elif not access.write:
         return  # RCCL reads the same name: the code reads what the user set, as on CUDA
+    elif _same_on_rccl(name):
+        return  # the same setting on RCCL (or a build path no library reads)
     elif not ctx.first_time(NCCL_ENV_VAR, name):
         return  # told once per file
     else:
