@@ -73,12 +73,41 @@ def _is_setup_call(func: ast.expr) -> bool:
 
 def _module_assignments(tree: ast.Module) -> dict[str, ast.expr]:
     """Module-level ``NAME = <expr>`` as later ``+=``/append/extend leave it; never run."""
-    found: dict[str, ast.expr] = {}
-    for statement in tree.body:
+    return _block_assignments(tree.body, {}, 0)
+
+
+def _block_assignments(
+    body: list[ast.stmt], found: dict[str, ast.expr], depth: int
+) -> dict[str, ast.expr]:
+    """``found`` as the statements of ``body`` leave it. A module-level ``if``/``else`` that
+    binds a name in its branches (``if ROCM: reqs = [...] else: reqs = [...]``) leaves it as
+    ``<body> if <test> else <orelse>``: each branch's list is one the build may take, so
+    :func:`_literal_strings` reads them all."""
+    for statement in body:
+        if isinstance(statement, ast.If) and depth < 3:
+            taken = _block_assignments(statement.body, dict(found), depth + 1)
+            other = _block_assignments(statement.orelse, dict(found), depth + 1)
+            for name in taken.keys() | other.keys():
+                then, orelse = taken.get(name), other.get(name)
+                if then is orelse:
+                    continue  # neither branch changed it
+                if then is None or orelse is None:
+                    # Bound in one branch only, and never before: the other binds it in a way
+                    # not followed here (`reqs, tests = helper()`), so it stays unknown.
+                    continue
+                found[name] = ast.copy_location(
+                    ast.IfExp(test=statement.test, body=then, orelse=orelse), statement
+                )
+            continue
         if isinstance(statement, ast.Assign):
             for target in statement.targets:
                 if isinstance(target, ast.Name):
                     found[target.id] = statement.value
+                elif isinstance(target, (ast.Tuple, ast.List)):
+                    # `reqs, tests = helper()`: each name gets a part of a computed value
+                    for element in target.elts:
+                        if isinstance(element, ast.Name):
+                            found[element.id] = statement.value
         elif (
             isinstance(statement, ast.AnnAssign)
             and isinstance(statement.target, ast.Name)
@@ -140,11 +169,23 @@ def _literal_strings(
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         items = []
         for element in node.elts:
-            if isinstance(element, ast.Constant) and isinstance(element.value, str):
-                items.append((element.value, element.lineno, element.col_offset + 1))
-            else:
-                return None
+            # `"triton" if sys.platform != "win32" else "triton-windows"`: either string
+            choices = (
+                [element.body, element.orelse] if isinstance(element, ast.IfExp) else [element]
+            )
+            for choice in choices:
+                if isinstance(choice, ast.Constant) and isinstance(choice.value, str):
+                    items.append((choice.value, choice.lineno, choice.col_offset + 1))
+                else:
+                    return None
         return items
+    if isinstance(node, ast.IfExp):
+        # Either list may be the one setup() gets: read both, each item once.
+        then = _literal_strings(node.body, assignments, depth + 1)
+        orelse = _literal_strings(node.orelse, assignments, depth + 1)
+        if then is None or orelse is None:
+            return None
+        return list(dict.fromkeys(then + orelse))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left = _literal_strings(node.left, assignments, depth + 1)
         right = _literal_strings(node.right, assignments, depth + 1)

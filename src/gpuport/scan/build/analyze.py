@@ -98,7 +98,7 @@ def _command_words_hits(
     commands = shell_commands(text, heredocs=heredocs)
     words.commands(commands)
     hits = words.hits()
-    spans = shell_cuda_only_spans(commands) if kind == "shell" else []
+    spans = shell_cuda_only_spans(commands, text) if kind == "shell" else []
     if spans:  # the CUDA branches beside a ROCm branch: not porting work
         hits = [h for h in hits if not any(a <= h.start < b for a, b in spans)]
     return hits

@@ -10,8 +10,10 @@ AMDGPU_TARGETS, CMAKE_HIP_ARCHITECTURES, GPU_ARCHS, HIP_ARCHITECTURES and names 
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
+import warnings
 from collections.abc import Iterator
 
 from gpuport.files import FileKind, SourceText
@@ -19,6 +21,7 @@ from gpuport.findings import Category, Confidence, Finding, Severity
 from gpuport.kb.archs import gpu_architectures
 from gpuport.rules import Rule, case_variants, rule
 from gpuport.scan.base import ScanOutput, scanner
+from gpuport.scan.build.py_branches import cuda_side_only
 
 _OFFLOAD_ARCH_DOC = "https://rocm.docs.amd.com/projects/HIP/en/latest/install/build.html"
 _SUPPORT_MATRIX = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/system-requirements.html"
@@ -63,7 +66,9 @@ GPU_ARCH_FROM_BUILD_MACHINE = rule(
         "`CMAKE_HIP_ARCHITECTURES native`) and setup.py asking "
         "`torch.cuda.get_device_capability()` / `get_device_properties()` at build time; in "
         "other Python files, `PYTORCH_ROCM_ARCH` set from the visible GPUs' `gcnArchName` "
-        "(a JIT build at import) when the file never reads a PYTORCH_ROCM_ARCH the user set."
+        "(a JIT build at import) when the file never reads a PYTORCH_ROCM_ARCH the user set. "
+        "A setup.py query that runs only on the CUDA side of a ROCm test (the `else` of `if "
+        "ROCM_VERSION:`, or a helper called only there) is left alone: a ROCm build never asks."
     ),
     why=(
         "A Docker build, a CI runner or a login node has no visible GPU: `native` finds no "
@@ -151,6 +156,18 @@ def missing_targets(listed: set[str]) -> list[str]:
     return sorted(missing, key=lambda g: (not _is_instinct(g), g))
 
 
+def _on_cuda_side(text: str, line: int) -> bool:
+    """The setup.py's GPU query on ``line`` runs only when the build is for CUDA (the else of
+    ``if ROCM_VERSION:``, or a helper only called there): a ROCm build never asks."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # odd literals in user code warn on stderr
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return cuda_side_only(tree, line)
+
+
 def _gpu_target_findings(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding]:
     rel = source.file.rel
     lines = source.text.splitlines()
@@ -179,7 +196,11 @@ def _gpu_target_findings(source: SourceText, enabled: frozenset[str]) -> Iterato
                         "visible GPU (Docker, CI) fails, and the result runs only on that GPU"
                     ),
                 )
-            elif source.file.kind is FileKind.SETUP_PY and (query := _DEVICE_QUERY_RE.search(line)):
+            elif (
+                source.file.kind is FileKind.SETUP_PY
+                and (query := _DEVICE_QUERY_RE.search(line))
+                and not _on_cuda_side(source.text, number)
+            ):
                 told_native = True
                 yield GPU_ARCH_FROM_BUILD_MACHINE.finding(
                     rel,

@@ -6,6 +6,9 @@ right there. Findings in such CUDA branches are not porting work, as in CMake's
 ``if(BUILD_CUDA) … elseif(BUILD_HIP)`` (:mod:`gpuport.scan.build.branches`). A branch tests
 CUDA when its condition names CUDA, nvcc or NVIDIA, and ROCm when it names ROCm, HIP or AMD;
 a negated condition (``!``, ``!=``, ``-z``) is neither, and an ``else`` is never a CUDA branch.
+
+A shell function every use of which sits in such a CUDA branch (or in another such function)
+runs only there too: ``_find_nvcc() { command -v nvcc; }`` called from the CUDA branch alone.
 """
 
 from __future__ import annotations
@@ -36,9 +39,11 @@ def _test(words: Sequence[Word]) -> str | None:
     return None
 
 
-def shell_cuda_only_spans(commands: Sequence[Sequence[Word]]) -> list[tuple[int, int]]:
+def shell_cuda_only_spans(
+    commands: Sequence[Sequence[Word]], text: str = ""
+) -> list[tuple[int, int]]:
     """Offset spans of the branches that test CUDA in an if-chain that also has a branch
-    testing ROCm."""
+    testing ROCm, and (given the script's ``text``) of the functions only they use."""
     spans: list[tuple[int, int]] = []
     # Each open if-chain: its branches as (start offset, what the branch tests).
     stack: list[list[tuple[int, str | None]]] = []
@@ -70,4 +75,76 @@ def shell_cuda_only_spans(commands: Sequence[Sequence[Word]]) -> list[tuple[int,
             elif keyword not in _PREFIXES:
                 break
             words = words[1:]
+    if spans and text:
+        spans.extend(_functions_used_only_in(spans, _functions(commands, text), text))
     return sorted(spans)
+
+
+_NAME_RE = re.compile(r"[A-Za-z_][\w-]*")
+_PARENS_RE = re.compile(r"[ \t]*\([ \t]*\)")
+
+
+def _functions(commands: Sequence[Sequence[Word]], text: str) -> list[tuple[str, int, int]]:
+    """(name, start offset, end offset) of each ``name() { … }`` / ``function name { … }``."""
+    found: list[tuple[str, int, int]] = []
+    open_bodies: list[tuple[str, int, int]] = []  # (name, start, brace depth of its body)
+    pending: tuple[str, int] | None = None  # a head whose `{` is the next command
+    depth = 0
+    for command in commands:
+        texts = [w.text for w in command]
+        if not texts:
+            continue
+        if texts[0] == "function" and len(texts) > 1:
+            pending, texts = (texts[1].removesuffix("()"), command[0].start), texts[2:]
+            if not texts:
+                continue
+        elif (
+            len(texts) == 1
+            and _NAME_RE.fullmatch(texts[0])
+            and _PARENS_RE.match(text, command[0].end)
+        ):
+            pending = (texts[0], command[0].start)
+            continue
+        if texts[0] == "{":
+            depth += 1
+            if pending is not None:
+                open_bodies.append((*pending, depth))
+        elif texts[0] == "}":
+            if open_bodies and open_bodies[-1][2] == depth:
+                name, start, _ = open_bodies.pop()
+                found.append((name, start, command[0].end))
+            depth = max(depth - 1, 0)
+        pending = None
+    return found
+
+
+def _functions_used_only_in(
+    spans: list[tuple[int, int]], functions: list[tuple[str, int, int]], text: str
+) -> list[tuple[int, int]]:
+    """The bodies of the functions every use of which (outside the function itself) lies in
+    ``spans`` or in the body of another such function; a function never used is left out."""
+    if not functions:
+        return []
+    names = {name for name, _, _ in functions}
+    pattern = re.compile(
+        r"(?<![\w$-])("
+        + "|".join(sorted(map(re.escape, names), key=len, reverse=True))
+        + r")(?![\w-])"
+    )
+    uses: dict[str, list[int]] = {}
+    for match in pattern.finditer(text):
+        uses.setdefault(match.group(1), []).append(match.start())
+    covered = list(spans)
+    added: list[tuple[int, int]] = []
+    changed = True
+    while changed:
+        changed = False
+        for name, start, end in functions:
+            if (start, end) in added:
+                continue
+            outside = [u for u in uses.get(name, []) if not start <= u < end]
+            if outside and all(any(a <= u < b for a, b in covered) for u in outside):
+                added.append((start, end))
+                covered.append((start, end))
+                changed = True
+    return added

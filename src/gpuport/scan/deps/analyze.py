@@ -39,7 +39,7 @@ from gpuport.scan.deps.indexes import (
     rocm_index_as_extra,
     torch_without_index,
 )
-from gpuport.scan.deps.knowledge import on_linux
+from gpuport.scan.deps.knowledge import known_package, on_linux
 from gpuport.scan.deps.packages import (
     CUDA_RUNTIME_WHEEL,
     NEEDS_ROCM_BUILD,
@@ -120,7 +120,9 @@ def analyze(
     Included files give context only: their own records are analysed on their own. Sorted by
     line, column and rule. Requirements on the project itself (``own``: normalized names, and
     the name ``dep`` gives its project), such as ``unsloth[huggingface]`` in unsloth's own
-    extras, are not third-party dependencies and are left alone.
+    extras, are not third-party dependencies and are left alone; so are its companion packages,
+    those the knowledge base files under the project's own entry (``unsloth-zoo`` under
+    ``unsloth``, :func:`_own_family`).
     """
     own = own | own_names((dep.project_name,))
     wanted = set(DEPENDENCY_RULES) if enabled is None else enabled & set(DEPENDENCY_RULES)
@@ -131,7 +133,7 @@ def analyze(
     hits: list[DependencyHit] = []
     requirement_checks = [c for c in REQUIREMENT_CHECKS if c[0].id in run]
     for requirement in dep.requirements:
-        if on_linux(requirement) and own_name(requirement.key) not in own:
+        if on_linux(requirement) and not _own_family(requirement, own):
             for _, check in requirement_checks:
                 hits.extend(check(requirement, context))
     index_checks = [c for c in INDEX_CHECKS if c[0].id in run]
@@ -149,6 +151,17 @@ def analyze(
     kept = [h for h in hits if h.rule.id in wanted]
     kept.sort(key=lambda h: (h.line, h.column, h.rule.id))
     return kept
+
+
+def _own_family(requirement: Requirement, own: frozenset[str]) -> bool:
+    """The requirement names the project itself, or a package the knowledge base files under
+    the project's own entry (an entry whose import names are the project's): a companion
+    such as ``unsloth-zoo``, which unsloth's entry covers. What that entry says about ROCm is
+    what the scan of the project itself works out; as a dependency it is no separate work."""
+    if own_name(requirement.key) in own:
+        return True
+    found = known_package(requirement) if own else None
+    return found is not None and any(own_name(n) in own for n in found[0].import_names)
 
 
 def own_name(name: str) -> str:

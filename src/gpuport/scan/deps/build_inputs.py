@@ -68,6 +68,13 @@ def torch_build_requirement(record: Requirement, context: Context) -> Iterator[D
     )
 
 
+# setuptools' ``tests_require`` is installed by nothing a user runs: only the ``setup.py test``
+# command read it, and setuptools 72 removed that command (_SETUPTOOLS_TEST_REMOVED). A computed
+# test list hides nothing that a `pip install` brings onto a ROCm machine.
+_NEVER_INSTALLED = frozenset({"tests_require"})
+_SETUPTOOLS_TEST_REMOVED = "https://setuptools.pypa.io/en/latest/history.html#v72-0-0"
+
+
 COMPUTED_REQUIREMENTS = rule(
     id="GP114",
     slug="computed-requirements",
@@ -78,7 +85,9 @@ COMPUTED_REQUIREMENTS = rule(
     what=(
         "Finds `install_requires`, `extras_require` and `setup_requires` values in setup.py "
         "that are not literal lists (a function call, a file read, a comprehension), and "
-        "names the requirements files their code mentions."
+        "names the requirements files their code mentions. A name bound to a literal list in "
+        "each branch of an `if` is read, every branch's list; `tests_require` is left alone "
+        "(no install reads it)."
     ),
     why=(
         "gpuport never runs a project's setup.py, so a computed list is not checked for "
@@ -97,15 +106,19 @@ COMPUTED_REQUIREMENTS = rule(
     mechanical=False,
     references=(
         "https://setuptools.pypa.io/en/latest/userguide/pyproject_config.html#dynamic-metadata",
+        _SETUPTOOLS_TEST_REMOVED,
     ),
     needles=("_require",),
 )
 
 
 def computed_requirements(context: Context) -> Iterator[DependencyHit]:
-    """GP114: each dependency list setup.py computes, once."""
+    """GP114: each dependency list setup.py computes, once (not ``tests_require``, which no
+    install reads)."""
     file = context.file
     for computed in file.computed:
+        if computed.section in _NEVER_INSTALLED:
+            continue
         yield unconverted(
             COMPUTED_REQUIREMENTS,
             Place(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
@@ -208,6 +209,30 @@ def rocm_index_as_extra(index: IndexSource, context: Context) -> Iterator[Depend
     )
 
 
+_PIP_UPGRADE_STRATEGY = "https://pip.pypa.io/en/stable/cli/pip_install/#cmdoption-upgrade-strategy"
+# A package's own runtime metadata: what any install of the package checks against the
+# environment. It cannot name an index (PEP 621, setuptools), and pip leaves an installed
+# distribution that meets it as it is ("Requirement already satisfied": the default upgrade
+# strategy is only-if-needed, _PIP_UPGRADE_STRATEGY). Build requirements are not in it: pip
+# installs them into an empty, isolated build environment, where PyPI's CUDA torch lands.
+_RUNTIME_METADATA = (
+    "project.dependencies",
+    "project.optional-dependencies.",
+    "install_requires",
+    "extras_require.",
+)
+# A constraint every recent torch meets: none, or only lower bounds and exclusions (>=2.1).
+_MET_BY_ANY_RECENT_RE = re.compile(r"\s*(?:(?:>=|>|!=)\s*[0-9][\w.*+!]*\s*(?:,\s*|$))*")
+
+
+def _met_by_installed_torch(requirement: Requirement) -> bool:
+    """A package's runtime requirement on torch that an installed ROCm torch meets, so pip
+    keeps it: no version, or only lower bounds, in the package's own metadata."""
+    return requirement.section.startswith(_RUNTIME_METADATA) and bool(
+        _MET_BY_ANY_RECENT_RE.fullmatch(requirement.specifier)
+    )
+
+
 TORCH_WITHOUT_INDEX = rule(
     id="GP111",
     slug="torch-without-index",
@@ -218,12 +243,19 @@ TORCH_WITHOUT_INDEX = rule(
     what=(
         "Finds torch, torchvision or torchaudio requirements with no index, find-links page "
         "or source at all, in a file that also pins CUDA-only things (CUDA labels, CUDA "
-        "indexes, nvidia-* wheels, CUDA builds of other packages)."
+        "indexes, nvidia-* wheels, CUDA builds of other packages). A package's own runtime "
+        "metadata (`[project] dependencies` and extras, setup.py `install_requires` and "
+        "`extras_require`) that asks for torch with no version or only a lower bound is left "
+        "alone: any installed torch, a ROCm build included, satisfies it."
     ),
     why=(
         "On Linux, PyPI's torch wheel is the CUDA build. A file that pins CUDA packages beside "
-        "a plain `torch` is written for CUDA: installed as-is on a ROCm machine it replaces "
-        "any ROCm torch already there with the CUDA one."
+        "a plain `torch` is written for CUDA: installed as-is on a ROCm machine it brings the "
+        "CUDA build, in place of a ROCm torch whose version its pin rules out, or into a fresh "
+        "environment (a requirements file, an isolated build's `[build-system] requires`). "
+        "pip keeps an installed torch that meets a package's runtime requirement "
+        "(`--upgrade-strategy only-if-needed`, its default), so an unpinned torch there is "
+        "met by the ROCm build the user installed first."
     ),
     example="torch==2.3.0\nnvidia-cudnn-cu12==8.9.2.26",
     instead="--index-url https://download.pytorch.org/whl/rocm6.4\ntorch==2.3.0",
@@ -232,7 +264,7 @@ TORCH_WITHOUT_INDEX = rule(
         "a `+rocmX.Y` label."
     ),
     mechanical=False,
-    references=(PYTORCH_ROCM_DOCS,),
+    references=(PYTORCH_ROCM_DOCS, _PIP_UPGRADE_STRATEGY),
     # It fires on torch, torchvision and torchaudio requirements only, in any spelling.
     needles=name_needles(TORCH_FAMILY),
 )
@@ -284,6 +316,7 @@ def torch_without_index(
             or requirement.url
             or requirement.index
             or requirement.local_version
+            or _met_by_installed_torch(requirement)
         ):
             continue
         pip_style = requirement.section in ("requirements", "constraints", "conda.pip")
