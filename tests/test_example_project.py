@@ -58,7 +58,6 @@ EXPECTED = {
     ("GP104", "requirements.txt", 9),
     ("GP108", "requirements.txt", 10),
     ("GP405", "scripts/run_local.sh", 5),
-    ("GP111", "setup.py", 9),
     ("GP104", "setup.py", 12),
     ("GP210", "setup.py", 15),
 }
