@@ -376,12 +376,16 @@ def newer_gpu_only_components(
         if not rel.endswith(".py"):
             continue
         text = texts.text(rel)
-        if text is None or ("compute_" not in text and "sm_" not in text):
+        if text is None:
+            continue
+        library = _NVIDIA_LIBRARY_RE.search(text) is not None
+        if not library and "compute_" not in text and "sm_" not in text:
             continue
         tree = python_tree(text)
         if tree is None:
             continue
         strings = _name_strings(tree)
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
         base = rel.rsplit("/", 1)[0] if "/" in rel else ""
         built: list[tuple[ast.Call, set[str], set[int]]] = []
         for node in ast.walk(tree):
@@ -390,17 +394,27 @@ def newer_gpu_only_components(
                     (node, _extension_folders(node, base), _extension_archs(node, strings))
                 )
         for node, folders, archs in built:
-            if len(folders) != 1 or not archs or min(archs) < _NEWER_GPU_ARCH:
+            if len(folders) != 1:
                 continue
             (folder,) = folders
             shared = any(f is not node and folder in other for f, other, _ in built)
             if shared or not folder or not _is_dir(root, folder):
                 continue
-            listed = ", ".join(f"sm_{a}" for a in sorted(archs))
-            why = (
-                f"{_name(rel)} builds this extension only for {listed} (its nvcc arch flags): "
-                "NVIDIA Hopper and newer"
-            )
+            if archs and min(archs) >= _NEWER_GPU_ARCH:
+                listed = ", ".join(f"sm_{a}" for a in sorted(archs))
+                why = (
+                    f"{_name(rel)} builds this extension only for {listed} (its nvcc arch "
+                    "flags): NVIDIA Hopper and newer"
+                )
+            else:
+                opt_in = _opt_in_library(node, parents) if library else None
+                if opt_in is None:
+                    continue
+                switch, name = opt_in
+                why = (
+                    f"{_name(rel)} builds this extension only when asked ({switch}), on "
+                    f"{name}, which has no ROCm build"
+                )
             out.append(
                 Component(
                     folder,
@@ -413,6 +427,41 @@ def newer_gpu_only_components(
         if not any(c.contains(kernels.path) or kernels.contains(c.path) for c in out):
             out.append(replace(kernels, rocm_alternative=alternative))
     return out
+
+
+# NVIDIA libraries with no ROCm build that an extension can be built on: cuDNN's C++ frontend
+# (its graph API; MIOpen has none) and NVSHMEM (ROCm's OpenSHMEM is rocSHMEM, another API).
+_NVIDIA_LIBRARY_RE = re.compile(r"cudnn[-_]frontend|nvshmem", re.IGNORECASE)
+# A switch an `if` tests to build an extension only when asked: a command-line flag or an
+# environment variable (apex's `if has_flag("--cudnn_gbn", "APEX_CUDNN_GBN"):`).
+_OPT_IN_TEST_RE = re.compile(r"sys\.argv|environ|getenv|[\"']--[a-z]")
+
+
+def _opt_in_library(call: ast.Call, parents: dict[ast.AST, ast.AST]) -> tuple[str, str] | None:
+    """(the switch, the library) when the extension ``call`` is built only under an opt-in
+    switch and names an NVIDIA-only library in its arguments (an include dir, a library)."""
+    library = next(
+        (
+            m.group()
+            for node in ast.walk(call)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            for m in [_NVIDIA_LIBRARY_RE.search(node.value)]
+            if m is not None
+        ),
+        None,
+    )
+    if library is None:
+        return None
+    switch = None  # the outermost opt-in test above the call
+    child: ast.AST = call
+    node = parents.get(child)
+    while node is not None:
+        if isinstance(node, ast.If) and child in node.body:
+            test = ast.unparse(node.test)
+            if _OPT_IN_TEST_RE.search(test):
+                switch = test if len(test) <= 60 else test[:57] + "..."
+        child, node = node, parents.get(node)
+    return None if switch is None else (f"if {switch}", library)
 
 
 # What no AMD GPU has, named in CUDA code: TMA tensor maps and bulk tensor copies (Hopper),
