@@ -469,11 +469,13 @@ def _opt_in_library(call: ast.Call, parents: dict[ast.AST, ast.AST]) -> tuple[st
 # and CUTLASS/CuTe's sm90/sm100 headers.
 # https://docs.nvidia.com/cuda/cuda-c-programming-guide/#tensor-memory-access
 _NEWER_HARDWARE_RE = re.compile(
-    r"\bCUtensorMap\w*|\bcuTensorMapEncode\w*|cp\.async\.bulk\.tensor|\bcp_async_bulk_tensor\w*"
-    r"|\bwgmma\.|\btcgen05|\bUMMA::|\bSM(?:90|1[02]\d)_(?!ALL\b)[A-Z]\w*"
-    r"|#[ \t]*include[ \t]*[<\"][^>\"\n]*(?:^|[/_])sm(?:90|1[02]\d)[a-z]?[_.][^>\"\n]*[>\"]",
-    re.MULTILINE,
+    r"\b(?:CUtensorMap\w*|cuTensorMapEncode\w*|cp_async_bulk_tensor\w*|tcgen05\w*|UMMA::"
+    r"|SM(?:90|1[02]\d)_(?!ALL\b)[A-Z]\w*)|cp\.async\.bulk\.tensor|\bwgmma\."
 )
+_NEWER_HEADER_RE = re.compile(r"(?:^|[/_])sm(?:90|1[02]\d)[a-z]?[_.]")
+# Substrings one of which every match of _NEWER_HARDWARE_RE holds: a cheap test first.
+_NEWER_ANCHORS: tuple[str, ...] = ("ensorMap", "cp_async_bulk_tensor", "tcgen05", "UMMA::")
+_NEWER_ANCHORS += ("SM90_", "SM1", "cp.async.bulk.tensor", "wgmma.")
 _KERNEL_RE = re.compile(r"\b__global__\b")
 _CUDA_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".hh", ".inl")  # kernels and their headers
 _INCLUDE_RE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\r\n]+)[>\"]", re.MULTILINE)
@@ -511,17 +513,23 @@ def newer_hardware_kernel_folders(texts: ProjectTexts, found: Survey) -> list[Co
         if spent > SOURCE_BUDGET:
             return []
         text = data.decode("utf-8", "replace")
-        kernels = _KERNEL_RE.search(text) is not None
+        kernels = "__global__" in text and _KERNEL_RE.search(text) is not None
+        includes = _INCLUDE_RE.findall(text) if "include" in text else []
         marker = None
-        if _NEWER_HARDWARE_RE.search(text) is not None:
+        header = next((h for h in includes if _NEWER_HEADER_RE.search(h)), None)
+        newer = any(anchor in text for anchor in _NEWER_ANCHORS)
+        if header is not None or (newer and _NEWER_HARDWARE_RE.search(text) is not None):
             code = code_only(text)  # a name in a comment is no use of the hardware
             m = _NEWER_HARDWARE_RE.search(code)
             if m is not None:
-                marker = (code.count("\n", 0, m.start()) + 1, m.group().strip())
+                marker = (code.count("\n", 0, m.start()) + 1, m.group())
+            at = code.find(header) if header is not None else -1
+            if header is not None and at >= 0:  # an include (a directive, kept by code_only)
+                line = code.count("\n", 0, at) + 1
+                if marker is None or line < marker[0]:
+                    marker = (line, header)
             kernels = kernels and _KERNEL_RE.search(code) is not None
-        files[rel] = _CudaFile(
-            kernels, marker, _INCLUDE_RE.findall(text) if "include" in text else []
-        )
+        files[rel] = _CudaFile(kernels, marker, includes)
     folders: set[str] = set()
     for rel in files:
         parts = rel.split("/")[:-1]
