@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
+from gpuport.files import resolve_include
 from gpuport.project.cmake_components import cmake_nvidia_only, separate_cuda_cmake
 from gpuport.project.dockerfiles import dockerfile_components
 from gpuport.project.model import Component, ComponentStatus, Evidence
 from gpuport.project.op_builders import op_builder_components
 from gpuport.project.rocm import SETUP_ROCM_RE
 from gpuport.project.survey import Survey
-from gpuport.project.texts import ProjectTexts, python_tree
+from gpuport.project.texts import SOURCE_BUDGET, SOURCE_BYTES, ProjectTexts, python_tree
+from gpuport.project.tiers import tier_by_name
+from gpuport.syntax.cxx import code_only
 from gpuport.syntax.pyproject import parse_pyproject
 
 _SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".c", ".cxx", ".h", ".hpp", ".hip")
@@ -99,7 +102,8 @@ def nvidia_only_components(
                 )
             )
     alternative = ", ".join(backends) or "the project's ROCm build"
-    for newer in newer_gpu_only_components(root, texts, found, alternative):
+    # by_source=False: here the build's own evidence decides what the ROCm build leaves out
+    for newer in newer_gpu_only_components(root, texts, found, alternative, by_source=False):
         if not any(_overlaps(newer.path, r) for r in rocm_built):
             components.append(newer)
     for rel, text in nvcc_only:
@@ -358,25 +362,30 @@ def _nvidia_only_package(texts: ProjectTexts, rel: str, backends: list[str]) -> 
 
 
 def newer_gpu_only_components(
-    root: Path, texts: ProjectTexts, found: Survey, alternative: str
+    root: Path, texts: ProjectTexts, found: Survey, alternative: str, *, by_source: bool = True
 ) -> list[Component]:
     """Extensions a setup.py builds only for NVIDIA Hopper and newer: every ``compute_XX`` /
     ``sm_XX`` its nvcc flags name (literals, or names the file assigns them to) is 90 or more
     (apex's ``group_norm_v2_cuda``, built for sm_90/sm_100/sm_120 only, with thread-block
     clusters). Such a component is no target of a ROCm port even in a project without a ROCm
     path (``alternative`` is then empty). Its sources must all sit in one folder that no other
-    extension of the file compiles."""
+    extension of the file compiles. With ``by_source`` (a project with no ROCm path), also the
+    folders :func:`newer_hardware_kernel_folders` finds."""
     out: list[Component] = []
     for rel in found.setup_pys:
         if not rel.endswith(".py"):
             continue
         text = texts.text(rel)
-        if text is None or ("compute_" not in text and "sm_" not in text):
+        if text is None:
+            continue
+        library = _NVIDIA_LIBRARY_RE.search(text) is not None
+        if not library and "compute_" not in text and "sm_" not in text:
             continue
         tree = python_tree(text)
         if tree is None:
             continue
         strings = _name_strings(tree)
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
         base = rel.rsplit("/", 1)[0] if "/" in rel else ""
         built: list[tuple[ast.Call, set[str], set[int]]] = []
         for node in ast.walk(tree):
@@ -385,17 +394,27 @@ def newer_gpu_only_components(
                     (node, _extension_folders(node, base), _extension_archs(node, strings))
                 )
         for node, folders, archs in built:
-            if len(folders) != 1 or not archs or min(archs) < _NEWER_GPU_ARCH:
+            if len(folders) != 1:
                 continue
             (folder,) = folders
             shared = any(f is not node and folder in other for f, other, _ in built)
             if shared or not folder or not _is_dir(root, folder):
                 continue
-            listed = ", ".join(f"sm_{a}" for a in sorted(archs))
-            why = (
-                f"{_name(rel)} builds this extension only for {listed} (its nvcc arch flags): "
-                "NVIDIA Hopper and newer"
-            )
+            if archs and min(archs) >= _NEWER_GPU_ARCH:
+                listed = ", ".join(f"sm_{a}" for a in sorted(archs))
+                why = (
+                    f"{_name(rel)} builds this extension only for {listed} (its nvcc arch "
+                    "flags): NVIDIA Hopper and newer"
+                )
+            else:
+                opt_in = _opt_in_library(node, parents) if library else None
+                if opt_in is None:
+                    continue
+                switch, name = opt_in
+                why = (
+                    f"{_name(rel)} builds this extension only when asked ({switch}), on "
+                    f"{name}, which has no ROCm build"
+                )
             out.append(
                 Component(
                     folder,
@@ -404,7 +423,155 @@ def newer_gpu_only_components(
                     alternative,
                 )
             )
+    for kernels in newer_hardware_kernel_folders(texts, found) if by_source else []:
+        if not any(c.contains(kernels.path) or kernels.contains(c.path) for c in out):
+            out.append(replace(kernels, rocm_alternative=alternative))
     return out
+
+
+# NVIDIA libraries with no ROCm build that an extension can be built on: cuDNN's C++ frontend
+# (its graph API; MIOpen has none) and NVSHMEM (ROCm's OpenSHMEM is rocSHMEM, another API).
+_NVIDIA_LIBRARY_RE = re.compile(r"cudnn[-_]frontend|nvshmem", re.IGNORECASE)
+# A switch an `if` tests to build an extension only when asked: a command-line flag or an
+# environment variable (apex's `if has_flag("--cudnn_gbn", "APEX_CUDNN_GBN"):`).
+_OPT_IN_TEST_RE = re.compile(r"sys\.argv|environ|getenv|[\"']--[a-z]")
+
+
+def _opt_in_library(call: ast.Call, parents: dict[ast.AST, ast.AST]) -> tuple[str, str] | None:
+    """(the switch, the library) when the extension ``call`` is built only under an opt-in
+    switch and names an NVIDIA-only library in its arguments (an include dir, a library)."""
+    library = next(
+        (
+            m.group()
+            for node in ast.walk(call)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            for m in [_NVIDIA_LIBRARY_RE.search(node.value)]
+            if m is not None
+        ),
+        None,
+    )
+    if library is None:
+        return None
+    switch = None  # the outermost opt-in test above the call
+    child: ast.AST = call
+    node = parents.get(child)
+    while node is not None:
+        if isinstance(node, ast.If) and child in node.body:
+            test = ast.unparse(node.test)
+            if _OPT_IN_TEST_RE.search(test):
+                switch = test if len(test) <= 60 else test[:57] + "..."
+        child, node = node, parents.get(node)
+    return None if switch is None else (f"if {switch}", library)
+
+
+# What no AMD GPU has, named in CUDA code: TMA tensor maps and bulk tensor copies (Hopper),
+# warpgroup MMA (Hopper), tcgen05/UMMA and tensor memory (Blackwell), CuTe's SM90/SM100 atoms,
+# and CUTLASS/CuTe's sm90/sm100 headers.
+# https://docs.nvidia.com/cuda/cuda-c-programming-guide/#tensor-memory-access
+_NEWER_HARDWARE_RE = re.compile(
+    r"\b(?:CUtensorMap\w*|cuTensorMapEncode\w*|cp_async_bulk_tensor\w*|tcgen05\w*|UMMA::"
+    r"|SM(?:90|1[02]\d)_(?!ALL\b)[A-Z]\w*)|cp\.async\.bulk\.tensor|\bwgmma\."
+)
+_NEWER_HEADER_RE = re.compile(r"(?:^|[/_])sm(?:90|1[02]\d)[a-z]?[_.]")
+# Substrings one of which every match of _NEWER_HARDWARE_RE holds: a cheap test first.
+_NEWER_ANCHORS: tuple[str, ...] = ("ensorMap", "cp_async_bulk_tensor", "tcgen05", "UMMA::")
+_NEWER_ANCHORS += ("SM90_", "SM1", "cp.async.bulk.tensor", "wgmma.")
+_KERNEL_RE = re.compile(r"\b__global__\b")
+_CUDA_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".hh", ".inl")  # kernels and their headers
+_INCLUDE_RE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\r\n]+)[>\"]", re.MULTILINE)
+_MIN_KERNEL_FILES = 2  # one kernel file is the file's own decision (GP330, GP309)
+# The evidence of a kernel folder says this; triage words its GP601 line after it.
+NEWER_HARDWARE_WHAT = "every kernel file in it is built on Hopper-or-newer NVIDIA hardware"
+
+
+@dataclass(slots=True)
+class _CudaFile:
+    kernels: bool  # defines a __global__ kernel
+    marker: tuple[int, str] | None  # (line, name) of its first newer-hardware use
+    includes: list[str]
+
+
+def newer_hardware_kernel_folders(texts: ProjectTexts, found: Survey) -> list[Component]:
+    """Folders whose every kernel file (a ``.cu``/``.cuh`` defining a ``__global__``) is
+    built on Hopper-or-newer hardware no AMD GPU has (TMA tensor maps, bulk tensor copies,
+    wgmma, tcgen05/UMMA): a recipe or kernel family written for newer NVIDIA GPUs (a
+    Blackwell-only quantisation recipe, a TMA Hadamard transform), one decision for a port
+    (leave it out of the ROCm build, or write AMD kernels for it), not a list of lines.
+
+    Conservative: at least two kernel files, product files only (by name), and no file of the
+    folder that neither defines a kernel nor uses such hardware (a shared helper header) is
+    included from outside the folder; the outermost such folder is the component."""
+    files: dict[str, _CudaFile] = {}
+    spent = 0
+    for rel in [*found.sources, *found.headers]:
+        if not rel.endswith(_CUDA_SUFFIXES) or tier_by_name(rel) is not None:
+            continue
+        data = texts.data(rel, SOURCE_BYTES)
+        if data is None:
+            return []  # not read: a kernel or an include of it may be missed
+        spent += len(data)
+        if spent > SOURCE_BUDGET:
+            return []
+        text = data.decode("utf-8", "replace")
+        kernels = "__global__" in text and _KERNEL_RE.search(text) is not None
+        includes = _INCLUDE_RE.findall(text) if "include" in text else []
+        marker = None
+        header = next((h for h in includes if _NEWER_HEADER_RE.search(h)), None)
+        newer = any(anchor in text for anchor in _NEWER_ANCHORS)
+        if header is not None or (newer and _NEWER_HARDWARE_RE.search(text) is not None):
+            code = code_only(text)  # a name in a comment is no use of the hardware
+            m = _NEWER_HARDWARE_RE.search(code)
+            if m is not None:
+                marker = (code.count("\n", 0, m.start()) + 1, m.group())
+            at = code.find(header) if header is not None else -1
+            if header is not None and at >= 0:  # an include (a directive, kept by code_only)
+                line = code.count("\n", 0, at) + 1
+                if marker is None or line < marker[0]:
+                    marker = (line, header)
+            kernels = kernels and _KERNEL_RE.search(code) is not None
+        files[rel] = _CudaFile(kernels, marker, includes)
+    folders: set[str] = set()
+    for rel in files:
+        parts = rel.split("/")[:-1]
+        folders.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+    by_name: dict[str, list[str]] = {}
+    for rel in files:
+        by_name.setdefault(PurePosixPath(rel).name, []).append(rel)
+    found_folders: list[Component] = []
+    for folder in sorted(folders):
+        inside = [r for r in files if r.startswith(folder + "/")]
+        kernel_files = [r for r in inside if files[r].kernels]
+        if len(kernel_files) < _MIN_KERNEL_FILES or any(
+            files[r].marker is None for r in kernel_files
+        ):
+            continue
+        helpers = {r for r in inside if not files[r].kernels and files[r].marker is None}
+        if helpers and _included_from_outside(helpers, folder, files, by_name):
+            continue
+        first = kernel_files[0]
+        line, name = files[first].marker or (0, "")
+        why = (
+            f"{NEWER_HARDWARE_WHAT} ({len(kernel_files)} kernel files; {_name(first)} uses {name})"
+        )
+        found_folders.append(
+            Component(folder, ComponentStatus.NVIDIA_ONLY, (Evidence(first, line, why),))
+        )
+    return _outermost(found_folders)
+
+
+def _included_from_outside(
+    helpers: set[str], folder: str, files: dict[str, _CudaFile], by_name: dict[str, list[str]]
+) -> bool:
+    """Does a CUDA file outside ``folder`` include one of ``helpers``?"""
+    names = {PurePosixPath(h).name for h in helpers}
+    for rel, cuda_file in files.items():
+        if rel.startswith(folder + "/"):
+            continue
+        for include in cuda_file.includes:
+            name = PurePosixPath(include.strip()).name
+            if name in names and resolve_include(rel, include, by_name[name]) in helpers:
+                return True
+    return False
 
 
 def _name_strings(tree: ast.Module) -> dict[str, list[str]]:

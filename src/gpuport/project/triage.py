@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from gpuport.findings import Category, Confidence, Finding, Fix, Location, Severity, Tier
+from gpuport.project.components import NEWER_HARDWARE_WHAT
 from gpuport.project.model import Component, ComponentStatus, ProjectModel, VendorExtras
 from gpuport.rules import rule
 
@@ -34,7 +35,11 @@ NVIDIA_ONLY_COMPONENT = rule(
     "packages) into one finding that names the component, how many findings it folds, and the "
     "ROCm alternative the project builds instead. An extension the build compiles only for NVIDIA "
     "Hopper and newer (all its nvcc arch flags sm_90 or above) is folded the same way, also in a "
-    "project with no ROCm path, and so is a CMake sub-build added only under an option that is "
+    "project with no ROCm path, and so, in a project with no ROCm path, is a folder whose every kernel "
+    "file is built on Hopper-or-newer hardware (TMA tensor maps, bulk tensor copies, wgmma, "
+    "tcgen05/UMMA) and whose helper headers nothing outside it includes; and so is an extension a setup.py "
+    "builds only when asked (a flag or an environment switch) on an NVIDIA library with no ROCm "
+    "build (cuDNN's C++ frontend, NVSHMEM); and so is a CMake sub-build added only under an option that is "
     "OFF by default and compiles only CUDA. Also folded: a second, CUDA-only CMake build beside "
     "a setup.py that builds the package for ROCm (a C++-API build), and project headers that only "
     "NVIDIA-only files, or includes ROCm never compiles, reach. The folded findings are kept "
@@ -260,6 +265,9 @@ def _no_alternative(shown: str, evidence: str, inside: list[Finding]) -> tuple[s
         else "an opt-in part of the build that only CUDA compiles"
     )
     how = "do not build this extension there" if newer else "leave its option off"
+    if NEWER_HARDWARE_WHAT in evidence:  # a kernel folder read from its sources
+        what = "its kernels are written for newer NVIDIA GPUs, one decision for a port"
+        how = "exclude its kernels there and make their dispatch refuse or take a portable path"
     message = (
         f"{shown} is NVIDIA-only: {what} ({evidence}). "
         f"{len(inside)} finding(s) in it set aside ({_rule_counts(inside)}); the project has "

@@ -39,6 +39,11 @@ _TOOLKIT: dict[str, int] = {
     "CUDART_VERSION": 12080,
 }
 _ARCH_SPECIFIC = ("__CUDA_ARCH_SPECIFIC", "__CUDA_ARCH_FAMILY_SPECIFIC", "__CUDA_ARCH_FEAT_")
+# CCCL's <nv/target> defines __CUDA_MINIMUM_ARCH__ as __CUDA_ARCH__ in an nvcc device pass (and
+# from the arch list only under nvc++), and HIP-Clang defines neither: read it as __CUDA_ARCH__,
+# which both compilers then answer as they answer a test of __CUDA_ARCH__ itself
+# (https://github.com/NVIDIA/cccl, libcudacxx's nv/detail/__target_macros).
+_MINIMUM_ARCH_RE = re.compile(r"\b__CUDA_MINIMUM_ARCH__\b")
 
 _BRANCH_RE = re.compile(
     r"#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)(?![A-Za-z0-9_])"
@@ -158,7 +163,8 @@ def rocm_fallback_is_sound(
     test = arch_test(code, start)
     if test is None or test.function_like:
         return False
-    on_rocm = evaluate_on_rocm(test.condition, rocm_macros)
+    condition = _MINIMUM_ARCH_RE.sub("__CUDA_ARCH__", test.condition)
+    on_rocm = evaluate_on_rocm(condition, rocm_macros)
     if on_rocm is None:
         return False
     hip = on_rocm != 0
@@ -166,7 +172,7 @@ def rocm_fallback_is_sound(
     same_as_hip: list[int] = []
     for arch in NVIDIA_ARCHS:
         value = evaluate_for(
-            test.condition,
+            condition,
             {"__CUDA_ARCH__": arch, **_TOOLKIT},
             absent,
         )

@@ -274,7 +274,9 @@ INDEPENDENT_THREAD_SCHEDULING = rule(
         "Since Volta, NVIDIA threads of a warp can make progress independently, and code may "
         "depend on it (intra-warp locks, partial-warp barriers). AMD GPUs execute a "
         "wavefront in lockstep with no independent thread scheduling, and HIP's documentation "
-        "warns that such code can deadlock."
+        "warns that such code can deadlock. HIP's masked `__syncwarp` (ROCm 7.0 and later) "
+        "also takes only a 64-bit mask (a `static_assert`), so a 32-bit mask variable or "
+        "literal does not compile."
     ),
     example="if (lane < 16) { work(); __syncwarp(0x0000ffff); }\n",
     instead="work_if(lane < 16);\n__syncthreads();   // or restructure so the whole wavefront converges\n",
@@ -302,10 +304,37 @@ def partial_warp_sync(src: KernelSource) -> Iterator[Finding]:
         arg = code[start:end]
         if not arg or "__activemask" in arg or is_full_mask(arg, src.constants):
             continue
-        yield src.finding(
-            INDEPENDENT_THREAD_SCHEDULING,
-            m.start(),
-            close_at + 1,
-            message=f"__syncwarp({' '.join(arg.split())}) synchronises part of a warp; AMD "
-            "wavefronts run in lockstep without independent thread scheduling",
+        shown = " ".join(arg.split())
+        message = (
+            f"__syncwarp({shown}) synchronises part of a warp; AMD wavefronts run in lockstep "
+            "without independent thread scheduling"
         )
+        if _narrow_mask(code, arg, m.start()):
+            how = "declare it uint64_t" if is_name(arg.strip()) else "give it a ULL suffix"
+            message = (
+                f"__syncwarp({shown}) passes a 32-bit mask: HIP's __syncwarp(mask) "
+                f"static_asserts a 64-bit one ({how}); it also synchronises part of a warp, "
+                "and AMD wavefronts run in lockstep"
+            )
+        yield src.finding(INDEPENDENT_THREAD_SCHEDULING, m.start(), close_at + 1, message=message)
+
+
+# A 32-bit integer type a mask variable is declared with (`uint32_t mask = ...`).
+_NARROW_TYPE = r"(?:u?int32_t|unsigned(?:\s+int)?|int)"
+_NARROW_LITERAL_RE = re.compile(r"(?:0[xX][0-9a-fA-F]{1,8}|\d+)[uU]?")
+_LOOK_BACK = 4000  # characters before the call searched for the mask's declaration
+
+
+def _narrow_mask(code: str, arg: str, at: int) -> bool:
+    """Is the mask of a ``__syncwarp`` call 32-bit: a literal without a 64-bit suffix, or a
+    name declared with a 32-bit integer type shortly before the call? HIP's masked
+    ``__syncwarp`` takes only 64-bit masks (hip/amd_detail/amd_warp_sync_functions.h)."""
+    mask = arg.strip()
+    if _NARROW_LITERAL_RE.fullmatch(mask):
+        return True
+    if not is_name(mask):
+        return False
+    declared = re.compile(rf"\b(\w+(?:\s+int)?)\s+{re.escape(mask)}\s*[=;({{]")
+    # the nearest declaration before the call
+    found = [*declared.finditer(code, max(0, at - _LOOK_BACK), at)]
+    return bool(found) and re.fullmatch(_NARROW_TYPE, found[-1].group(1)) is not None
