@@ -188,6 +188,22 @@ def test_equal_lines_pair_with_the_nearest_label() -> None:
     assert [cur.line for cur in result.unlabelled] == [90]
 
 
+def test_a_label_never_pairs_with_the_same_text_far_away() -> None:
+    # The corpus is pinned: the same PTX line 500 lines on is another site, and a label whose
+    # own finding is gone must not lend its verdict to it.
+    lines = ["asm volatile("]
+    findings = score.findings_from_json(
+        "p", {"findings": [_finding("GP301", "p.cuh", n, lines, n) for n in (960, 1450)]}
+    )
+    near = _label(rule_id="GP301", path="p.cuh", line=925, text="asm volatile(", label="NOISE")
+    far = _label(rule_id="GP301", path="p.cuh", line=899, text="asm volatile(", label="NOISE")
+    result = score.match([near, far], findings)
+    assert [(lab.line, cur.line) for lab, cur in result.pairs] == [(925, 960)]
+    assert result.gone == [far]
+    assert [cur.line for cur in result.unlabelled] == [1450]
+    assert score.MAX_PAIR_DISTANCE == 60
+
+
 def test_rule_and_project_are_part_of_the_key() -> None:
     findings = score.findings_from_json("p", {"findings": [_finding("GP301", "a.cu", 1, ["x"], 1)]})
     result = score.match([_label(rule_id="GP300"), _label(project="q", rule_id="GP301")], findings)

@@ -222,8 +222,17 @@ class Matching:
     unlabelled: list[Current] = field(default_factory=list)
 
 
+# How far apart a label and a finding with the same key may lie and still pair. The corpus is
+# pinned (corpus.toml), so a label's line only drifts when a rule moves its anchor inside one
+# construct (an #if block's guard instead of its body: 30-33 lines seen). Beyond that the same
+# text is another site: TE's ptx.cuh repeats one PTX line 500 lines apart, and a label for the
+# first must not pass its verdict to the second once the first is no longer reported.
+MAX_PAIR_DISTANCE = 60
+
+
 def match(labels: Sequence[Label], findings: Sequence[Current]) -> Matching:
-    """Pairs labels with findings of the same key; among equals, the nearest lines pair first."""
+    """Pairs labels with findings of the same key; among equals, the nearest lines pair first,
+    never more than ``MAX_PAIR_DISTANCE`` lines apart."""
     by_key: dict[tuple[str, str, str, str], list[Current]] = defaultdict(list)
     for found in findings:
         by_key[found.key].append(found)
@@ -241,7 +250,9 @@ def match(labels: Sequence[Label], findings: Sequence[Current]) -> Matching:
         )
         used_labels: set[int] = set()
         used_findings: set[int] = set()
-        for _distance, li, ci in options:
+        for distance, li, ci in options:
+            if distance > MAX_PAIR_DISTANCE:
+                break
             if li in used_labels or ci in used_findings:
                 continue
             used_labels.add(li)
