@@ -565,7 +565,13 @@ def _turns_off(statement: ast.stmt) -> bool:
 
 def _only_disables(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
     """``if "GB10" in name: fast_path = False; break``: the test, when true, only turns
-    something off for that NVIDIA product, so on AMD (false) the normal path runs."""
+    something off for that NVIDIA product, so on AMD (false) the normal path runs. A negated
+    test (``"NVIDIA" not in name``, ``name != "A100"``) is true on AMD: what it turns off is
+    turned off there, so it is no such workaround."""
+    if isinstance(node, ast.Compare) and any(
+        isinstance(op, (ast.NotIn, ast.NotEq, ast.IsNot)) for op in node.ops
+    ):
+        return False
     child, parent = node, parents.get(node)
     while isinstance(parent, ast.BoolOp):
         child, parent = parent, parents.get(parent)
