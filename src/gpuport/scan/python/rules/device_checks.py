@@ -422,10 +422,9 @@ def _only_tunes(parents: Mapping[ast.AST, ast.AST], node: ast.Compare) -> bool:
     return False
 
 
-# Calls that only show or record a value: an sm_XX name built for them drives nothing.
-_RECORDING_CALLS = frozenset(
-    {"print", "debug", "info", "warning", "warn", "error", "log", "write", "append"}
-)
+# Calls that only show a value: an sm_XX name built for them drives nothing. (Not `append` or
+# `write`: a flag list or a generated build file takes the name as an architecture.)
+_RECORDING_CALLS = frozenset({"print", "debug", "info", "warning", "warn", "error", "log"})
 
 
 def _only_labels(parents: Mapping[ast.AST, ast.AST], node: ast.JoinedStr) -> bool:
@@ -435,7 +434,12 @@ def _only_labels(parents: Mapping[ast.AST, ast.AST], node: ast.JoinedStr) -> boo
     if isinstance(parent, ast.Dict):
         return node in parent.values
     if isinstance(parent, ast.Assign):
-        return all(isinstance(target, ast.Subscript) for target in parent.targets)
+        # a record's entry (`fp["arch"] = …`), not the environment a build or a JIT reads
+        # (`os.environ[…]`, `env[…]`)
+        return all(
+            isinstance(target, ast.Subscript) and "env" not in ast.unparse(target.value).lower()
+            for target in parent.targets
+        )
     if isinstance(parent, ast.Call) and node in parent.args:
         return called_name(parent) in _RECORDING_CALLS
     return False
