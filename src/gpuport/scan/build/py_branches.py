@@ -34,14 +34,29 @@ def _rocm_polarity(test: ast.expr) -> int:
                 return -1
             if isinstance(op, (ast.IsNot, ast.NotEq)):
                 return 1
-        if isinstance(op, ast.Eq) and mentions_rocm(test):
-            return 1  # BACKEND == "rocm"
-        if isinstance(op, ast.NotEq) and mentions_rocm(test):
-            return -1
+        if isinstance(op, (ast.Eq, ast.NotEq)) and mentions_rocm(test):
+            # BACKEND == "rocm" is true on ROCm; IS_HIP == False or USE_HIP == "0" is not
+            flip = -1 if _falsy(left) or _falsy(right) else 1
+            return flip if isinstance(op, ast.Eq) else -flip
         return 0
     if isinstance(test, (ast.Name, ast.Attribute, ast.Call)) and mentions_rocm(test):
         return 1
     return 0
+
+
+# Constants a flag is compared with to say "off".
+_FALSY = frozenset({"0", "", "false", "off", "no", "n"})
+
+
+def _falsy(node: ast.expr) -> bool:
+    """``False``, ``0``, ``None``, ``"0"``, ``"false"``, ``"OFF"``: the value of a switch that
+    is off."""
+    if not isinstance(node, ast.Constant):
+        return False
+    value = node.value
+    return (isinstance(value, str) and value.strip().lower() in _FALSY) or (
+        not isinstance(value, str) and not value
+    )
 
 
 def cuda_side_only(tree: ast.Module, line: int) -> bool:

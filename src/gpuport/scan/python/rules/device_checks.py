@@ -371,12 +371,54 @@ def _numbers_only(node: ast.AST | None) -> bool:
     return True
 
 
-def _picks_numbers(body: list[ast.stmt]) -> bool:
-    """A branch that only sets or returns numbers: a size, not a code path."""
+# What a number a gate picks must be named for to be a size (a workspace, a block or tile, a
+# split, stages, warps…); a number named otherwise (`fa_version = 3`, `return 3` from
+# `kernel_generation()`) may pick a code path written for newer NVIDIA GPUs.
+_SIZE_NAME_RE = re.compile(
+    r"(?i)size|bytes|workspace|block|tile|split|chunk|stage|warp|thread|num_|count|limit"
+    r"|align|pad|batch|width|depth"
+)
+
+
+def _name_of(target: ast.AST) -> str:
+    """``tile``, ``self.tile``, ``cfg["tile"]``: the name a value is stored under."""
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
+        return str(target.slice.value)
+    return ""
+
+
+def _sized(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
+    """The number ``node`` (a statement, or an ``x if gate else y``) sets or returns is named
+    for a size: the assigned name, the keyword, or for a ``return`` the function's name."""
+    statement = node
+    if isinstance(node, ast.IfExp):
+        parent = parents.get(node)
+        if isinstance(parent, ast.keyword):
+            return bool(parent.arg and _SIZE_NAME_RE.search(parent.arg))
+        statement = parent if parent is not None else node
+    if isinstance(statement, ast.Assign):
+        names = [_name_of(target) for target in statement.targets]
+    elif isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+        names = [_name_of(statement.target)]
+    elif isinstance(statement, ast.Return):
+        scope = guards.scope_of(parents, statement)
+        names = [getattr(scope, "name", "")]
+    else:
+        return False
+    return all(name and _SIZE_NAME_RE.search(name) for name in names)
+
+
+def _picks_numbers(body: list[ast.stmt], parents: Mapping[ast.AST, ast.AST]) -> bool:
+    """A branch that only sets or returns numbers named for a size: a size, not a code path."""
     sets = [s for s in body if not isinstance(s, ast.Pass)]
     return bool(sets) and all(
         isinstance(s, (ast.Return, ast.Assign, ast.AnnAssign, ast.AugAssign))
         and _numbers_only(s.value)
+        and _sized(parents, s)
         for s in sets
     )
 
@@ -414,18 +456,21 @@ def _only_tunes(parents: Mapping[ast.AST, ast.AST], node: ast.Compare) -> bool:
     while isinstance(parent, (ast.BoolOp, ast.UnaryOp)):
         child, parent = parent, parents.get(parent)
     if isinstance(parent, ast.IfExp) and parent.test is child:
-        return _numbers_only(parent.body) and _numbers_only(parent.orelse)
+        return (
+            _numbers_only(parent.body) and _numbers_only(parent.orelse) and _sized(parents, parent)
+        )
     if isinstance(parent, ast.If) and parent.test is child:
         if _narrows_list(parent, parents):
             return True
-        return _picks_numbers(parent.body) and (not parent.orelse or _picks_numbers(parent.orelse))
+        return _picks_numbers(parent.body, parents) and (
+            not parent.orelse or _picks_numbers(parent.orelse, parents)
+        )
     return False
 
 
-# Calls that only show or record a value: an sm_XX name built for them drives nothing.
-_RECORDING_CALLS = frozenset(
-    {"print", "debug", "info", "warning", "warn", "error", "log", "write", "append"}
-)
+# Calls that only show a value: an sm_XX name built for them drives nothing. (Not `append` or
+# `write`: a flag list or a generated build file takes the name as an architecture.)
+_RECORDING_CALLS = frozenset({"print", "debug", "info", "warning", "warn", "error", "log"})
 
 
 def _only_labels(parents: Mapping[ast.AST, ast.AST], node: ast.JoinedStr) -> bool:
@@ -435,7 +480,12 @@ def _only_labels(parents: Mapping[ast.AST, ast.AST], node: ast.JoinedStr) -> boo
     if isinstance(parent, ast.Dict):
         return node in parent.values
     if isinstance(parent, ast.Assign):
-        return all(isinstance(target, ast.Subscript) for target in parent.targets)
+        # a record's entry (`fp["arch"] = …`), not the environment a build or a JIT reads
+        # (`os.environ[…]`, `env[…]`)
+        return all(
+            isinstance(target, ast.Subscript) and "env" not in ast.unparse(target.value).lower()
+            for target in parent.targets
+        )
     if isinstance(parent, ast.Call) and node in parent.args:
         return called_name(parent) in _RECORDING_CALLS
     return False
@@ -565,7 +615,13 @@ def _turns_off(statement: ast.stmt) -> bool:
 
 def _only_disables(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
     """``if "GB10" in name: fast_path = False; break``: the test, when true, only turns
-    something off for that NVIDIA product, so on AMD (false) the normal path runs."""
+    something off for that NVIDIA product, so on AMD (false) the normal path runs. A negated
+    test (``"NVIDIA" not in name``, ``name != "A100"``) is true on AMD: what it turns off is
+    turned off there, so it is no such workaround."""
+    if isinstance(node, ast.Compare) and any(
+        isinstance(op, (ast.NotIn, ast.NotEq, ast.IsNot)) for op in node.ops
+    ):
+        return False
     child, parent = node, parents.get(node)
     while isinstance(parent, ast.BoolOp):
         child, parent = parent, parents.get(parent)
