@@ -41,7 +41,9 @@ NVIDIA_ONLY_COMPONENT = rule(
     "builds only when asked (a flag or an environment switch) on an NVIDIA library with no ROCm "
     "build (cuDNN's C++ frontend, NVSHMEM); and so is a CMake sub-build added only under an option that is "
     "OFF by default and compiles only CUDA. Also folded: a second, CUDA-only CMake build beside "
-    "a setup.py that builds the package for ROCm (a C++-API build), and project headers that only "
+    "a setup.py that builds the package for ROCm (a C++-API build), a Python module named for an "
+    "NVIDIA-only kernel DSL or API beside its AMD twin of the same name (cutedsl_gemm.py beside "
+    "flydsl_gemm.py, attn_cuda.py beside attn_hip.py), and project headers that only "
     "NVIDIA-only files, or includes ROCm never compiles, reach. The folded findings are kept "
     "with the scan's result, set aside rather than listed one by one.",
     why="Porting code the ROCm build never compiles is not porting work: the project already "
