@@ -25,6 +25,7 @@ def test_the_fixture_folds_the_cute_dsl_twin_and_lists_the_kernel_without_one() 
         check_findings(text, [f for f in result.findings if f.location.path == rel], rel)
     (fold,) = [f for f in result.findings if f.rule_id == "GP601"]
     assert "flydsl_rowquant.py" in fold.message and "FlyDSL" in fold.message
+    assert "runs its AMD twin instead" in fold.message
     assert [(f.rule_id, f.location.path) for f in result.set_aside] == [
         ("GP201", "twinpkg/kernels/cutedsl_rowquant.py")
     ]
@@ -36,7 +37,9 @@ def test_the_fixture_folds_the_cute_dsl_twin_and_lists_the_kernel_without_one() 
         ("cutedsl_gemm.py", {"flydsl_gemm.py"}, "flydsl_gemm.py"),
         ("attn_cuda.py", {"attn_hip.py", "attn_rocm.py"}, "attn_hip.py"),
         ("cute_utils.py", {"ck_utils.py"}, "ck_utils.py"),
-        ("gemm_cuda_sm90.py", {"gemm_aiter_sm90.py"}, "gemm_aiter_sm90.py"),
+        ("cute_utils.py", {"flydsl_utils.py"}, None),  # another kind of thing: no twin
+        ("gemm_cutlass_sm90.py", {"gemm_aiter_sm90.py"}, "gemm_aiter_sm90.py"),
+        ("gemm_cuda_sm90.py", {"gemm_aiter_sm90.py"}, None),  # a platform is no library
         # a plain module beside a ROCm one may be the ROCm build's too: no twin
         ("attention.py", {"attention_rocm.py"}, None),
         # a name part that only contains an NVIDIA word is not one
@@ -62,3 +65,16 @@ def test_no_twin_component_without_a_rocm_path_or_in_tests(tmp_path: Path) -> No
     files["setup.py"] = "import torch\nIS_ROCM = torch.version.hip\n"
     model = build_model(write(tmp_path / "b", files))
     assert [c.path for c in model.components] == ["pkg/cutedsl_k.py"]
+
+
+def test_a_twin_with_no_finding_gets_no_line(tmp_path: Path) -> None:
+    files = {
+        "setup.py": "import torch\nIS_ROCM = torch.version.hip\n",
+        "pkg/__init__.py": "",
+        "pkg/norm_cuda.py": "def norm(x):\n    return x\n",
+        "pkg/norm_hip.py": "def norm(x):\n    return x\n",
+    }
+    result = scan_path(write(tmp_path, files), ScanOptions(jobs=1), display_root="p")
+    assert result.project is not None
+    assert [c.path for c in result.project.components] == ["pkg/norm_cuda.py"]
+    assert "GP601" not in {f.rule_id for f in result.findings}

@@ -147,7 +147,8 @@ def triage(
         for component in model.components:
             if component.status is ComponentStatus.NVIDIA_ONLY:
                 inside = by_component.get(component, [])
-                kept.append(_component_finding(component, inside, model))
+                if inside or component.listed_when_empty:
+                    kept.append(_component_finding(component, inside, model))
                 set_aside.extend(inside)
     return kept, set_aside
 
@@ -305,7 +306,8 @@ def _component_finding(component: Component, inside: list[Finding], model: Proje
     shown = _shown(component, inside)
     alternative = component.rocm_alternative or "the project's ROCm build"
     message = (
-        f"{shown} is NVIDIA-only: the ROCm build leaves it out ({evidence}). "
+        f"{shown} is NVIDIA-only: {component.summary or 'the ROCm build leaves it out'} "
+        f"({evidence}). "
         f"{len(inside)} finding(s) in it set aside ({_rule_counts(inside)}); "
         f"on ROCm the project uses {alternative}."
     )

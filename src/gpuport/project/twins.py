@@ -7,8 +7,10 @@ between them picks the FlyDSL one on ROCm. The NVIDIA file is then not porting w
 already has its ROCm version, so its findings fold into one GP601 line naming the twin.
 
 By name only, and conservative: a Python module whose name has an NVIDIA word as one of its
-``_``-separated parts (``cutedsl_``, ``_cuda``…) and whose same name with that part replaced by an
-AMD word (``flydsl_``, ``_hip``, ``_rocm``, ``ck_``, ``aiter_``…) is a file of the same folder.
+``_``-separated parts (``cutedsl_``, ``_cuda``…) and whose same name with that part replaced by the
+AMD word for the same kind of thing (``flydsl_``, ``_hip``, ``_rocm``, ``ck_``, ``aiter_``…) is a
+file of the same folder; a helper named for one kind beside one named for another
+(``cute_utils.py`` beside ``flydsl_utils.py``) is no twin. A twin with no finding in it gets no line.
 A file named for CUDA with no such twin stays as it is, and so does a plain ``attention.py``
 beside an ``attention_rocm.py`` (the plain file may be the ROCm build's too).
 """
@@ -21,18 +23,26 @@ from pathlib import PurePosixPath
 from gpuport.project.model import Component, ComponentStatus, Evidence
 from gpuport.project.tiers import tier_by_name
 
-# Words that name an NVIDIA-only kernel language or API in a module's name: CuTe DSL
-# (https://docs.nvidia.com/cutlass/media/docs/pythonDSL/overview.html), CUTLASS, CUDA.
-_NVIDIA_WORDS = frozenset({"cutedsl", "cute", "cutlass", "cuda", "nvidia", "nv"})
-# Words that name AMD's: FlyDSL (https://rocm.docs.amd.com/projects/FlyDSL), HIP and ROCm,
-# Composable Kernel (https://github.com/ROCm/composable_kernel), AITER
-# (https://github.com/ROCm/aiter).
+# The NVIDIA words of a module's name and the AMD words that name the same kind of thing, so that
+# a twin names its counterpart: a kernel DSL's (CuTe DSL,
+# https://docs.nvidia.com/cutlass/media/docs/pythonDSL/overview.html, and FlyDSL,
+# https://rocm.docs.amd.com/projects/FlyDSL), a kernel template library's (CUTLASS and CuTe, and
+# Composable Kernel, https://github.com/ROCm/composable_kernel, or AITER,
+# https://github.com/ROCm/aiter), a platform's (CUDA, and HIP or ROCm) and a vendor's.
+_TWIN_WORDS: dict[str, tuple[str, ...]] = {
+    "cutedsl": ("flydsl",),
+    "cute": ("ck", "aiter"),
+    "cutlass": ("ck", "aiter"),
+    "cuda": ("hip", "rocm"),
+    "nvidia": ("amd",),
+    "nv": ("amd",),
+}
 _AMD_WORDS = {
     "flydsl": "FlyDSL, AMD's kernel DSL",
-    "hip": "HIP",
-    "rocm": "ROCm",
     "ck": "Composable Kernel",
     "aiter": "AITER, AMD's kernel library",
+    "hip": "HIP",
+    "rocm": "ROCm",
     "amd": "AMD",
 }
 
@@ -45,9 +55,7 @@ def amd_twin(name: str, siblings: Collection[str]) -> str | None:
         return None
     parts = stem.split("_")
     for index, part in enumerate(parts):
-        if part.lower() not in _NVIDIA_WORDS:
-            continue
-        for word in _AMD_WORDS:
+        for word in _TWIN_WORDS.get(part.lower(), ()):
             twin = "_".join([*parts[:index], word, *parts[index + 1 :]]) + ".py"
             if twin in siblings:
                 return twin
@@ -69,6 +77,13 @@ def twin_components(pairs: list[tuple[str, str]]) -> list[Component]:
             "the project runs that one on ROCm"
         )
         components.append(
-            Component(rel, ComponentStatus.NVIDIA_ONLY, (Evidence(rel, 1, why),), twin)
+            Component(
+                rel,
+                ComponentStatus.NVIDIA_ONLY,
+                (Evidence(rel, 1, why),),
+                twin,
+                summary="the project's ROCm path runs its AMD twin instead",
+                listed_when_empty=False,
+            )
         )
     return components
