@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gpuport.findings import Tier
 from gpuport.project.build import build_model
 from gpuport.project.model import ComponentStatus
 from gpuport.scan.engine import ScanOptions, scan_path
@@ -80,3 +81,66 @@ def test_without_a_rocm_image_near_nothing_is_folded(tmp_path: Path) -> None:
     model = build_model(write(tmp_path, files))
     assert model.supports_rocm  # setup.py's ROCm branch
     assert not [c for c in model.components if "Dockerfile" in c.path]
+
+
+CI_WORKFLOW = """\
+name: unit
+on: [push]
+jobs:
+  cpu:
+    runs-on: ubuntu-24.04
+    container:
+      image: quant/gh-builder:py${{ matrix.py }}
+    steps:
+      - run: pytest
+  wheels:
+    runs-on: ubuntu-24.04
+    container: docker.io/quant/wheel-image:cu121
+    steps:
+      - run: python -m build
+  gpu:
+    runs-on: [self-hosted]
+    container:
+      image: nvcr.io/nvidia/pytorch:24.09-py3
+    steps:
+      - run: pytest
+"""
+
+
+def test_a_dockerfile_of_an_image_the_ci_runs_in_is_ci_tier(tmp_path: Path) -> None:
+    # The CI jobs run in quant/gh-builder and docker.io/quant/wheel-image, images published under
+    # the project's own name: the Dockerfiles of folders named after them build CI tooling.
+    # nvcr.io/nvidia/pytorch is another publisher's image: docker/pytorch/ stays the product's,
+    # and so does a folder no workflow names.
+    files = {
+        "setup.py": SETUP,
+        "quant/__init__.py": "",
+        ".github/workflows/unit.yml": CI_WORKFLOW,
+        "docker/gh-builder/Dockerfile.py312": CUDA_IMAGE,
+        "docker/wheel-image/Dockerfile": CUDA_IMAGE,
+        "docker/pytorch/Dockerfile": CUDA_IMAGE,
+        "docker/serve/Dockerfile": CUDA_IMAGE,
+    }
+    root = write(tmp_path, files)
+    model = build_model(root)
+    tiers = {rel: model.tier_of(rel) for rel in files if "Dockerfile" in rel}
+    assert {rel for rel, tier in tiers.items() if tier is Tier.CI} == {
+        "docker/gh-builder/Dockerfile.py312",
+        "docker/wheel-image/Dockerfile",
+    }
+    assert tiers["docker/pytorch/Dockerfile"] is Tier.PRODUCT
+    assert tiers["docker/serve/Dockerfile"] is Tier.PRODUCT
+    result = scan_path(root, ScanOptions(jobs=1), display_root="p")
+    base = {f.location.path: f.tier for f in result.findings if f.rule_id == "GP401"}
+    assert base["docker/gh-builder/Dockerfile.py312"] is Tier.CI
+    assert base["docker/serve/Dockerfile"] is Tier.PRODUCT
+
+
+def test_no_ci_tier_from_a_workflow_that_does_not_parse(tmp_path: Path) -> None:
+    files = {
+        "setup.py": SETUP,
+        ".github/workflows/unit.yml": "jobs:\n  cpu:\n    container: quant/gh-builder\n  - [",
+        "docker/gh-builder/Dockerfile": CUDA_IMAGE,
+    }
+    model = build_model(write(tmp_path, files))
+    assert model.tier_of("docker/gh-builder/Dockerfile") is Tier.PRODUCT

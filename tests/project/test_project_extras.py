@@ -29,15 +29,15 @@ def test_the_fixture_folds_its_cuda_and_xpu_extras_into_one_line() -> None:
     listed = {(f.rule_id, f.location.line) for f in result.findings if f not in folds}
     assert listed == {("GP106", n) for n in lines_with(text, "stays listed (GP106)")}
     (line,) = folds
-    assert "5 extras" in line.message and "rocm64-torch260" in line.message
+    assert "6 extras" in line.message and "rocm64-torch260" in line.message
     assert "cu121onlytorch240" in line.message
     # each finding in the CUDA/XPU extras is kept, set aside, at its own line (the XPU pin and
     # the project's own extrapkg[...] have none)
-    pinned = lines_with(text, "xformers @", "bitsandbytes", "+cu124", "+cu12torch")
+    pinned = lines_with(text, "xformers @", "bitsandbytes", "+cu124", "+cu12torch", "set aside:")
     pinned |= {n + 1 for n in lines_with(text, '"extrapkg[cu121onlytorch240]"')}  # flash-attn
     assert {f.location.line for f in result.set_aside} == pinned
     # nothing outside them is set aside: the main dependencies and the ROCm extra stay listed
-    outside = lines_with(text, 'flash-attn>=2.6.3",  #', "transformers")
+    outside = lines_with(text, "stays listed", "transformers")
     assert not outside & {f.location.line for f in result.set_aside}
 
 
@@ -99,3 +99,26 @@ def test_no_line_for_extras_inside_an_nvidia_only_package(tmp_path: Path) -> Non
     assert result.project is not None and result.project.vendor_extras
     rules = {f.rule_id for f in result.findings}
     assert "GP601" in rules and VENDOR_EXTRAS.id not in rules
+
+
+def test_an_extra_only_vendor_extras_ask_for_is_one_of_them(tmp_path: Path) -> None:
+    # "attn" is asked for by CUDA extras alone: a ROCm install never selects it. "kernels" is
+    # asked for by a CUDA extra and by the ROCm one, "docs" by a plain extra, "lonely" by none:
+    # those stay the project's own, listed.
+    pyproject = (
+        '[project]\nname = "pkg"\nversion = "1"\n'
+        "[project.optional-dependencies]\n"
+        'attn = ["flash-attn>=2.6"]\n'
+        'kernels = ["triton"]\n'
+        'docs = ["sphinx"]\n'
+        'lonely = ["flash-attn>=2.6"]\n'
+        'cu121-ampere = ["pkg[cu121]", "pkg[attn]", "pkg[kernels]"]\n'
+        'cu121 = ["torch==2.4.0+cu121"]\n'
+        'rocm62 = ["pkg[kernels]"]\n'
+        'all = ["pkg[docs]"]\n'
+        "[tool.x]\nrocm = true\n"
+    )
+    files = {"pyproject.toml": pyproject, "setup.py": "import torch\nIS_ROCM = torch.version.hip\n"}
+    (group,) = build_model(write(tmp_path, files)).vendor_extras
+    assert group.extras == ("attn", "cu121-ampere", "cu121")
+    assert group.lines == frozenset({5, 9, 10})

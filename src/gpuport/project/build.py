@@ -16,6 +16,7 @@ from gpuport.files import ProjectFacts
 from gpuport.findings import Tier
 from gpuport.project.cmake_components import cmake_cuda_only_macros, optional_cuda_subbuilds
 from gpuport.project.components import newer_gpu_only_components, nvidia_only_components
+from gpuport.project.dockerfiles import ci_image_dockerfiles
 from gpuport.project.extras import vendor_extras
 from gpuport.project.header_components import unreached_headers
 from gpuport.project.headers import header_facts, include_dirs
@@ -44,6 +45,9 @@ def build_model(root: Path) -> ProjectModel:
         notes.append("the project has too many files to survey whole; the model saw a part")
     name, first_party = _own_names(texts, found, notes)
     tiers = _submodule_tiers(texts, found) + _conda_env_tiers(root, name)
+    # A Dockerfile building the image the project's own CI jobs run in is CI tooling.
+    ci_images = ci_image_dockerfiles(texts, found.workflows, found.dockerfiles, name)
+    tiers += [(rel, Tier.CI) for rel in ci_images]
     # A ROCm backend folder that is a git submodule (flash-attention's csrc/composable_kernel)
     # is a dependency of the project's backend, not the backend itself.
     found.backend_dirs = [

@@ -24,6 +24,7 @@ from gpuport.project.rocm import SETUP_ROCM_RE
 from gpuport.project.survey import Survey
 from gpuport.project.texts import SOURCE_BUDGET, SOURCE_BYTES, ProjectTexts, python_tree
 from gpuport.project.tiers import tier_by_name
+from gpuport.project.twins import twin_components
 from gpuport.syntax.cxx import code_only
 from gpuport.syntax.pyproject import parse_pyproject
 
@@ -126,6 +127,7 @@ def nvidia_only_components(
         if component is not None:
             components.append(component)
     components.extend(dockerfile_components(texts, found.dockerfiles))
+    components.extend(twin_components(found.vendor_twins))
     return _outermost(components), notes
 
 

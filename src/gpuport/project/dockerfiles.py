@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 
 from gpuport.project.model import Component, ComponentStatus, Evidence
 from gpuport.project.texts import ProjectTexts
+from gpuport.syntax.yaml import MappingNode, Node, ScalarNode, compose_documents, mapping_get
 
 _FROM_RE = re.compile(r"^[ \t]*FROM[ \t]+(?:--platform=\S+[ \t]+)?(\S+)", re.I | re.M)
 # The same hint GP401 uses for an image built for CUDA (scan/containers/images.py).
@@ -83,3 +84,54 @@ def dockerfile_components(texts: ProjectTexts, dockerfiles: Iterable[str]) -> li
             )
         )
     return components
+
+
+# A workflow's container image: "deepspeed/gh-builder:py${{ matrix.pyVersion }}" is the
+# repository "deepspeed/gh-builder" (the tag and a digest are left off).
+_IMAGE_TAG_RE = re.compile(r"[:@][^/]*$")
+_NAME_SEPARATORS_RE = re.compile(r"[-_.]+")
+
+
+def ci_image_dockerfiles(
+    texts: ProjectTexts, workflows: Iterable[str], dockerfiles: Iterable[str], project: str
+) -> list[str]:
+    """The Dockerfiles that build an image the project's own CI jobs run in: a Dockerfile in a
+    folder named after the image of a workflow job's ``container:``, when the image is published
+    under the project's own name (DeepSpeed's ``.github/workflows/python.yml`` runs in
+    ``deepspeed/gh-builder:py…``, built from ``docker/gh-builder/Dockerfile.py312``). Such an
+    image is CI tooling, not what users run. The workflows are read as YAML, never run; an image
+    of another publisher (``nvcr.io/nvidia/pytorch``) names no folder of the project."""
+    own = _NAME_SEPARATORS_RE.sub("", project.lower())
+    if not own:
+        return []
+    names: set[str] = set()
+    for rel in workflows:
+        text = texts.text(rel)
+        if text is None or "container" not in text or own not in text.lower():
+            continue
+        documents, _problem = compose_documents(text)
+        for document in documents:
+            for image in _job_images(document):
+                repository = _IMAGE_TAG_RE.sub("", image.strip().lower()).split("/")
+                namespaces = {_NAME_SEPARATORS_RE.sub("", part) for part in repository[:-1]}
+                if len(repository) >= 2 and own in namespaces and repository[-1]:
+                    names.add(repository[-1])
+    return [rel for rel in dockerfiles if PurePosixPath(rel).parent.name.lower() in names]
+
+
+def _job_images(document: Node | None) -> list[str]:
+    """The images the jobs of one workflow document run in (``container: IMAGE`` or
+    ``container: {image: IMAGE}``)."""
+    jobs = mapping_get(document, "jobs") if document is not None else None
+    if jobs is None or not isinstance(jobs[1], MappingNode):
+        return []
+    images: list[str] = []
+    for _name, job in jobs[1].value:
+        container = mapping_get(job, "container")
+        if container is None:
+            continue
+        image = mapping_get(container[1], "image")
+        node = image[1] if image is not None else container[1]
+        if isinstance(node, ScalarNode) and isinstance(node.value, str):
+            images.append(node.value)
+    return images

@@ -6,14 +6,16 @@ beside it: unsloth's pyproject has ``cu118onlytorch211``, ``cu121-ampere-torch24
 CUDA wheel, but a ROCm user never selects them: the decision is one (install the ROCm extras),
 not one per pin. An extra is another vendor's when its name says so (``cu118``, ``cuda12``,
 ``intel``, ``xpu``), when it pins a CUDA build (``/whl/cu121/``, ``+cu118``, ``cu12torch2.6``) or
-when it asks for such an extra of the project itself (``unsloth[cu121onlytorch220]``). An extra
-whose name says ROCm (``rocm``, ``amd``, ``hip``) never is.
+when it asks for such an extra of the project itself (``unsloth[cu121onlytorch220]``), or when
+only such extras of the project ask for it (unsloth's ``flashattention``, which only its
+``cu1xx-ampere`` extras name). An extra whose name says ROCm (``rocm``, ``amd``, ``hip``) never is.
 """
 
 from __future__ import annotations
 
 import re
 
+from gpuport import kb
 from gpuport.project.model import Evidence, VendorExtras
 from gpuport.project.texts import ProjectTexts
 from gpuport.syntax.dependencies import Requirement
@@ -64,6 +66,12 @@ def _by_extra(requirements: list[Requirement]) -> dict[str, list[Requirement]]:
     return groups
 
 
+def _gpu_package(requirement: Requirement) -> bool:
+    """A package the knowledge base knows to install differently on ROCm (flash-attn)."""
+    package = kb.find_package(requirement.key)
+    return package is not None and package.status is not kb.PackageStatus.WORKS
+
+
 def _vendor_extras(groups: dict[str, list[Requirement]], own: str) -> list[str]:
     """The extras that install another vendor's build, the ones that ask for them included."""
     vendor = {
@@ -75,13 +83,26 @@ def _vendor_extras(groups: dict[str, list[Requirement]], own: str) -> list[str]:
             or any(_CUDA_BUILD_RE.search(r.url or r.specifier) for r in requirements)
         )
     }
+    # Which of the project's own extras each extra asks for (unsloth's cu121-ampere asks for
+    # unsloth[flashattention]).
+    asks = {
+        name: {e for r in requirements if own and r.key == own for e in r.extras}
+        for name, requirements in groups.items()
+    }
     changed = bool(own)
-    while changed:  # an extra asking for one of the project's own vendor extras is one too
+    while changed:
         changed = False
-        for name, requirements in groups.items():
+        for name in groups:
             if name in vendor or _ROCM_NAME_RE.search(name):
                 continue
-            if any(r.key == own and set(r.extras) & vendor for r in requirements):
+            askers = {other for other, wanted in asks.items() if name in wanted}
+            # An extra asking for one of the project's own vendor extras is one too; and so is
+            # an extra that only vendor extras ask for and that installs a GPU package whose
+            # ROCm install differs (unsloth's flashattention, flash-attn, asked for by its
+            # cu1xx-ampere extras alone): a ROCm install never selects it either.
+            if asks[name] & vendor or (
+                askers and askers <= vendor and any(map(_gpu_package, groups[name]))
+            ):
                 vendor.add(name)
                 changed = True
     return [name for name in groups if name in vendor]

@@ -47,6 +47,11 @@ class Component:
     rocm_alternative: str = (
         ""  # what the project runs on ROCm instead ("csrc/ck (Composable Kernel)")
     )
+    # How its GP601 line says why ROCm does without it; "" for "the ROCm build leaves it out".
+    summary: str = ""
+    # Whether it gets a GP601 line when no finding fell in it (a build's folder does: the reader
+    # learns it is not porting work; a module with an AMD twin does not).
+    listed_when_empty: bool = True
 
     def contains(self, rel: str) -> bool:
         prefix = self.path.rstrip("/")

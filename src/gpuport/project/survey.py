@@ -15,6 +15,7 @@ from pathlib import Path
 from gpuport.files import DEFAULT_EXCLUDED_DIRS, is_port_artifact
 from gpuport.findings import Tier
 from gpuport.project.tiers import tier_by_name
+from gpuport.project.twins import amd_twin
 
 MAX_ENTRIES = 200_000  # a tree larger than this is surveyed in part (the model says so)
 _BUILD_DEPTH = 3  # setup.py / pyproject.toml / CMakeLists.txt this deep or less (root: 1)
@@ -49,6 +50,8 @@ class Survey:
     backend_dirs: list[str] = field(default_factory=list)
     packages: list[str] = field(default_factory=list)  # folders with __init__.py, root or src/
     modules: list[str] = field(default_factory=list)  # top-level .py modules
+    # (NVIDIA-named module, its AMD-named twin in the same folder), by name (project/twins.py)
+    vendor_twins: list[tuple[str, str]] = field(default_factory=list)
     gitmodules: bool = False
     truncated: bool = False
 
@@ -102,6 +105,10 @@ def _sort_files(found: Survey, rel_dir: str, depth: int, files: list[str]) -> No
                 found.gitmodules = True
             elif lower.endswith(".py") and lower != "setup.py":
                 found.modules.append(name[:-3])
+        if lower.endswith(".py") and "_" in lower:
+            twin = amd_twin(name, siblings)
+            if twin is not None:
+                found.vendor_twins.append((rel, f"{rel_dir}/{twin}" if rel_dir else twin))
         if lower.endswith(_HEADER_SUFFIXES):
             found.headers.append(rel)
         elif lower.endswith(".hip"):

@@ -4,7 +4,9 @@ The scan folds every finding inside an NVIDIA-only component (one the project's 
 leaves out, with a ROCm alternative the project already has) into **one** GP601 finding for the
 component, keeping the originals in ``ScanResult.set_aside`` (nothing is lost); another
 vendor's extras (CUDA, XPU) of a pyproject into one GP602 finding; every other finding of a
-file GP330 calls a Blackwell-only kernel under that one finding; and sets aside the GP300
+file GP330 calls a Blackwell-only kernel under that one finding; every GP201 import of a package
+whose ROCm build must be installed under the product dependency finding (GP1xx) naming it; and
+sets aside the GP300
 renames that torch's hipify does itself when the project builds its extensions through
 ``torch.utils.cpp_extension`` (project/hipify.py).
 :func:`fold_by_folder` folds the rules of :data:`FOLD_BY_FOLDER`, whose findings in the files of
@@ -13,10 +15,12 @@ one folder share one fix, into one finding per folder and tier, for reports that
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from gpuport import kb
 from gpuport.findings import Category, Confidence, Finding, Fix, Location, Severity, Tier
 from gpuport.project.components import NEWER_HARDWARE_WHAT
 from gpuport.project.model import Component, ComponentStatus, ProjectModel, VendorExtras
@@ -41,7 +45,9 @@ NVIDIA_ONLY_COMPONENT = rule(
     "builds only when asked (a flag or an environment switch) on an NVIDIA library with no ROCm "
     "build (cuDNN's C++ frontend, NVSHMEM); and so is a CMake sub-build added only under an option that is "
     "OFF by default and compiles only CUDA. Also folded: a second, CUDA-only CMake build beside "
-    "a setup.py that builds the package for ROCm (a C++-API build), and project headers that only "
+    "a setup.py that builds the package for ROCm (a C++-API build), a Python module named for an "
+    "NVIDIA-only kernel DSL or API beside its AMD twin of the same name (cutedsl_gemm.py beside "
+    "flydsl_gemm.py, attn_cuda.py beside attn_hip.py), and project headers that only "
     "NVIDIA-only files, or includes ROCm never compiles, reach. The folded findings are kept "
     "with the scan's result, set aside rather than listed one by one.",
     why="Porting code the ROCm build never compiles is not porting work: the project already "
@@ -67,7 +73,9 @@ VENDOR_EXTRAS = rule(
     "path",
     what="Folds every finding inside a pyproject's extras that select another vendor's build "
     "(named cu118, cuda12, intelgpu, xpu…; pinning /whl/cu121/ or +cu118 wheels; or asking for "
-    "such an extra of the project itself) into one finding per pyproject, naming the extras and "
+    "such an extra of the project itself; or asked for by such extras alone and installing a GPU "
+    "package whose ROCm install differs, like a flash-attn extra only the CUDA extras name) into "
+    "one finding per pyproject, naming the extras and "
     "the project's ROCm extras. The folded findings are kept with the scan's result, set aside.",
     why="A ROCm user never installs a CUDA extra: the project's ROCm install (its ROCm extras or "
     "its ROCm guide) is the decision, once, not one finding per CUDA wheel pinned in each extra.",
@@ -130,6 +138,7 @@ def triage(
         else:
             kept.append(finding)
     kept = _fold_blackwell_files(kept, set_aside)
+    kept = _fold_imports_under_dependency(kept, set_aside)
     if VENDOR_EXTRAS.id in enabled and model.vendor_extras:
         kept = _fold_vendor_extras(kept, model, set_aside)
     if nvidia_only:
@@ -138,7 +147,8 @@ def triage(
         for component in model.components:
             if component.status is ComponentStatus.NVIDIA_ONLY:
                 inside = by_component.get(component, [])
-                kept.append(_component_finding(component, inside, model))
+                if inside or component.listed_when_empty:
+                    kept.append(_component_finding(component, inside, model))
                 set_aside.extend(inside)
     return kept, set_aside
 
@@ -161,6 +171,65 @@ def _fold_blackwell_files(findings: list[Finding], set_aside: list[Finding]) -> 
         head = heads[path]
         note = f"; {len(folded)} other finding(s) in this file set aside ({_rule_counts(folded)})"
         kept[kept.index(head)] = replace(head, message=head.message + note)
+        set_aside.extend(folded)
+    return kept
+
+
+# GP201 (an import of a package with ROCm limits) and the message it writes: "imports tilelang:
+# tilelang works on ROCm only in part" (scan/python/rules/imports.py).
+IMPORT_RULE = "GP201"
+_IMPORTED_RE = re.compile(r"imports ([\w.]+):")
+# A dependency finding's message starts with the requirement as written ("tilelang==0.1.8
+# supports ROCm only in part", "xformers from PyPI is a CUDA build").
+_REQUIREMENT_RE = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def _installs_a_rocm_build(package: kb.Package | None) -> bool:
+    """Whether the package's ROCm use is settled by installing its ROCm build (another wheel,
+    index or source build) rather than by changing the code that imports it."""
+    return package is not None and (
+        package.status is kb.PackageStatus.NEEDS_ROCM_BUILD
+        or (
+            package.status is kb.PackageStatus.PARTIAL
+            and bool(package.rocm_package or package.rocm_index)
+        )
+    )
+
+
+def _fold_imports_under_dependency(
+    findings: list[Finding], set_aside: list[Finding]
+) -> list[Finding]:
+    """``findings`` with each GP201 import of a package whose ROCm build must be installed set
+    aside under the product dependency finding (GP1xx) that already names the package (mamba's
+    ``tilelang==0.1.8`` in pyproject.toml, imported by four kernel files): installing the ROCm
+    build is one decision, taken at the dependency, not once per importing file. A package the
+    project imports but does not declare, or one with no ROCm build (CuTe DSL), stays listed."""
+    heads: dict[str, Finding] = {}
+    for finding in sorted(findings, key=lambda f: f.sort_key):
+        if finding.category is Category.DEPENDENCIES and finding.tier is Tier.PRODUCT:
+            m = _REQUIREMENT_RE.match(finding.message)
+            package = kb.find_package(m.group(1)) if m else None
+            if package is not None and _installs_a_rocm_build(package):
+                heads.setdefault(package.name, finding)
+    if not heads:
+        return findings
+    kept: list[Finding] = []
+    inside: dict[str, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        m = _IMPORTED_RE.match(finding.message) if finding.rule_id == IMPORT_RULE else None
+        package = kb.package_for_import(m.group(1)) if m else None
+        if package is not None and package.name in heads:
+            inside[package.name].append(finding)
+        else:
+            kept.append(finding)
+    for name, folded in inside.items():
+        head = heads[name]
+        files = sorted({f.location.path for f in folded})
+        note = (
+            f" {len(folded)} import finding(s) of {name} in {len(files)} file(s) set aside "
+            f"under this one install (first: {min(folded, key=lambda f: f.sort_key).location})."
+        )
+        kept[kept.index(head)] = replace(head, message=head.message.rstrip() + note)
         set_aside.extend(folded)
     return kept
 
@@ -237,7 +306,8 @@ def _component_finding(component: Component, inside: list[Finding], model: Proje
     shown = _shown(component, inside)
     alternative = component.rocm_alternative or "the project's ROCm build"
     message = (
-        f"{shown} is NVIDIA-only: the ROCm build leaves it out ({evidence}). "
+        f"{shown} is NVIDIA-only: {component.summary or 'the ROCm build leaves it out'} "
+        f"({evidence}). "
         f"{len(inside)} finding(s) in it set aside ({_rule_counts(inside)}); "
         f"on ROCm the project uses {alternative}."
     )
