@@ -181,3 +181,26 @@ def test_toolkit_paths_arch_lists_and_cuda_packages_are_told_once_per_file(tmp_p
         text.count("\n", 0, h.start) + 1 for h in analyze_shell_build(text) if h.rule.id == "GP511"
     }
     assert edited == {1, 2, 3}  # what `gpuport port` edits is not folded
+
+
+def test_cmake_settings_and_cu_lists_are_told_once_per_file() -> None:
+    # Carrying a file's CUDA-language settings over to HIP, and marking its .cu sources as HIP,
+    # are one decision each: the first site carries the others' lines (one needing a person
+    # makes the fold need one); a setting on a line whose nvcc option GP509 reports is told by
+    # that GP509 finding. The port still edits every site.
+    settings = FIXTURES / "GP506-cmake-cuda-settings" / "CMakeLists.txt"
+    found = {(f.rule_id, f.location.line): f for f in scan_fixture(settings).findings}
+    told = found[("GP506", 13)]
+    assert told.message.endswith("(and 2 more in this file: line 22, 24)")
+    assert told.fix is not None and not told.fix.mechanical  # CUDA_SEPARABLE_COMPILATION
+    assert found[("GP509", 15)].message.endswith(
+        "; CMAKE_CUDA_FLAGS applies to the CUDA language only"
+    )
+    text = settings.read_text(encoding="utf-8")
+    hits, _ = analyze_cmake(text)
+    edited = {text.count("\n", 0, h.start) + 1 for h in hits if h.rule.id == "GP506"}
+    assert edited == {13, 15, 22, 24}
+    sources = FIXTURES / "GP507-cmake-cuda-sources" / "CMakeLists.txt"
+    (listed,) = [f for f in scan_fixture(sources).findings if f.rule_id == "GP507"]
+    assert listed.location.line == 5
+    assert listed.message.endswith("(and 2 more in this file: line 6, 13)")

@@ -7,21 +7,29 @@ every rule, as ``gpuport port`` wants. The scanners registered here turn hits in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from gpuport import kb
 from gpuport.edits import Hit, hits_to_findings
 from gpuport.files import FileKind, SourceText
-from gpuport.findings import SkipKind, Skipped
+from gpuport.findings import Finding, SkipKind, Skipped
 from gpuport.scan.base import ScanOutput, scanner
 from gpuport.scan.build.branches import cuda_only_spans
-from gpuport.scan.build.cmake import CMAKE_RULES, CMAKE_STEERING, cmake_hits
+from gpuport.scan.build.cmake import (
+    CMAKE_CUDA_SETTINGS,
+    CMAKE_RULES,
+    CMAKE_STEERING,
+    cmake_hits,
+)
 from gpuport.scan.build.commands import WORD_RULES, WORD_STEERING, command_hits
 from gpuport.scan.build.common import BuildContext, RuleRun, once_per_file, prefiltered_findings
 from gpuport.scan.build.shell_branches import shell_cuda_only_spans
 from gpuport.scan.build.words import (
     CUDA_GPU_ARCHITECTURES,
     CUDA_TOOLKIT_PATH,
+    NVCC_ONLY_FLAGS,
     EnvArchSetting,
     cuda_gpu_architectures,
     cuda_toolkit_path,
@@ -35,6 +43,7 @@ from gpuport.syntax.text import LineIndex
 # it is marked for review.
 DEFAULT_OFFLOAD_ARCHS = kb.DEFAULT_OFFLOAD_ARCHS
 BUILD_RULES = (*CMAKE_RULES, *WORD_RULES)
+_MORE_ON_LINE_RE = re.compile(r" \(and \d+ more on this line\)$")
 
 
 def analyze_cmake(
@@ -168,11 +177,40 @@ def _problem_skip(source: SourceText, problem: CMakeProblem) -> Skipped:
     )
 
 
+def _settings_beside_nvcc_options(findings: Iterable[Finding]) -> list[Finding]:
+    """GP506 on a line whose nvcc-only option GP509 reports is told by that GP509 finding.
+
+    ``set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} --expt-relaxed-constexpr")`` is one edit of one
+    line (what the HIP build passes instead), not two decisions; the port still renames the
+    variable (it reads the hits).
+    """
+    found = list(findings)
+    nvcc = {f.location.line for f in found if f.rule_id == NVCC_ONLY_FLAGS.id}
+    beside = {
+        f.location.line: f
+        for f in found
+        if f.rule_id == CMAKE_CUDA_SETTINGS.id and f.location.line in nvcc
+    }
+    if not beside:
+        return found
+    kept: list[Finding] = []
+    for finding in found:
+        setting = beside.get(finding.location.line)
+        if setting is not None and finding.rule_id == CMAKE_CUDA_SETTINGS.id:
+            continue
+        if setting is not None and finding.rule_id == NVCC_ONLY_FLAGS.id:
+            told = _MORE_ON_LINE_RE.sub("", setting.message)
+            finding = replace(finding, message=f"{finding.message}; {told}")
+        kept.append(finding)
+    return kept
+
+
 @scanner(FileKind.CMAKE, name="cmake")
 def scan_cmake(source: SourceText, enabled: frozenset[str]) -> ScanOutput:
     # Read even where no rule can fire: a syntax error is reported whatever the rules.
     hits, problem = analyze_cmake(source.text, enabled=enabled)
-    yield from once_per_file(hits_to_findings(source.file.rel, source.text, hits))
+    findings = _settings_beside_nvcc_options(hits_to_findings(source.file.rel, source.text, hits))
+    yield from once_per_file(findings)
     if problem is not None:
         yield _problem_skip(source, problem)
 

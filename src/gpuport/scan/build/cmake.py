@@ -353,6 +353,9 @@ CMAKE_CUDA_SETTINGS = rule(
         "Finds CUDA-language settings with a HIP counterpart or none: `CMAKE_CUDA_FLAGS`, "
         "`CMAKE_CUDA_STANDARD`, `CMAKE_CUDA_COMPILER`, the `CUDA_STANDARD` and "
         "`CUDA_SEPARABLE_COMPILATION` properties, `$<COMPILE_LANGUAGE:CUDA>`..."
+        " The scan tells a file's settings once, the first naming the other lines (one "
+        "decision, carrying them over to HIP, fixes them), and a setting on a line whose "
+        "nvcc-only option GP509 reports in that finding; `gpuport port` edits each."
     ),
     why=(
         "Once the sources are compiled as HIP, CUDA-language settings are ignored: flags, "
@@ -469,6 +472,8 @@ CMAKE_CUDA_SOURCES = rule(
         "Finds `.cu` files in `add_library`, `add_executable`, `target_sources`, `set`, "
         "`list(APPEND)` and `file(GLOB)` that no `set_source_files_properties(... LANGUAGE "
         "HIP)` covers."
+        " The scan tells a file's lists once, the first naming the other lines (one "
+        "decision, marking the file's `.cu` sources as HIP); `gpuport port` marks each."
     ),
     why=(
         "CMake picks a source's language from its extension, and `.cu` means CUDA. Without "

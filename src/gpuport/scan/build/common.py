@@ -42,35 +42,45 @@ class Analysis(Protocol):
 
 
 # Rules whose sites in one file are one decision (where the toolkit lives, which GPUs to build
-# for, where system packages come from): the scan tells each once per file, with the other
-# lines; `gpuport port` still edits every site (it reads the hits, not these findings).
-PER_FILE_RULES = frozenset({"GP404", "GP504", "GP511"})
+# for, where system packages come from, which CUDA-language settings a CMake file carries over
+# to HIP, which of its .cu sources it marks as HIP): the scan tells each once per file, with the
+# other lines; `gpuport port` still edits every site (it reads the hits, not these findings).
+PER_FILE_RULES = frozenset({"GP404", "GP504", "GP506", "GP507", "GP511"})
 
 
 def once_per_file(findings: Iterable[Finding]) -> Iterator[Finding]:
     """``findings`` with those of :data:`PER_FILE_RULES` folded into their first, whose
-    message names the other lines."""
+    message names the other lines. The folded line is mechanical only when every site is: one
+    site that needs a person makes the decision need one."""
     kept: list[Finding] = []
     later: dict[str, list[int]] = {}
     first: dict[str, int] = {}
+    manual: set[str] = set()
     for finding in findings:
         rule_id = finding.rule_id
         if rule_id not in PER_FILE_RULES:
             kept.append(finding)
-        elif rule_id in first:
+            continue
+        if rule_id in first:
             later[rule_id].append(finding.location.line)
         else:
             first[rule_id] = len(kept)
             later[rule_id] = []
             kept.append(finding)
+        if finding.fix is None or not finding.fix.mechanical:
+            manual.add(rule_id)
     for rule_id, position in first.items():
         lines = later[rule_id]
         if lines:
             shown = ", ".join(str(n) for n in lines[:8]) + (", …" if len(lines) > 8 else "")
             finding = kept[position]
+            fix = finding.fix
+            if rule_id in manual and fix is not None and fix.mechanical:
+                fix = replace(fix, mechanical=False)
             kept[position] = replace(
                 finding,
                 message=f"{finding.message} (and {len(lines)} more in this file: line {shown})",
+                fix=fix,
             )
     yield from kept
 
