@@ -648,3 +648,245 @@ def module_has_string(parents: Parents, node: ast.AST, pattern: re.Pattern[str])
     (computed once per module and pattern)."""
     module = _module_of(parents, node)
     return module is not None and _module_strings_matching(module, pattern)
+
+
+# -- CUDA-only branches: `if CUDA_HOME is not None:`, `if not torch.version.cuda: return` ----
+
+# Where a CUDA toolkit lives: torch.utils.cpp_extension.CUDA_HOME is None on a machine without
+# nvcc (a ROCm machine), and the environment variables are unset there.
+# https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py (_find_cuda_home)
+_CUDA_TOOLKIT_NAMES = frozenset({"CUDA_HOME", "CUDA_PATH"})
+_TORCH_HIP_VERSION = ast.parse("torch.version.hip", mode="eval").body
+_ENV_READS = frozenset({"get", "getenv"})
+
+
+def _toolkit_value(node: ast.AST) -> bool:
+    """``node`` is a CUDA toolkit location: the name ``CUDA_HOME`` (``cpp_extension.CUDA_HOME``)
+    or a read of the variable (``os.environ.get("CUDA_HOME")``, ``os.getenv("CUDA_PATH")``)."""
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return last_name(node) in _CUDA_TOOLKIT_NAMES
+    return (
+        isinstance(node, ast.Call)
+        and last_name(node.func) in _ENV_READS
+        and bool(node.args)
+        and isinstance(node.args[0], ast.Constant)
+        and node.args[0].value in _CUDA_TOOLKIT_NAMES
+    )
+
+
+def _toolkit_set(test: ast.AST) -> bool:
+    """``CUDA_HOME``, ``CUDA_HOME is not None``, ``os.getenv("CUDA_HOME")``, ``"CUDA_HOME" in
+    os.environ``: true only where a CUDA toolkit is installed."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        if isinstance(test.ops[0], ast.In):
+            return isinstance(test.left, ast.Constant) and test.left.value in _CUDA_TOOLKIT_NAMES
+        return (
+            isinstance(test.ops[0], ast.IsNot)
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None
+            and _toolkit_value(test.left)
+        )
+    return _toolkit_value(test)
+
+
+def _toolkit_unset(test: ast.AST) -> bool:
+    """``not CUDA_HOME``, ``CUDA_HOME is None``, ``not os.getenv("CUDA_HOME")``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _toolkit_set(test.operand)
+    return (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+        and _toolkit_value(test.left)
+    )
+
+
+def cuda_present_test(test: ast.AST, toolkit: bool = True) -> bool:
+    """``test`` holds only where CUDA is: ``torch.version.cuda`` set (None on a ROCm PyTorch),
+    a CUDA toolkit found (``CUDA_HOME is not None``, ``os.getenv("CUDA_HOME")``, unset on a
+    ROCm machine; only when ``toolkit``), or an ``and`` holding one of them."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(cuda_present_test(part, toolkit) for part in test.values)
+    return _off_rocm(test) or (toolkit and _toolkit_set(test))
+
+
+def cuda_absent_test(test: ast.AST) -> bool:
+    """``test`` holds wherever CUDA is not: ``not torch.version.cuda``, ``torch.version.cuda is
+    None``, ``torch.version.hip``, ``CUDA_HOME is None``, or an ``or`` holding one of them."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return any(cuda_absent_test(part) for part in test.values)
+    return (
+        tests_unset(test, _TORCH_CUDA_VERSION)
+        or tests_set(test, _TORCH_HIP_VERSION)
+        or _toolkit_unset(test)
+    )
+
+
+def _leaves_quietly(statement: ast.stmt) -> bool:
+    """``if <test>: return`` (or ``continue``/``break``): the code after it is skipped, the
+    program goes on. Not a ``raise``: refusing to run is itself what a port must change."""
+    return (
+        isinstance(statement, ast.If)
+        and bool(statement.body)
+        and isinstance(statement.body[-1], (ast.Return, ast.Continue, ast.Break))
+        and cuda_absent_test(statement.test)
+    )
+
+
+def _bare_exit(statement: ast.stmt) -> bool:
+    """``if <test>: return`` with no value and no ``else``."""
+    return (
+        isinstance(statement, ast.If)
+        and not statement.orelse
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], ast.Return)
+        and statement.body[0].value is None
+    )
+
+
+def _exits_like_the_next(block: list[ast.stmt], at: int, node: ast.AST) -> bool:
+    """``block[at]`` is ``if <test holding node>: return``, and right after it come more such
+    exits, one of them leaving wherever CUDA is not (``if os.environ.get("X"): return`` then
+    ``if not torch.version.cuda: return``): on ROCm every way out returns the same nothing,
+    so the test's answer does not count there."""
+    statement = block[at]
+    if not _bare_exit(statement) or not isinstance(statement, ast.If):
+        return False
+    if not any(sub is node for sub in ast.walk(statement.test)):
+        return False
+    for later in block[at + 1 :]:
+        if not _bare_exit(later):
+            return False
+        if _leaves_quietly(later):
+            return True
+    return False
+
+
+def runs_only_with_cuda(parents: Parents, node: ast.AST, toolkit: bool = True) -> bool:
+    """``node`` runs, or its value counts, only where CUDA is, within its function: in the body
+    of ``if CUDA_HOME is not None:`` / ``if torch.version.cuda:``, beside such a test in one
+    ``and`` (``os.environ.get("TORCH_CUDA_ARCH_LIST") is None and CUDA_HOME is not None``),
+    after ``if not torch.version.cuda: return`` in the same or an enclosing block, or in the
+    test of a bare ``return`` that the next such exit makes moot. Such code is the CUDA side
+    of a split the project already makes. With ``toolkit`` False, a CUDA toolkit test
+    (``CUDA_HOME is not None``) does not count: for code that itself looks for the toolkit."""
+    for child, parent in ancestors(parents, node):
+        if isinstance(parent, (ast.If, ast.IfExp, ast.While)):
+            body = parent.body
+            in_body = child in body if isinstance(body, list) else child is body
+            if in_body and cuda_present_test(parent.test, toolkit):
+                return True
+        elif (
+            isinstance(parent, ast.BoolOp)
+            and isinstance(parent.op, ast.And)
+            and any(cuda_present_test(part, toolkit) for part in parent.values if part is not child)
+        ):
+            return True
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(parent, name, None)
+            if not (isinstance(block, list) and child in block):
+                continue
+            at = block.index(child)
+            if any(
+                _leaves_quietly(s) and (toolkit or not _toolkit_unset(s.test)) for s in block[:at]
+            ) or _exits_like_the_next(block, at, node):
+                return True
+        if isinstance(parent, _SCOPE_NODES):
+            return False
+    return False
+
+
+# -- An import reached only once the package is known to be there ---------------------------
+
+_FIND_SPEC_CALLS = frozenset({"find_spec", "find_loader"})
+
+
+def _probed_name(node: ast.AST) -> str | None:
+    """The package ``node`` asks for: ``importlib.util.find_spec("vllm")`` gives ``vllm``; an
+    availability check (``is_vllm_available()``, ``HAS_VLLM``) gives its lower-case name."""
+    if (
+        isinstance(node, ast.Call)
+        and last_name(node.func) in _FIND_SPEC_CALLS
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
+        return node.args[0].value.split(".", 1)[0]
+    if availability_check(node) and not isinstance(node, ast.BoolOp):
+        return last_name(node.func if isinstance(node, ast.Call) else node).lower()
+    return None
+
+
+def _names_package(probed: str | None, package: str) -> bool:
+    if probed is None:
+        return False
+    squashed = package.replace("_", "").lower()
+    return probed == package or squashed in probed.replace("_", "")
+
+
+def _tests_missing(test: ast.AST, package: str) -> bool:
+    """``find_spec("x") is None``, ``not find_spec("x")``, ``not is_x_available()``, or an
+    ``or`` holding one: true when package ``x`` is not installed."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return any(_tests_missing(part, package) for part in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _names_package(_probed_name(test.operand), package)
+    return (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+        and _names_package(_probed_name(test.left), package)
+    )
+
+
+def _tests_present(test: ast.AST, package: str) -> bool:
+    """``find_spec("x") is not None``, ``find_spec("x")``, ``is_x_available()``, or an ``and``
+    holding one: true only when package ``x`` is installed."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_tests_present(part, package) for part in test.values)
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.IsNot)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    ):
+        test = test.left
+    return _names_package(_probed_name(test), package)
+
+
+def import_probed(parents: Parents, node: ast.AST, package: str) -> bool:
+    """The import ``node`` of top-level module ``package`` runs only once the package is
+    known to be installed: in the body of ``if importlib.util.find_spec("x") is not None:`` /
+    ``if is_x_available():``, or after ``if find_spec("x") is None: return`` in the same or an
+    enclosing block of its function (there also ``… : raise``, a feature refusing with its
+    own message; at module level a ``raise`` stops the whole module). Where the package is
+    missing (a ROCm machine without its build) the code takes the other way, as with a
+    ``try/except ImportError`` fallback."""
+    function = isinstance(scope_of(parents, node), (ast.FunctionDef, ast.AsyncFunctionDef))
+    for child, parent in ancestors(parents, node):
+        if isinstance(parent, (ast.If, ast.IfExp)):
+            body = parent.body
+            in_body = child in body if isinstance(body, list) else child is body
+            if in_body and _tests_present(parent.test, package):
+                return True
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(parent, name, None)
+            if not (isinstance(block, list) and child in block):
+                continue
+            for statement in block[: block.index(child)]:
+                if (
+                    isinstance(statement, ast.If)
+                    and statement.body
+                    and _tests_missing(statement.test, package)
+                    and isinstance(statement.body[-1], _BLOCK_ENDS)
+                    and (function or not isinstance(statement.body[-1], ast.Raise))
+                ):
+                    return True
+        if isinstance(parent, _SCOPE_NODES):
+            return False
+    return False

@@ -217,8 +217,8 @@ DEVICE_CAPABILITY_GATE = rule(
         "`< 7`, `major == 8`), the AMD GPU takes the path the code keeps for those GPUs, which "
         "asks for nothing ROCm lacks (bf16, matrix cores, flash attention through AOTriton/CK). "
         "Also left alone: gates whose branches only pick numbers (a workspace or block size) or "
-        "narrow a list of autotune configs, and `sm_XX` names built only to label a record or a "
-        "log line."
+        "narrow a list of autotune configs, a result stored in a function's local that the "
+        "function never reads, and `sm_XX` names built only to label a record or a log line."
     ),
     example="if torch.cuda.get_device_capability() >= (9, 0):\n    use_hopper_fp8_kernels()\n",
     instead=(
@@ -491,6 +491,32 @@ def _only_labels(parents: Mapping[ast.AST, ast.AST], node: ast.JoinedStr) -> boo
     return False
 
 
+def _stored_unread(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
+    """The test's result goes into a function's local that the function never reads
+    (``is_sm90 = major == 9 and minor == 0`` left over beside the flags it does use): it
+    decides nothing, on any GPU."""
+    child, parent = node, parents.get(node)
+    while isinstance(parent, (ast.BoolOp, ast.UnaryOp)):
+        child, parent = parent, parents.get(parent)
+    if not (
+        isinstance(parent, ast.Assign)
+        and parent.value is child
+        and len(parent.targets) == 1
+        and isinstance(parent.targets[0], ast.Name)
+    ):
+        return False
+    name = parent.targets[0].id
+    function = guards.scope_of(parents, parent)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False  # a module's name may be imported elsewhere
+    for sub in ast.walk(function):
+        if isinstance(sub, (ast.Global, ast.Nonlocal)) and name in sub.names:
+            return False
+        if isinstance(sub, ast.Name) and sub.id == name and not isinstance(sub.ctx, ast.Store):
+            return False  # read here or in a nested function (a closure)
+    return True
+
+
 @looks_at(DEVICE_CAPABILITY_GATE, nodes=(ast.Compare, ast.JoinedStr))
 def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr) -> None:
     if ctx.imports_nvidia_only_dsl():
@@ -529,6 +555,7 @@ def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr
             and (answer is None or _misled(answer))
             and not _only_tunes(ctx.parents, node)
             and not guards.rocm_guarded(ctx.parents, node)
+            and not _stored_unread(ctx.parents, node)
         ):
             shown = ast.unparse(numbers[0])
             misled = _misled(answer) if answer is not None else ()

@@ -65,7 +65,8 @@ CUDA_ONLY_IMPORT = rule(
         "at all for a package whose ROCm build comes from elsewhere, or for one kernel backend "
         "among others (FlashAttention-3/4, CuTe DSL), when the code carries on without it: a "
         "handler with no `raise`, the `else:` of a `try:` that probes for the package, or an "
-        "availability check (`if HAS_FLASH_ATTENTION:`). NVIDIA's CUDA Python bindings in a "
+        'availability check (`if HAS_FLASH_ATTENTION:`, or `if find_spec("vllm") is None: '
+        "return` before the import). NVIDIA's CUDA Python bindings in a "
         "CuTe DSL file are covered by the file's `import cutlass`. Imports under "
         "`if TYPE_CHECKING:` are ignored."
     ),
@@ -110,7 +111,10 @@ def cuda_only_import(ctx: PythonContext, imported: ModuleImport) -> None:
     if (
         package.status is kb.PackageStatus.NEEDS_ROCM_BUILD
         or package.category in _KERNEL_BACKEND_CATEGORIES
-    ) and guards.import_has_fallback(ctx.parents, node):
+    ) and (
+        guards.import_has_fallback(ctx.parents, node)
+        or guards.import_probed(ctx.parents, node, imported.module.split(".", 1)[0])
+    ):
         # Missing on ROCm until its ROCm build is installed, or one kernel backend among
         # others, and the code carries on without it (DeepSpeed's optional apex, exllamav2's
         # flash_attn, TransformerEngine's FlashAttention-3 probe): nothing breaks.

@@ -227,7 +227,9 @@ CUDA_ENV_VAR = rule(
         "not read, as listed in gpuport's knowledge base: CUDA_VISIBLE_DEVICES, "
         "NVIDIA_VISIBLE_DEVICES, CUDA_LAUNCH_BLOCKING, TORCH_CUDA_ARCH_LIST, CUDA_HOME, "
         "CUDA_PATH, CUDA_DEVICE_ORDER and others. Variables the knowledge base marks as still "
-        "honoured on ROCm are left alone, and so is setting a variable ROCm never reads and "
+        "honoured on ROCm are left alone, and so are accesses that run only where CUDA is "
+        "(under `if CUDA_HOME is not None:` or `if torch.version.cuda:`, or after `if not "
+        "torch.version.cuda: return`), and so is setting a variable ROCm never reads and "
         "needs nothing in place of (TORCH_CUDA_ARCH_LIST, which PyTorch's extension builder "
         "reads only for nvcc; CUDA_MODULE_LOADING; CUDA_DEVICE_ORDER), and reading "
         "CUDA_VISIBLE_DEVICES, which HIP reads with the same meaning (the code sees what the "
@@ -298,11 +300,20 @@ def _probes_amd_too(ctx: PythonContext, call: ast.Call) -> bool:
     )
 
 
+_TOOLKIT_VARIABLES = frozenset({"CUDA_HOME", "CUDA_PATH"})
+
+
 def _handles_rocm_too(ctx: PythonContext, node: ast.AST, entry: kb.EnvVar | None) -> bool:
     """The access sits in ROCm-aware code: under a ROCm guard, or in a function that also
     names the variable's ROCm counterpart (``HIP_VISIBLE_DEVICES`` read beside
     ``CUDA_VISIBLE_DEVICES``). A module is too wide a scope to say so."""
     if guards.rocm_guarded(ctx.parents, node):
+        return True
+    # ROCm skips this CUDA-only setup altogether. A toolkit test does not excuse looking up
+    # the toolkit itself (CUDA_HOME read under `if os.getenv("CUDA_HOME"):`): that lookup is
+    # the ROCm path discovery a port must add.
+    toolkit = entry is None or entry.name not in _TOOLKIT_VARIABLES
+    if guards.runs_only_with_cuda(ctx.parents, node, toolkit=toolkit):
         return True
     rocm_names = set(entry.rocm_names) if entry is not None else set()
     if not rocm_names:
@@ -374,7 +385,9 @@ NCCL_ENV_VAR = rule(
         "(NCCL_SOCKET_*, NCCL_IB_*, NCCL_DEBUG*, NCCL_HOSTID, NCCL_CONF_FILE, PyTorch's "
         "NCCL_ASYNC_ERROR_HANDLING); setting a fabric switch, which RCCL never reads and "
         "which changes only how collectives travel; and build locations (NCCL_HOME, "
-        "NCCL_ROOT, NCCL_*_DIR), which no library reads."
+        "NCCL_ROOT, NCCL_*_DIR), which no library reads; and setting a tuning variable to a "
+        'value the code only passes on (`os.putenv("NCCL_MAX_NCHANNELS", str(channels))`): '
+        "RCCL reads it with the same meaning, and the number is the caller's choice."
     ),
     why=(
         "On ROCm, `torch.distributed`'s 'nccl' backend is RCCL, which reads the NCCL_* names "
@@ -411,6 +424,33 @@ def _same_on_rccl(name: str) -> bool:
     ) or name.endswith(tuple(build.suffix for build in python_code.nccl_build_location_suffixes()))
 
 
+def _value_set(ctx: PythonContext, node: ast.AST | None) -> ast.AST | None:
+    """The value an environment write stores: ``os.putenv(name, value)``,
+    ``os.environ.setdefault(name, value)``, ``os.environ[name] = value``, ``{name: value}``,
+    ``dict(NAME=value)``; None when it cannot be told."""
+    if isinstance(node, ast.Call):
+        if len(node.args) > 1:
+            return node.args[1]
+        return next((kw.value for kw in node.keywords if kw.arg in ("value", "default")), None)
+    parent = ctx.parents.get(node) if node is not None else None
+    if isinstance(node, ast.Subscript) and isinstance(parent, ast.Assign):
+        return parent.value
+    if isinstance(parent, ast.Dict) and node in parent.keys:
+        return parent.values[parent.keys.index(node)]
+    if isinstance(parent, ast.keyword):
+        return node
+    return None
+
+
+def _passes_a_value_through(value: ast.AST | None) -> bool:
+    """``value`` holds no literal (``str(channels)``, ``f"{n}"``, ``args.algo``): the code
+    hands on what its caller or configuration chose, rather than a value picked for an NVIDIA
+    system."""
+    return value is not None and not any(
+        isinstance(sub, ast.Constant) and sub.value is not None for sub in ast.walk(value)
+    )
+
+
 @looks_at(NCCL_ENV_VAR, events=(EnvAccess,))
 def nccl_env_var(ctx: PythonContext, access: EnvAccess) -> None:
     name = access.name
@@ -431,6 +471,8 @@ def nccl_env_var(ctx: PythonContext, access: EnvAccess) -> None:
         return  # RCCL reads the same name: the code reads what the user set, as on CUDA
     elif _same_on_rccl(name):
         return  # the same setting on RCCL (or a build path no library reads)
+    elif _passes_a_value_through(_value_set(ctx, access.node)):
+        return  # RCCL reads the name, and the value is the user's choice, not NVIDIA-tuned
     elif not ctx.first_time(NCCL_ENV_VAR, name):
         return  # told once per file
     else:
