@@ -291,7 +291,7 @@ def test_scanner_is_registered_for_cuda_and_cxx() -> None:
 
 
 def test_cxx_files_are_scanned_only_when_their_code_uses_cuda(tmp_path: Path) -> None:
-    body = "#define WARP_SIZE 32\nint lane(int i) { return i & 31; }\n"
+    body = "#define WARP_SIZE 32\nint lane(int i) { return i % WARP_SIZE; }\n"
     (tmp_path / "cpu.cpp").write_text("// ported from cudaMalloc-based code\n" + body)
     (tmp_path / "gpu.cpp").write_text("#include <cuda_runtime.h>\n" + body)
     (tmp_path / "gpu.cu").write_text(body)

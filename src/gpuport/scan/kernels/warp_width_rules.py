@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from gpuport.findings import Category, Confidence, Finding, Severity
 from gpuport.rules import rule
 from gpuport.scan.kernels.brackets import (
+    MAX_SPAN,
     body_after,
     enclosing_bracket,
     match_backward,
@@ -43,7 +44,10 @@ LANE_MATH_WARP_32 = rule(
         "Finds `& 31`, `& 0x1f`, `% 32`, `/ 32` and `>> 5` applied to `threadIdx.*`, to "
         "a variable assigned from it, or to a parenthesised expression that contains it. The "
         "same operators on other values (sizes, counters) are not reported; `% warpSize` and "
-        "`& (warpSize - 1)` are the portable spelling and are fine."
+        "`& (warpSize - 1)` are the portable spelling and are fine. A warp number read only "
+        "to rotate which peer a thread visits first (`(i + rank + warp) & (N - 1)`), and "
+        "`blockDim.x / 32` counting 32-element chunks in a function that exchanges no data "
+        "between lanes, are right on any wavefront width and are not reported."
     ),
     why=(
         "AMD Instinct GPUs (CDNA, gfx9) run 64-wide wavefronts; RDNA GPUs run 32-wide. With a "
@@ -127,6 +131,10 @@ def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
             continue
         if target is not None and _never_read(code, target, m.end()):
             continue  # `int lane = d3 & 0x1f;` that nothing reads: no lane math at all
+        if target is not None and _only_rotates(code, target, m.end()):
+            continue  # `warp` only staggers which peer each thread reads first
+        if _counts_chunks(src, operand, m.start()):
+            continue  # `blockDim.x / 32` counts 32-element chunks that no lane exchange reads
         op = " ".join(m.group().split())
         shown = " ".join(operand.split())
         if len(shown) > 40:
@@ -238,7 +246,8 @@ WARP_SIZE_HARDCODED = rule(
         "Finds `#define WARP_SIZE 32`, `constexpr int kWarpSize = 32`, enumerators and "
         "template defaults of that kind, for names that say warp size, threads per warp or "
         "lanes per warp. Files that also define the same name as 64 (per-architecture "
-        "selection) are left alone."
+        "selection) are left alone, and so are copies nothing reads: a struct member its "
+        "struct never names, or a source file's constant the file never uses."
     ),
     why=(
         "Everything sized or indexed with the constant (shuffle loops, per-warp shared memory, "
@@ -289,6 +298,8 @@ def warp_size_hardcoded(src: KernelSource) -> Iterator[Finding]:
             also_64 = re.compile(re.escape(name) + r"(?:\s*=\s*|\s*\{\s*|[ \t]+)\(?\s*64[uU]?\b")
             checked_64[name] = next(words(also_64, code), None) is not None
         if checked_64[name]:
+            continue
+        if _never_read_after(src, name, end):
             continue
         yield src.finding(
             WARP_SIZE_HARDCODED,
@@ -678,7 +689,10 @@ SHUFFLE_FROM_16 = rule(
         "Finds loops such as `for (int o = 16; o > 0; o >>= 1)` or `for (int o = 1; o < 32; "
         "o <<= 1)` whose body calls `__shfl_xor*`, `__shfl_down*` or `__shfl_up*` without an "
         "explicit width of 32 or less, and unrolled shuffle sequences whose largest offset is "
-        "a literal 16."
+        "a literal 16. Xor and shuffle-down trees in a device function that works in 32-lane "
+        "groups by its own arithmetic (only `threadIdx.x < 32` takes part, lanes numbered "
+        "`% 32`, or lanes striding by 32) are right on a 64-lane wavefront and are left to "
+        "GP302/GP305, which report the 32."
     ),
     why=(
         "A butterfly or tree reduction must start at half the wavefront. On a 64-wide "
@@ -745,6 +759,8 @@ def shuffle_reduction_32_lanes(src: KernelSource) -> Iterator[Finding]:
                 continue
             if _butterfly(src, m.group(1), body_start, body_end):
                 continue
+            if all(c.group(1) != "up" for c, _ in calls) and _logical_32_lanes(src, m.start()):
+                continue
             name = f"__shfl_{calls[0][0].group(1)}{calls[0][0].group(2) or ''}"
             yield src.finding(
                 SHUFFLE_FROM_16,
@@ -762,7 +778,7 @@ def shuffle_reduction_32_lanes(src: KernelSource) -> Iterator[Finding]:
     if any(offset == "32" for _, offset, _ in literal_offsets):
         return
     for m, offset, is_narrow in literal_offsets:
-        if offset == "16" and not is_narrow:
+        if offset == "16" and not is_narrow and not _logical_32_lanes(src, m.start()):
             yield src.finding(
                 SHUFFLE_FROM_16,
                 m.start(),
@@ -770,3 +786,183 @@ def shuffle_reduction_32_lanes(src: KernelSource) -> Iterator[Finding]:
                 message=f"shuffle reduction starts at offset 16 (__shfl_{m.group(1)}"
                 f"{m.group(2) or ''}), so it covers only 32 lanes of a 64-lane wavefront",
             )
+
+
+def function_span(src: KernelSource, pos: int) -> tuple[int, int] | None:
+    """The ``{`` and ``}`` of the ``__global__``/``__device__`` function whose body holds
+    ``pos``, or None (host code, a body too long to match, a declaration in between)."""
+    code = src.code
+    start = max(code.rfind("__global__", 0, pos), code.rfind("__device__", 0, pos))
+    if start < 0:
+        return None
+    brace = code.find("{", start, pos)
+    if brace < 0 or ";" in code[start:brace]:
+        return None
+    close = match_forward(src.brackets, brace)
+    return (brace, close) if close > pos else None
+
+
+_IF_RE = re.compile(r"\bif\s*\(")
+_BELOW_RE = re.compile(r"([A-Za-z_][\w.]*)\s*<\s*(\w+)(?!\s*[<(\w.])")
+_LANE_MODULO_RE = re.compile(r"(?:%\s*(\w+)|&\s*(?:31|0[xX]1[fF])[uU]?\b)(?!\s*=)")
+_STRIDE_LOOP_RE = re.compile(
+    r"for\s*\(\s*(?:[A-Za-z_]\w*\s+)*?(\w+)\s*=\s*([^;]*);[^;]*;\s*\1\s*\+=\s*(\w+)\s*\)"
+)
+
+
+def _is_32(src: KernelSource, word: str) -> bool:
+    """Is ``word`` the literal 32, or a constant of the file or of a project header it
+    includes whose value is 32 (``kThreadsPerWarp = 32``)?"""
+    if word.rstrip("uU") == "32":
+        return True
+    if not word or word[0].isdigit():
+        return False
+    constant = src.constants.get(word)
+    if constant is None:
+        found = src.header_constant(word)
+        constant = found[1] if found is not None else None
+    return constant is not None and _VALUE_32_ONLY_RE.fullmatch(constant.value.strip()) is not None
+
+
+def _logical_32_lanes(src: KernelSource, pos: int) -> bool:
+    """Does the device function around ``pos`` work in 32-lane groups by its own arithmetic?
+
+    Only 32 threads take part (``if (threadIdx.x < 32)`` around ``pos``), lanes are numbered
+    modulo 32 (``threadIdx.x % kThreadsPerWarp`` with that constant 32), or a lane walks its
+    data in strides of 32 (``for (i = lane; i < n; i += 32)``). A shuffle reduction from offset
+    16 is then right on a 64-lane wavefront too: xor offsets below 32 stay inside each 32-lane
+    half, and a shuffle-down tree leaves each half's first lane with that half's total. The
+    32 is chosen in that arithmetic, where GP302 and GP305 report it; a function that also
+    reads ``warpSize`` mixes the two widths and is still reported.
+    """
+    span = function_span(src, pos)
+    if span is None:
+        return False
+    code = src.code
+    brace, close = span
+    if "warpSize" in code[brace:close]:
+        return False
+    names = src.names
+
+    def lane_like(expr: str) -> bool:
+        return names.is_thread_expr(expr) or LANE_NAME_RE.match(expr.split(".")[-1]) is not None
+
+    for m in _IF_RE.finditer(code, brace, pos):
+        cond_close = match_forward(src.brackets, m.end() - 1)
+        if cond_close < 0 or cond_close > pos:
+            continue
+        body_start, body_end = body_after(code, src.brackets, cond_close + 1)
+        if not body_start <= pos < body_end:
+            continue
+        for below in _BELOW_RE.finditer(code, m.end(), cond_close):
+            if lane_like(below.group(1)) and _is_32(src, below.group(2)):
+                return True
+    for m in _LANE_MODULO_RE.finditer(code, brace, pos):
+        if m.group(1) is not None and not _is_32(src, m.group(1)):
+            continue
+        if names.is_thread_expr(_left_operand(code, m.start())):
+            return True
+    for m in _STRIDE_LOOP_RE.finditer(code, brace, pos):
+        if _is_32(src, m.group(3)) and any(
+            lane_like(w) for w in _IDENTIFIER_RE.findall(m.group(2))
+        ):
+            return True
+    return False
+
+
+# `(i + myrank + warp) & (RANKS - 1)`, `(peer + warp) % n`: a sum reduced modulo a count.
+_ROTATION_TAIL_RE = re.compile(r"\)\s*(?:&\s*\(\s*\w+\s*-\s*1\s*\)|%\s*\w+)")
+_SUM_OF_NAMES_RE = re.compile(r"\s*[A-Za-z_]\w*(?:\s*\+\s*[A-Za-z_]\w*)+\s*")
+
+
+def _only_rotates(code: str, target: tuple[str, int], after: int) -> bool:
+    """Is every read of ``target`` in its block a term of a sum taken modulo a count
+    (``dest[i] = (i + myrank + warp) & (RANKS - 1)``)? Then the value only rotates which peer
+    or slot each thread visits first, and any value, 32-based or not, is as correct."""
+    name = target[0]
+    end = scope_end(code, after)
+    if end >= len(code) or code[end] != "}":
+        return False
+    reads = list(words(re.compile(re.escape(name) + r"\b"), code, after, end))
+    if not reads:
+        return False
+    for read in reads:
+        bracket = enclosing_bracket(code, read.start(), max(after, read.start() - 200))
+        if bracket is None or bracket[0] != "(":
+            return False
+        close = code.find(")", read.end())
+        if close < 0 or not _SUM_OF_NAMES_RE.fullmatch(code, bracket[1] + 1, close):
+            return False
+        if not _ROTATION_TAIL_RE.match(code, close):
+            return False
+    return True
+
+
+# Warp-level exchanges of data between lanes, and calls of helpers named for a warp.
+_LANE_EXCHANGE_RE = re.compile(
+    r"shfl|ballot|__any|__all|__match|__reduce|activemask|tiled_partition|coalesced|mma"
+    r"|_sync\s*\(|\w*[wW]arp\w*\s*\("
+)
+
+
+def _counts_chunks(src: KernelSource, operand: str, at: int) -> bool:
+    """Is ``operand`` a block size (``blockDim.x``, no thread index) divided into 32-element
+    chunks in a device function that exchanges no data between lanes (apex's xentropy block
+    reduction: threads < 32 each fold one chunk of shared memory)? The count is then plain
+    partitioning, right on any wavefront width."""
+    if "blockDim" not in operand or "threadIdx" in operand or "thread_rank" in operand:
+        return False
+    span = function_span(src, at)
+    if span is None:
+        return False
+    for m in _LANE_EXCHANGE_RE.finditer(src.code, *span):
+        if m.group() != "__syncwarp(" and not m.group().startswith("__syncwarp"):
+            return False
+    return True
+
+
+_BRACE_RE = re.compile(r"[{}]")
+_CLASS_HEAD_RE = re.compile(r"\b(?:struct|class|union)\b")
+_ENUM_HEAD_RE = re.compile(r"\benum\b")
+_SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
+
+
+def _never_read_after(src: KernelSource, name: str, end: int) -> bool:
+    """Is the constant defined just before ``end`` never read where it can be seen?
+
+    A member of a struct or class whose body never names it (a derived reducer that repeats
+    its base's ``enum { THREADS_PER_WARP = 32 }`` and calls the base's reduce), or a constant of
+    a source file that the rest of the file never names: nothing sizes or indexes with it, so
+    there is no 32 to port (the constant that is read is reported where it is defined). A
+    header's file-level constant may be read by the files including it, and is reported."""
+    code = src.code
+    pattern = re.compile(re.escape(name) + r"\b")
+    head = _block_head(code, end)
+    block_end = scope_end(code, end)
+    if head is not None and _ENUM_HEAD_RE.search(head) and block_end < len(code):
+        # an enumerator: its scope is the block around the enum
+        head = _block_head(code, block_end + 1)
+        block_end = scope_end(code, block_end + 1)
+    if head is not None and _CLASS_HEAD_RE.search(head):
+        if block_end >= len(code) or code[block_end] != "}":
+            return False
+        return next(words(pattern, code, end, block_end), None) is None
+    if not src.rel.endswith(_SOURCE_SUFFIXES):
+        return False
+    return next(words(pattern, code, end), None) is None
+
+
+def _block_head(code: str, pos: int) -> str | None:
+    """What opens the innermost block around ``pos``: the text between the ``;``, ``{`` or
+    ``}`` before its ``{`` and that ``{`` (``struct Reducer<T, 1> : public Base``); None at
+    file level or when the block starts too far back."""
+    depth = 0
+    for m in reversed(list(_BRACE_RE.finditer(code, max(0, pos - MAX_SPAN), pos))):
+        if m.group() == "}":
+            depth += 1
+        elif depth:
+            depth -= 1
+        else:
+            head_start = max(code.rfind(c, 0, m.start()) for c in ";{}")
+            return code[head_start + 1 : m.start()]
+    return None
