@@ -447,6 +447,28 @@ def test_gone_labels_inside_an_nvidia_only_component_are_set_aside_not_lost() ->
     assert gone == [sibling, look_alike, other_project]
 
 
+def test_a_rule_fold_line_is_matched_on_its_folder_and_sets_its_rule_aside() -> None:
+    item = {
+        "rule_id": "GP309",
+        "location": {"path": "csrc/tma/a.cuh", "line": 7, "column": 1},
+        "message": "csrc/ uses Hopper-or-newer NVIDIA features that ROCm does not have (x)",
+        "excerpt": None,
+    }
+    whole = {**item, "message": "the project uses Hopper-or-newer NVIDIA features (x)"}
+    (line,) = score.findings_from_json("p", {"findings": [item]})
+    assert line.text == "csrc"
+    (other,) = score.findings_from_json("q", {"findings": [whole]})
+    folds = {"p": score.rule_folds([line]), "q": score.rule_folds([other])}
+    assert folds == {"p": [("GP309", "csrc")], "q": [("GP309", "")]}
+    in_folder = _label(rule_id="GP309", path="csrc/tma/b.cuh", label="TRUE")
+    other_rule = _label(rule_id="GP300", path="csrc/tma/b.cuh", label="TRUE")
+    outside = _label(rule_id="GP309", path="tools/c.cu", label="NOISE")
+    anywhere = _label(project="q", rule_id="GP309", path="tools/c.cu", label="NOISE")
+    folded, gone = score.split_set_aside([in_folder, other_rule, outside, anywhere], {}, folds)
+    assert folded == [in_folder, anywhere]
+    assert gone == [other_rule, outside]
+
+
 def _run_of(report: dict[str, Any], project: str = "p") -> Any:
     return score.ScanRun(
         project=project,
@@ -492,7 +514,7 @@ def test_the_report_gives_product_precision_tiers_and_set_aside_per_project() ->
     assert "| p | 4 | 4 | 2 | 0 | 2 | 50% | 3 | 3 | 67% | 7 | 2 |" in text
     assert "recall loss): 1" in text and "src/gone.cu:7 — really lost" in text
     assert "hopper/k.cu:5" not in text.split("set aside (folded")[0]
-    assert "(folded into a GP601 line): 2 (TRUE 1, FALSE 0, NOISE 1)" in text
+    assert "(folded into a GP601 or rule fold line): 2 (TRUE 1, FALSE 0, NOISE 1)" in text
     assert "- TRUE set aside: p GP300 hopper/k.cu:5 — hidden work" in text
 
 

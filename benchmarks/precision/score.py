@@ -58,6 +58,12 @@ COMPONENT_MARK = " is NVIDIA-only"
 EXTRAS_RULE = "GP602"
 EXTRAS_MARK = " has "
 NVIDIA_ONLY_STATUS = "NVIDIA-only"
+# Rules whose findings the scan folds, per component, into one line of the same rule that names
+# the one decision (gpuport.project.triage: GP309's Hopper-or-newer features). The line has no
+# excerpt; its text is the folder it folds, which its message names first ("the project" when
+# it folds the whole project), and a gone label of that rule inside the folder is set aside.
+RULE_FOLD_MARKS = {"GP309": " uses Hopper-or-newer NVIDIA features"}
+WHOLE_PROJECT = "the project"
 # Severities that cost nothing in assess's effort (gpuport.findings.Severity.INFO's label).
 INFO_SEVERITIES = frozenset({"info"})
 VERDICT_VALUES = frozenset(
@@ -135,6 +141,9 @@ def findings_from_json(project: str, report: dict[str, object]) -> list[Current]
             text = component_text(message)
         elif item["rule_id"] == EXTRAS_RULE and not text.strip():
             text = message.partition(EXTRAS_MARK)[0].strip()
+        elif item["rule_id"] in RULE_FOLD_MARKS and not text.strip():
+            head, mark, _rest = message.partition(RULE_FOLD_MARKS[item["rule_id"]])
+            text = head.strip().rstrip("/") if mark else ""
         found.append(
             Current(
                 project=project,
@@ -175,16 +184,34 @@ def inside(path: str, component: str) -> bool:
     return path == component or path.startswith(component + "/")
 
 
+def rule_folds(findings: Iterable[Current]) -> list[tuple[str, str]]:
+    """(rule, folder) of each fold line among a scan's findings (see RULE_FOLD_MARKS); the
+    folder is "" when the line folds the whole project."""
+    folds: list[tuple[str, str]] = []
+    for f in findings:
+        mark = RULE_FOLD_MARKS.get(f.rule_id)
+        if mark and mark in f.message and f.text:
+            folds.append((f.rule_id, "" if f.text == WHOLE_PROJECT else f.text))
+    return folds
+
+
 def split_set_aside(
-    gone: Iterable[Label], components: dict[str, list[str]]
+    gone: Iterable[Label],
+    components: dict[str, list[str]],
+    folds: dict[str, list[tuple[str, str]]] | None = None,
 ) -> tuple[list[Label], list[Label]]:
-    """(labels whose finding the scan folded into a GP601 line, labels really gone): a label
-    inside an NVIDIA-only component of its project is set aside, not lost or fixed."""
+    """(labels whose finding the scan folded into a GP601 or rule fold line, labels really
+    gone): a label inside an NVIDIA-only component of its project, or of a rule whose findings
+    a fold line of that rule covers (its folder), is set aside, not lost or fixed."""
     folded: list[Label] = []
     rest: list[Label] = []
     for label in gone:
         paths = components.get(label.project, [])
-        (folded if any(inside(label.path, c) for c in paths) else rest).append(label)
+        covered = any(inside(label.path, c) for c in paths) or any(
+            rule == label.rule_id and (not folder or inside(label.path, folder))
+            for rule, folder in (folds or {}).get(label.project, [])
+        )
+        (folded if covered else rest).append(label)
     return folded, rest
 
 
@@ -619,7 +646,8 @@ def report_markdown(
             _tally_row(rule, now_by_rule.get(rule, 0), t) + f" {pt.total} | {fmt(pt.precision)} |"
         )
     components = {run.project: run.nvidia_only for run in runs}
-    folded, gone = split_set_aside(matching.gone, components)
+    folds = {run.project: rule_folds(run.findings) for run in runs}
+    folded, gone = split_set_aside(matching.gone, components, folds)
     folded_by_project: dict[str, Tally] = defaultdict(Tally)
     for lab in folded:
         folded_by_project[lab.project].add(lab.label)
@@ -652,13 +680,15 @@ def report_markdown(
     for lab in folded:
         folded_total.add(lab.label)
     out.append(
-        f"\n## Labelled findings set aside (folded into a GP601 line): {folded_total.total}"
+        f"\n## Labelled findings set aside (folded into a GP601 or rule fold line):"
+        f" {folded_total.total}"
         f" (TRUE {folded_total.true}, FALSE {folded_total.false}, NOISE {folded_total.noise})\n"
     )
     out.append(
-        "Not counted in precision: the scan keeps them but lists one GP601 line per component."
-        " A TRUE one set aside is work the fold hides: judge whether the component really is"
-        " NVIDIA-only.\n"
+        "Not counted in precision: the scan keeps them but lists one GP601 line per component"
+        " (and one GP309 line per component for its Hopper-or-newer features). A TRUE one set"
+        " aside is work the fold hides: judge whether the component really is NVIDIA-only, or"
+        " whether the fold line names its decision.\n"
     )
     out.extend(
         f"- TRUE set aside: {lab.project} {lab.rule_id} {lab.path}:{lab.line} — {lab.reason}"

@@ -37,5 +37,6 @@ def test_the_fold_is_off_when_gp330_is_ignored() -> None:
     root = FIXTURES / "GP330-blackwell-only-kernel"
     options = ScanOptions(jobs=1, ignore=frozenset({"GP330"}))
     result = scan_path(root, options, display_root=root.name)
-    assert not result.set_aside
+    # GP309's own fold (Hopper-or-newer uses of two files, one line) still applies
+    assert not [f for f in result.set_aside if f.rule_id != "GP309"]
     assert ("umma_gemm.cu", "GP302") in {(f.location.path, f.rule_id) for f in result.findings}

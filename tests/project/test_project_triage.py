@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from expect import check_findings
@@ -113,3 +114,40 @@ def test_the_fixture_project_folds_its_cutlass_backend() -> None:
     assert {f.location.path for f in result.set_aside} == {"csrc/attn_cutlass/api.cu"}
     assert {f.rule_id for f in result.set_aside} >= {"GP312", "GP303"}
     assert NVIDIA_ONLY_COMPONENT.id in {f.rule_id for f in result.findings}
+
+
+def test_hopper_features_of_several_files_become_one_line_naming_the_decision() -> None:
+    def tma(path: str, line: int, name: str = "CUtensorMap") -> Finding:
+        return replace(
+            finding("GP309", path, line, Severity.HIGH),
+            message=f"{name}: a Hopper-or-newer feature with no HIP counterpart",
+        )
+
+    group = [
+        tma("lib/cast/a.cuh", 3),
+        tma("lib/cast/a.cuh", 9, "CUtensorMapSwizzle"),
+        tma("lib/common.cu", 5, "cp_async_bulk_wait_group"),
+    ]
+    alone = tma("ops/probe.cu", 2)  # outside lib/, in the same (project) scope: folded too
+    other = finding("GP300", "lib/common.cu")
+    model = ProjectModel(name="p")
+    kept, aside = triage([*group, alone, other], model, frozenset({"GP309", "GP300"}))
+    assert keys(aside) == keys([*group, alone])
+    (line,) = [f for f in kept if f.rule_id == "GP309"]
+    assert line.excerpt is None and line.severity is Severity.HIGH
+    assert line.location.path == "lib/cast/a.cuh" and line.location.line == 3
+    assert line.message.startswith("the project uses Hopper-or-newer NVIDIA features")
+    assert "(CUtensorMap, cp_async_bulk)" in line.message
+    assert "3 files, 4 finding(s) set aside" in line.message
+    assert "lib/cast/a.cuh (2), lib/common.cu (1), ops/probe.cu (1)" in line.message
+    assert other in kept
+
+
+def test_hopper_features_of_one_file_stay_as_they_are() -> None:
+    one = [finding("GP309", "lib/a.cuh", 3), finding("GP309", "lib/a.cuh", 9)]
+    kept, aside = triage(one, ProjectModel(name="p"), frozenset({"GP309"}))
+    assert not aside and keys(kept) == keys(one)
+    folder = [finding("GP309", "lib/x/a.cuh", 3), finding("GP309", "lib/y/b.cuh", 9)]
+    kept, aside = triage(folder, ProjectModel(name="p"), frozenset({"GP309"}))
+    (line,) = kept
+    assert line.message.startswith("lib/ uses Hopper-or-newer NVIDIA features")

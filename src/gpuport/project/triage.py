@@ -139,6 +139,8 @@ def triage(
             kept.append(finding)
     kept = _fold_blackwell_files(kept, set_aside)
     kept = _fold_imports_under_dependency(kept, set_aside)
+    if HOPPER_FEATURE_RULE in enabled:
+        kept = _fold_hopper_features(kept, model, set_aside)
     if VENDOR_EXTRAS.id in enabled and model.vendor_extras:
         kept = _fold_vendor_extras(kept, model, set_aside)
     if nvidia_only:
@@ -391,6 +393,101 @@ def _folder_finding(
         first,
         message=message,
         location=Location(loc.path, loc.line, loc.column, loc.end_line, loc.end_column),
+        severity=max(f.severity for f in group),
+        confidence=min(f.confidence for f in group),
+    )
+
+
+# -- Hopper-or-newer features: one decision per component -------------------------------------
+
+# GP309 (scan/kernels/ptx_rules.py) reports each use of TMA (CUtensorMap, cp.async.bulk.tensor),
+# wgmma, setmaxnreg and the other Hopper-or-newer features. ROCm has none of them, so every use is
+# settled by one decision, not a fix per line: compile those paths only for NVIDIA and take the
+# project's portable path on ROCm (AMD's TransformerEngine fork guards its TMA code out that
+# way). Its findings in two or more files of one component (or of the project, outside every
+# component) are folded into one GP309 line that names the decision and lists the files.
+HOPPER_FEATURE_RULE = "GP309"
+# The fold line's message starts "<scope>/ uses Hopper-or-newer NVIDIA features"; the labelling
+# (benchmarks/precision/score.py) reads the scope back from it.
+HOPPER_FOLD_MARK = " uses Hopper-or-newer NVIDIA features"
+
+
+def _fold_hopper_features(
+    findings: list[Finding], model: ProjectModel, set_aside: list[Finding]
+) -> list[Finding]:
+    """``findings`` with each component's GP309 findings (two or more files) replaced by one
+    GP309 line naming the decision; the originals are appended to ``set_aside``."""
+    groups: dict[tuple[str, Tier], list[Finding]] = defaultdict(list)
+    kept: list[Finding] = []
+    for finding in findings:
+        if finding.rule_id == HOPPER_FEATURE_RULE and finding.location.line > 0:
+            component = model.component_of(finding.location.path)
+            scope = component.path.rstrip("/") if component is not None else ""
+            groups[(scope, finding.tier)].append(finding)
+        else:
+            kept.append(finding)
+    for (scope, _tier), group in groups.items():
+        files = Counter(f.location.path for f in group)
+        if len(files) < _MIN_FILES_TO_FOLD:
+            kept.extend(group)
+            continue
+        kept.append(_hopper_fold_finding(scope, files, group))
+        set_aside.extend(group)
+    return kept
+
+
+def _common_folder(paths: Iterable[str]) -> str:
+    """The deepest folder holding every path ("" for the project root)."""
+    parts = [p.split("/")[:-1] for p in paths]
+    common: list[str] = []
+    for names in zip(*parts, strict=False):
+        if any(n != names[0] for n in names):
+            break
+        common.append(names[0])
+    return "/".join(common)
+
+
+# A feature's many names, one family each (CUtensorMapSwizzle, cp_async_bulk_wait_group ...).
+_FEATURE_FAMILIES = (
+    "CUtensorMap",
+    "cuTensorMap",
+    "cp_async_bulk",
+    "cp.async.bulk",
+    "inline PTX",
+    "cuda::ptx::",
+)
+
+
+def _feature_family(message: str) -> str:
+    """ "CUtensorMapSwizzle: a Hopper-or-newer feature ..." -> CUtensorMap."""
+    family = next((f for f in _FEATURE_FAMILIES if message.startswith(f)), None)
+    return family.rstrip(":") if family else message.partition(":")[0]
+
+
+def _hopper_fold_finding(scope: str, files: Counter[str], group: list[Finding]) -> Finding:
+    """One GP309 line for a component's Hopper-or-newer uses, placed at its first finding."""
+    first = min(group, key=lambda f: f.sort_key)
+    folder = scope if scope else _common_folder(files)
+    where = f"{folder}/" if folder else "the project"
+    cut = len(folder) + 1 if folder else 0
+    listed = ", ".join(f"{path[cut:]} ({n})" for path, n in sorted(files.items()))
+    features = sorted({_feature_family(f.message) for f in group})
+    message = (
+        f"{where}{HOPPER_FOLD_MARK} that ROCm does not have ({_shown_names(tuple(features))}) "
+        f"in {len(files)} files, {len(group)} finding(s) set aside: {listed}. One decision for a "
+        "port: build these paths only for NVIDIA and take the non-TMA (portable) path on ROCm."
+    )
+    fix = Fix(
+        "Compile the Hopper-or-newer code only for NVIDIA (`#ifndef __HIP_PLATFORM_AMD__`, or the "
+        "project's own guard) and make its dispatch take the portable path on ROCm; write an AMD "
+        "kernel (composable_kernel, hipBLASLt) only where the project has no such path.",
+        mechanical=False,
+    )
+    return replace(
+        first,
+        message=message,
+        fix=fix,
+        excerpt=None,  # the line names a component, not the source line it is placed on
         severity=max(f.severity for f in group),
         confidence=min(f.confidence for f in group),
     )

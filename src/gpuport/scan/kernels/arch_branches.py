@@ -163,6 +163,8 @@ def rocm_fallback_is_sound(
     test = arch_test(code, start)
     if test is None or test.function_like:
         return False
+    if _records_the_arch(code, test):
+        return True
     condition = _MINIMUM_ARCH_RE.sub("__CUDA_ARCH__", test.condition)
     on_rocm = evaluate_on_rocm(condition, rocm_macros)
     if on_rocm is None:
@@ -192,6 +194,24 @@ def rocm_fallback_is_sound(
     if _LAUNCH_BOUNDS_ONLY_RE.fullmatch(other_code) is not None:
         return True
     return _only_specialisations(other_code, code[:start])
+
+
+_ARCH_WORD_RE = re.compile(r"\b__CUDA_ARCH__\b")
+# Only #define lines: a value used in code (`return __CUDA_ARCH__;`) is reported, as a
+# device-pass test; a macro's value is read where a later test uses it.
+_DEFINES_ONLY_RE = re.compile(r"(?:#[ \t]*define\b[^#]*)+")
+
+
+def _records_the_arch(code: str, test: ArchTest) -> bool:
+    """Does the test only record the architecture: its NVIDIA branch ``#define``s a macro from
+    ``__CUDA_ARCH__``'s value, and the other branch is that very code with 0 for it (``#ifdef __CUDA_ARCH__``
+    ``current_arch = __CUDA_ARCH__`` ``#else`` ``current_arch = 0``)? Then HIP gets "no NVIDIA
+    architecture", the value every later feature test of it wants on AMD: no porting work here
+    (those tests are reported where they are made)."""
+    body = " ".join(_code_of(code, test.body).split())
+    if not _ARCH_WORD_RE.search(body) or not _DEFINES_ONLY_RE.fullmatch(body):
+        return False
+    return _ARCH_WORD_RE.sub("0", body) == " ".join(_code_of(code, test.rest).split())
 
 
 _SPECIALISATION_RE = re.compile(r"template\s*<[^<>{};]*>\s*(?:struct|class)\s+(\w+)\s*<")

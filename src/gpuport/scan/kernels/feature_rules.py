@@ -189,7 +189,8 @@ CUDA_ARCH_MACRO = rule(
         "A test is left out when the branch AMD takes is one an NVIDIA GPU compiles too and "
         "it runs: working code (the Volta/Turing path of a `>= 800` fast path, the modern "
         "path of a `< 700` workaround), or nothing where a current NVIDIA GPU also compiles "
-        "nothing (a Hopper-only body). Fallbacks that trap (`assert(false)`, `__trap()`, "
+        "nothing (a Hopper-only body), or the same code with 0 for the architecture (a test that "
+        "only records `__CUDA_ARCH__`, whose host branch says 'no NVIDIA arch'). Fallbacks that trap (`assert(false)`, `__trap()`, "
         "`#error`), device-pass tests (`#ifdef __CUDA_ARCH__`) and NVCC's feature calls "
         "(`__CUDA_ARCH_HAS_FEATURE__(...)`) are always reported."
     ),

@@ -100,7 +100,8 @@ CUDNN = rule(
     confidence=Confidence.HIGH,
     summary="cuDNN is used; MIOpen is the counterpart but not one-to-one",
     what=(
-        "Reports, once per file, cuDNN calls, types and constants (`cudnn*`, `CUDNN_*`), "
+        "Reports, once per file, cuDNN calls, types and constants (`cudnnCamelCase`, `CUDNN_*`; "
+        "not a project's own snake_case `cudnn_backend`), "
         "including the backend/graph API and cudnn-frontend."
     ),
     why=(

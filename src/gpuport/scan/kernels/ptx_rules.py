@@ -149,7 +149,10 @@ HOPPER_ONLY = rule(
         "Finds warpgroup MMA (`wgmma.*`, including FP8 forms), the Tensor Memory Accelerator "
         "(`cp.async.bulk*`, `cuTensorMapEncode*`, `CUtensorMap`), `setmaxnreg`, "
         "`fence.proxy.async`, `mbarrier` transaction counts, `griddepcontrol` and programmatic "
-        "dependent launch, Blackwell `tcgen05`, and CuTe's SM90/SM100 atoms."
+        "dependent launch, Blackwell `tcgen05`, and CuTe's SM90/SM100 atoms. In a project scan, "
+        "the findings of one component (or of the project) in two or more files are folded "
+        "into one GP309 line that names the one decision (build those paths only for NVIDIA, "
+        "take the portable path on ROCm) and lists the files; the originals are set aside."
     ),
     why=(
         "These are features of NVIDIA's sm_90a/sm_100a hardware. AMD GPUs have matrix cores "

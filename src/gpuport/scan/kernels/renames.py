@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterator
+from importlib import resources
 
 from gpuport.findings import Category, Confidence, Finding, Fix, Severity
 from gpuport.kb.kernels import kernel_apis
@@ -39,10 +41,29 @@ _RETURN_TYPE_BEFORE_RE = re.compile(
     r"\s*[*&]?\s*$"
 )
 _RENAMED_HEADERS = "renamed-headers"
+# The runtime and driver families are counted only for names HIPIFY's table (or gpuport's
+# extras) knows: a project's own identifier that merely starts with `cuda`/`cu` (a class
+# `cudaDevicePropertiesManager`, a helper `cuCheck`) is not CUDA API, and `port` leaves it.
+_KB_PACKAGE = "gpuport.kb"
+_API_TABLE = "cuda_hip_api.tsv"  # generated from ROCm/HIPIFY docs/tables (port/apimap.py)
+_API_EXTRAS = "cuda_hip_extra.toml"
+_EXTRA_NAME_RE = re.compile(r'^cuda = "(\w+)"$', re.MULTILINE)
+_TABLE_CHECKED_FAMILIES = frozenset({1, 2})  # _API_RE groups: runtime, driver
 # A PyTorch C++/CUDA extension (it includes torch's, ATen's or c10's headers):
 # torch.utils.cpp_extension runs torch's own hipify over its sources when it builds for ROCm,
 # renaming these names itself (https://pytorch.org/docs/stable/cpp_extension.html, "ROCm").
 _TORCH_EXTENSION_HEADER_RE = re.compile(r"(?:torch|ATen|c10)/")
+
+
+@functools.cache
+def known_cuda_names() -> frozenset[str]:
+    """Every CUDA name of the API map (kb/cuda_hip_api.tsv's first column and the extras'
+    names), read as text: the scan needs only the names, not port's parsed entries."""
+    kb = resources.files(_KB_PACKAGE)
+    table = kb.joinpath(_API_TABLE).read_text(encoding="utf-8")
+    names = {line.partition("\t")[0] for line in table.splitlines() if line and line[0] != "#"}
+    names.update(_EXTRA_NAME_RE.findall(kb.joinpath(_API_EXTRAS).read_text(encoding="utf-8")))
+    return frozenset(names)
 
 
 CUDA_API_RENAMES = rule(
@@ -55,7 +76,9 @@ CUDA_API_RENAMES = rule(
     what=(
         "Counts, once per file, the CUDA runtime (`cuda*`), driver (`cu*`, `CU*`) and library "
         "(cuBLAS, cuRAND, cuFFT, cuSPARSE, cuSOLVER, CUB) identifiers and CUDA headers that "
-        "have a one-to-one HIP counterpart, and lists the most frequent ones. APIs with their "
+        "have a one-to-one HIP counterpart, and lists the most frequent ones. Runtime and driver "
+        "names count only when HIPIFY's tables know them: a project's own identifier that "
+        "starts with `cuda` (a class `cudaDevicePropertiesManager`) is not CUDA API. APIs with their "
         "own rule (cuDNN, cuBLASLt, NVRTC, NVTX, texture references, clusters, TMA) are not "
         "counted here. In a project that builds its extensions through "
         "torch.utils.cpp_extension (CUDAExtension, load()), the scan sets these findings aside "
@@ -97,6 +120,7 @@ def cuda_api_renames(src: KernelSource) -> Iterator[Finding]:
     first: int | None = None
     found = src.conditions  # None: no #if in the file, everything is compiled
     not_renamed = kernel_apis()[_NOT_RENAMED].pattern
+    known = known_cuda_names()
     for candidate in words(_API_CANDIDATE_RE, code, also=".>"):
         m = _API_RE.fullmatch(candidate.group())
         index = m.lastindex if m is not None else None
@@ -105,6 +129,8 @@ def cuda_api_renames(src: KernelSource) -> Iterator[Finding]:
         name = m.group(index)
         if name in user_defined or not_renamed.match(name):
             continue
+        if index in _TABLE_CHECKED_FAMILIES and name not in known:
+            continue  # the project's own `cuda…` identifier, not CUDA API
         families.setdefault(_API_FAMILIES[index - 1], Counter())[name] += 1
         if first is None:
             first = candidate.start()

@@ -19,12 +19,49 @@ from gpuport.scan.kernels.names import Names, tracked_names
 from gpuport.scan.kernels.ptx import AsmStatement, asm_statements
 from gpuport.syntax.brackets import Brackets
 from gpuport.syntax.cxx import code_only
-from gpuport.syntax.preprocessor import Conditions, can_matter, conditions
+from gpuport.syntax.preprocessor import (
+    Conditions,
+    can_matter,
+    conditions,
+    evaluate_for,
+    is_nvidia_only,
+)
 from gpuport.syntax.text import LineIndex
 
 # Starts at the '#' rather than at ``^`` (which Python's regex engine tries at every offset);
 # that the '#' opens its line is checked with ``directive_line_start``.
 _INCLUDE_RE = re.compile(r"#[ \t]*include(?:_next)?[ \t]*([<\"])([^>\"\r\n]+)[>\"]")
+
+# The CUDA toolkit's version macros: HIP never defines them (kb/cuda_hip_extra.toml,
+# "unsupported": HIP has HIP_VERSION instead), so on ROCm `#if CUDART_VERSION >= 13000` takes its
+# `#else`. When every such test of a file reads there as it reads for a current toolkit (CUDA
+# 12.8, arch_branches._TOOLKIT), the branch ROCm takes is the one current NVIDIA builds take: the
+# other is CUDA-only (a newer toolkit's API), like a test of __CUDACC_VER_MAJOR__
+# (syntax/preprocessor.py's NVIDIA_ONLY). A test a current toolkit passes (`CUDA_VERSION >=
+# 9000`) stays undecided: ROCm's path there is one no current NVIDIA build takes, maybe a stub.
+# Not in a PyTorch extension: torch's hipify renames CUDA_VERSION there (to TORCH_HIP_VERSION).
+_TOOLKIT_VERSIONS = frozenset({"CUDA_VERSION", "CUDART_VERSION"})
+_CURRENT_TOOLKIT = dict.fromkeys(_TOOLKIT_VERSIONS, 12080)
+_TOOLKIT_TEST_RE = re.compile(
+    r"^[ \t]*#[ \t]*(?:el)?if[ \t](.*\bCUDA(?:RT)?_VERSION\b.*)$", re.MULTILINE
+)
+_TORCH_HEADER_RE = re.compile(r"(?:torch|ATen|c10)/")
+
+
+def _toolkit_tests_read_as_current(code: str) -> bool:
+    """Does every ``#if`` of ``code`` on the toolkit's version read on ROCm (versions absent)
+    as it reads for a current CUDA toolkit? False when there is none, or one cannot be told."""
+    found = False
+    for m in _TOOLKIT_TEST_RE.finditer(code):
+        expr = m.group(1)
+        if expr.rstrip().endswith("\\"):
+            return False  # continued on the next line: not read here
+        on_rocm = evaluate_for(expr, {}, lambda n: n in _TOOLKIT_VERSIONS or is_nvidia_only(n))
+        if on_rocm is None or on_rocm != evaluate_for(expr, _CURRENT_TOOLKIT, is_nvidia_only):
+            return False
+        found = True
+    return found
+
 
 _Hit = TypeVar("_Hit", re.Match[str], tuple[int, int, str])
 
@@ -171,6 +208,12 @@ class KernelSource:
         if self._conditions is False:
             macros = self.facts.rocm_macros
             cuda_only = self.included.cuda_only_macros
+            if (
+                "_VERSION" in self.code
+                and _toolkit_tests_read_as_current(self.code)
+                and not any(_TORCH_HEADER_RE.match(header) for header, _ in self.includes)
+            ):
+                cuda_only = cuda_only | _TOOLKIT_VERSIONS
             zero = self.included.zero_macros
             self._conditions = (
                 conditions(self.code, macros, cuda_only, zero)
