@@ -263,6 +263,23 @@ def test_more_files_needing_a_redesign_than_the_limit_is_blocked_not_a_port() ->
     assert assess(scan(*tests_only)).verdict is Verdict.READY
 
 
+def test_files_a_gp309_line_gathers_still_count_toward_a_redesign() -> None:
+    # One GP309 line stands for the TMA uses of many files (project/triage.py); the line folds
+    # how the work is shown, so the verdict counts its files as if it had not.
+    members = [finding("GP309", f"k{i}.cu", 1, Severity.HIGH) for i in range(REDESIGN_FILES + 1)]
+    line = finding("GP309", "k0.cu", 1, Severity.HIGH)
+    folded = ScanResult(root="p", findings=[line], skipped=[], set_aside=members)
+    assert assess(folded).verdict is Verdict.BLOCKED
+    # set aside because their component is not built on ROCm: not work, not counted
+    left_out = Component("csrc/", ComponentStatus.NVIDIA_ONLY, evidence=())
+    members_in_component = [
+        dataclasses.replace(f, location=Location(f"csrc/{f.location.path}", 1, 1)) for f in members
+    ]
+    outside = ScanResult(root="p", findings=[line], skipped=[], set_aside=members_in_component)
+    outside.project = ProjectModel(name="p", components=(left_out,))
+    assert assess(outside).verdict is Verdict.READY_WITH_WORK
+
+
 def test_a_project_with_a_rocm_path_is_not_told_to_port_it_and_gaps_are_optional() -> None:
     result = scan(
         finding("GP101", "r.txt", 1, Severity.MEDIUM, Category.DEPENDENCIES, mechanical=True),

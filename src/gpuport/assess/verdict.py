@@ -30,6 +30,7 @@ from gpuport.assess.guidance import (
     rocm_support,
 )
 from gpuport.findings import Category, Finding, Severity, Tier
+from gpuport.project.triage import gathered_by_hopper_lines
 from gpuport.scan.engine import ScanResult
 
 if TYPE_CHECKING:
@@ -172,7 +173,8 @@ def assess(scan: ScanResult, plan: PlanResult | None = None) -> Assessment:
     support = rocm_support(scan.project) if scan.project is not None else None
     serious = by_weight(f for f in product if f.severity >= Severity.MEDIUM)
     elsewhere = rocm_elsewhere(scan.project) if support is None and scan.project else ""
-    redesign = _redesign_files(product)
+    gathered = gathered_by_hopper_lines(scan.findings, scan.set_aside, scan.project)
+    redesign = _redesign_files([*product, *(f for f in gathered if f.tier is Tier.PRODUCT)])
     reasons: list[str] = []
     if _nothing_read(scan):
         verdict = Verdict.NOTHING_TO_ASSESS

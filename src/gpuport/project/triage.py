@@ -436,6 +436,31 @@ def _fold_hopper_features(
     return kept
 
 
+def gathered_by_hopper_lines(
+    findings: Iterable[Finding], set_aside: Iterable[Finding], model: ProjectModel | None
+) -> list[Finding]:
+    """The GP309 findings that ``_fold_hopper_features`` set aside under a GP309 line: not those
+    of a component the ROCm build leaves out, nor of a file a GP330 line already stands for.
+
+    The line folds how the work is shown, not the work: each of those files still has to take
+    the non-TMA path, so the verdict counts them one by one (assess/verdict.py).
+    """
+    blackwell = {f.location.path for f in findings if f.rule_id == BLACKWELL_FILE_RULE}
+
+    def left_out(path: str) -> bool:
+        component = model.component_of(path) if model is not None else None
+        return component is not None and component.status is ComponentStatus.NVIDIA_ONLY
+
+    return [
+        f
+        for f in set_aside
+        if f.rule_id == HOPPER_FEATURE_RULE
+        and f.location.line > 0
+        and f.location.path not in blackwell
+        and not left_out(f.location.path)
+    ]
+
+
 def _common_folder(paths: Iterable[str]) -> str:
     """The deepest folder holding every path ("" for the project root)."""
     parts = [p.split("/")[:-1] for p in paths]
