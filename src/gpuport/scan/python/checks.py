@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from gpuport.rules import NeedleSet, Rule, needles_of, prefilter
-from gpuport.scan.python.context import PythonContext, ValueKind
+from gpuport.scan.python.context import PythonContext, ValueKind, kind_words
 
 # --- Events: facts the walk derives from several kinds of node --------------------------------
 
@@ -71,6 +71,11 @@ Event = ModuleImport | EnvAccess | Assignment | ShellCommand
 # Events found only where a statement says `import` or names a tracked name (or outside Python
 # statements altogether): the statement pre-filter never needs their rules' needles.
 _RESOLVED_EVENTS: frozenset[type[Event]] = frozenset({ModuleImport, ShellCommand})
+# Words a text must hold for the walk to raise an event there at all. Every environment access
+# (:mod:`.environment`) spells "env": ``os.environ`` or a name bound from it, ``os.getenv``,
+# ``putenv`` or ``unsetenv``, an ``env=`` keyword, a notebook's ``%env`` line. Imports,
+# assignments and shell lines are anywhere: no word.
+_EVENT_WORDS: dict[type[Event], tuple[str, ...]] = {EnvAccess: ("env",)}
 
 # A check: the context, and one node or event it asked for.
 Check = Callable[[PythonContext, object], None]
@@ -102,6 +107,33 @@ class Subscription:
             or self.every_call
             or any(e not in _RESOLVED_EVENTS for e in self.events)
         )
+
+    def words(self) -> tuple[tuple[str, ...], ...] | None:
+        """The texts the check can be called in at all: those holding every word of one of
+        these groups; None: any text.
+
+        A qualified call, attribute or assignment target is resolved from names that the text
+        spells part by part (an import binds the name it writes, an attribute chain writes the
+        rest), so each part of the qualified name is in the text; a method call writes its
+        method's name; a followed value and an event need the words their sources write
+        (:func:`~gpuport.scan.python.context.kind_words`, ``_EVENT_WORDS``). A node type or
+        every call can be anywhere.
+        """
+        if self.nodes or self.every_call:
+            return None
+        groups = [
+            tuple(part for part in qual.split(".") if part)
+            for qual in (*self.calls, *self.call_prefixes, *self.attributes, *self.assignments)
+        ]
+        groups += [(method,) for method in self.methods]
+        for needed in (
+            *(kind_words(kind) for kind in self.followed),
+            *(_EVENT_WORDS.get(event) for event in self.events),
+        ):
+            if needed is None:
+                return None
+            groups.append(needed)
+        return tuple(dict.fromkeys(groups))
 
 
 _SUBSCRIPTIONS: list[Subscription] = []
@@ -165,17 +197,38 @@ class Dispatch:
     assignments: dict[str, tuple[Check, ...]]  # qualified attribute -> checks (of Assignment)
     followed: dict[ValueKind, tuple[Check, ...]]
     events: dict[type[Event], tuple[Check, ...]]
-    # The enabled rules' needles (None: one may fire anywhere, nothing can be skipped), and
-    # those of the rules with a check on raw syntax (see the module's docstring).
+    # The needles of the enabled rules that are not in ``conditional`` (None: one may fire
+    # anywhere, nothing can be skipped), and those of the rules with a check on raw syntax
+    # (see the module's docstring).
     needles: tuple[str, ...] | None
     statement_needles: tuple[str, ...] | None
-    needle_set: NeedleSet | None  # the needles, for the file pre-filter
+    needle_set: NeedleSet | None  # ``needles``, for the file pre-filter
+    # The rules whose checks are called only in texts holding certain words (Subscription.words):
+    # each with its needles (None: it has none) and those groups of words. Such a rule may fire
+    # only where both are found: ``torch.version.cuda``'s rule needs "cuda" (its needle) and
+    # "torch", "version" (the attribute's parts), not "cuda" alone, as in most files of a
+    # PyTorch project.
+    conditional: tuple[tuple[NeedleSet | None, tuple[tuple[str, ...], ...]], ...] = ()
 
     def may_fire_in(self, text: str) -> bool:
-        """Some enabled rule may fire in ``text``: it holds one of their needles."""
+        """Some enabled rule may fire in ``text``: it holds one of their needles (and, for a
+        conditional rule, the words its checks need)."""
         if self.needle_set is None:
             return bool(self.rules)
-        return self.needle_set.found_in(text)
+        return self.needle_set.found_in(text) or self.conditional_in(text)
+
+    def conditional_in(self, text: str) -> bool:
+        """Some conditional rule may fire in ``text``. Outside ASCII every text may hold the
+        words: identifiers are NFKC-normalised, so the source may spell one differently."""
+        if not self.conditional:
+            return False
+        plain = text.isascii()
+        for needles, groups in self.conditional:
+            if (not plain or any(all(word in text for word in group) for group in groups)) and (
+                needles is None or needles.found_in(text)
+            ):
+                return True
+        return False
 
     def every_call_in(self, text: str | None) -> tuple[Check, ...]:
         """The checks of every call that may fire in ``text`` (a file or a cell, None: unknown):
@@ -247,6 +300,16 @@ def _build(chosen: list[Subscription]) -> Dispatch:
             events[event].append(sub.check)
     rules = tuple(dict.fromkeys(sub.rule for sub in chosen))
     raw = dict.fromkeys(sub.rule for sub in chosen if sub.raw_syntax)
+    words: dict[Rule, list[tuple[str, ...]] | None] = {}
+    for sub in chosen:
+        groups = sub.words()
+        known = words.setdefault(sub.rule, [])
+        if groups is None or known is None:
+            words[sub.rule] = None
+        else:
+            known += groups
+    conditional = {r: tuple(dict.fromkeys(g)) for r, g in words.items() if g is not None}
+    plain = [r for r in rules if r not in conditional]
     return Dispatch(
         rules=rules,
         nodes={k: tuple(v) for k, v in nodes.items()},
@@ -263,7 +326,10 @@ def _build(chosen: list[Subscription]) -> Dispatch:
         assignments={k: tuple(v) for k, v in assignments.items()},
         followed={k: tuple(v) for k, v in followed.items()},
         events={k: tuple(v) for k, v in events.items()},
-        needles=prefilter(rules),
+        needles=prefilter(plain),
         statement_needles=prefilter(raw),
-        needle_set=NeedleSet.of(rules),
+        needle_set=NeedleSet.of(plain),
+        conditional=tuple(
+            (needles_of(r) if r.needles else None, groups) for r, groups in conditional.items()
+        ),
     )
