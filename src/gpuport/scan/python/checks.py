@@ -223,8 +223,18 @@ class Dispatch:
         if not self.conditional:
             return False
         plain = text.isascii()
+        # Each word looked for once: the rules share theirs (torch, backends, cuda…), and a
+        # word that is not there costs a search of the whole text.
+        seen: dict[str, bool] = {}
+
+        def holds(word: str) -> bool:
+            found = seen.get(word)
+            if found is None:
+                found = seen[word] = word in text
+            return found
+
         for needles, groups in self.conditional:
-            if (not plain or any(all(word in text for word in group) for group in groups)) and (
+            if (not plain or any(all(map(holds, group)) for group in groups)) and (
                 needles is None or needles.found_in(text)
             ):
                 return True
