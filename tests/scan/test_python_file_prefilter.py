@@ -99,6 +99,8 @@ def test_the_project_import_alone_is_no_reason_to_parse() -> None:
         ("mod = importlib.import_module('cuda')\n", True),
         ("print(torch.version.cuda)\n", True),  # GP202: its needle and the attribute's parts
         ("x = torch.cuda.is_available()\n", False),  # "cuda" without torch.version
+        ("print(torch.__version__, torch.cuda.is_available())\n", False),  # not the name
+        ("from torch.version import cuda\nprint(cuda)\n", True),
         ("os.environ['CUDA_VISIBLE_DEVICES'] = '0'\n", True),
         ("CUDA_VISIBLE_DEVICES = '0'\n", False),  # no environment access: no "env"
         ("from triton.language.extra.cuda import libdevice\n", True),
