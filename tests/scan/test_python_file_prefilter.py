@@ -167,3 +167,12 @@ def test_imported_names_are_found_where_an_import_can_name_them(text: str, found
     assert patterns is not None
     assert imports_found(patterns, text) is found
     assert import_patterns([]) is None
+
+
+def test_a_notebook_import_continued_on_the_next_line_is_found() -> None:
+    """In a notebook's JSON each line of a cell starts with a quote: the module of a
+    backslash-continued import follows one."""
+    cell = '{"cells": [{"cell_type": "code", "source": ["import os, \\\\\\n", "    pynvml\\n"]}]}'
+    dispatch = dispatch_for(ALL_RULES)
+    assert file_prefilter(dispatch, DEEPSPEED, notebook=True)(cell)
+    assert not file_prefilter(dispatch, DEEPSPEED)(cell)

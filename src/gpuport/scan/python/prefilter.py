@@ -54,7 +54,9 @@ _IMPORT_QUOTES = (" ", "'", '"')
 _FILE_PREFILTERS: dict[tuple[object, ...], Callable[[str], bool]] = {}
 
 
-def file_prefilter(dispatch: Dispatch, first_party: frozenset[str]) -> Callable[[str], bool]:
+def file_prefilter(
+    dispatch: Dispatch, first_party: frozenset[str], *, notebook: bool = False
+) -> Callable[[str], bool]:
     """Whether some enabled rule may fire in a file's text, knowing the project's own packages.
 
     The import rule (GP201) sees only imports: ``import x``, ``from x …``, ``import a, x`` and
@@ -66,12 +68,12 @@ def file_prefilter(dispatch: Dispatch, first_party: frozenset[str]) -> Callable[
     finds ``import os,pynvml`` and ``import\tpynvml``, which the needles miss. The project's
     own packages are left out: the rule never reports the project importing itself
     (``import deepspeed`` in DeepSpeed: 3 files in 5 of its Python held nothing else). A
-    needle another enabled rule shares stays a needle.
+    needle another enabled rule shares stays a needle. A ``notebook``'s text is its JSON.
     """
     needles = dispatch.needles
     if needles is None or CUDA_ONLY_IMPORT not in dispatch.rules:
         return dispatch.may_fire_in
-    key = (needles, dispatch.conditional, first_party)
+    key = (needles, dispatch.conditional, first_party, notebook)
     found = _FILE_PREFILTERS.get(key)
     if found is not None:
         return found
@@ -89,7 +91,7 @@ def file_prefilter(dispatch: Dispatch, first_party: frozenset[str]) -> Callable[
     def may_fire_in(text: str) -> bool:
         return (
             kept.found_in(text)
-            or (patterns is not None and imports_found(patterns, text))
+            or (patterns is not None and imports_found(patterns, text, quoted=notebook))
             or conditional_in(text)
         )
 
@@ -119,10 +121,15 @@ def import_patterns(names: Iterable[str]) -> tuple[re.Pattern[str], re.Pattern[s
     return re.compile(rf"(?:import|from|,){name}"), re.compile(rf"(?:import|from|[,\"']){name}")
 
 
-def imports_found(patterns: tuple[re.Pattern[str], re.Pattern[str]], text: str) -> bool:
-    """An import in ``text`` may name one of the names of ``patterns`` (:func:`import_patterns`)."""
-    plain, quoted = patterns
-    return (quoted if _IMPORT_CALL in text else plain).search(text) is not None
+def imports_found(
+    patterns: tuple[re.Pattern[str], re.Pattern[str]], text: str, *, quoted: bool = False
+) -> bool:
+    """An import in ``text`` may name one of the names of ``patterns`` (:func:`import_patterns`).
+    ``quoted``: a name after a quote counts in any text (a notebook's JSON starts each line of
+    a cell with one, so the module on a backslash-continued import line follows a quote)."""
+    plain, after_quote = patterns
+    found = after_quote if quoted or _IMPORT_CALL in text else plain
+    return found.search(text) is not None
 
 
 def _static_patterns(needles: tuple[str, ...]) -> tuple[re.Pattern[bytes], ...]:
