@@ -20,7 +20,7 @@ from gpuport import rules as rules_module
 from gpuport.files import FileKind, SourceText
 from gpuport.findings import Category, Confidence, Finding, Severity, SkipKind, Skipped, Tier
 from gpuport.rules import Rule
-from gpuport.scan import base
+from gpuport.scan import base, engine
 from gpuport.scan.engine import ScanOptions, scan_path
 
 TEST_RULE = Rule(
@@ -448,11 +448,32 @@ def test_the_garbage_collector_is_back_as_it_was_after_a_scan(tmp_path: Path) ->
     """The engine pauses cyclic collection while it scans a file, and only then."""
     (tmp_path / "m.py").write_text("import torch\ntorch.cuda.synchronize()\n", encoding="utf-8")
     assert gc.isenabled()
+    frozen = gc.get_freeze_count()  # the CLI, run in this process before, freezes its modules
     scan_path(tmp_path, ScanOptions(jobs=1))
-    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
     gc.disable()
     try:
         scan_path(tmp_path, ScanOptions(jobs=1))
         assert not gc.isenabled()  # a caller's choice is left alone
     finally:
         gc.enable()
+
+
+def test_a_pool_leaves_the_frozen_generation_as_it_found_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pool freezes what the process holds before it forks its workers; after the scan,
+    a process that had frozen nothing has nothing frozen, and one that had (the CLI, which
+    freezes its modules once loaded) keeps it frozen."""
+    monkeypatch.setattr(engine, "_PARALLEL_THRESHOLD", 1)
+    for i in range(3):
+        (tmp_path / f"m{i}.py").write_text("import pynvml\n", encoding="utf-8")
+    gc.unfreeze()
+    scan_path(tmp_path, ScanOptions(jobs=2))
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        assert len(scan_path(tmp_path, ScanOptions(jobs=2)).findings) == 3
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

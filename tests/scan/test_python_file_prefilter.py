@@ -4,7 +4,6 @@ project importing itself is not parsed, and every other import is still found.""
 from __future__ import annotations
 
 import ast
-import re
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from gpuport.findings import Finding, Skipped
 from gpuport.scan.catalog import iter_rules
 from gpuport.scan.python import scanner
 from gpuport.scan.python.checks import dispatch_for
-from gpuport.scan.python.prefilter import _name_found, file_prefilter
+from gpuport.scan.python.prefilter import file_prefilter, import_patterns, imports_found
 from gpuport.scan.python.scanner import scan_python
 
 ALL_RULES = frozenset(r.id for r in iter_rules())
@@ -85,14 +84,42 @@ def test_other_imports_beside_the_project_import_are_still_found(
     assert any(rule == "GP201" for rule, _ in with_facts)
 
 
-def test_a_needle_another_rule_shares_is_kept() -> None:
+def test_the_project_import_alone_is_no_reason_to_parse() -> None:
     dispatch = dispatch_for(ALL_RULES)
-    may_fire_in = file_prefilter(dispatch, frozenset({"cuda"}))
-    # "cuda" is not an import needle of a package, so a project named cuda changes nothing.
-    assert may_fire_in("x = 'cuda'\n")
-    assert file_prefilter(dispatch, frozenset()) == dispatch.may_fire_in
     assert not file_prefilter(dispatch, DEEPSPEED)("import deepspeed\n")
-    assert file_prefilter(dispatch, DEEPSPEED)("import torch.cuda\n")
+    assert file_prefilter(dispatch, frozenset())("import deepspeed\n")
+    assert file_prefilter(dispatch, DEEPSPEED)("import pynvml\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [
+        ("device = 'cuda'\nx = torch.zeros(1, device=device)\n", False),  # a device, no import
+        ("# runs on cuda devices\nx = 1\n", False),
+        ("mod = importlib.import_module('cuda')\n", True),
+        ("print(torch.version.cuda)\n", True),  # GP202: its needle and the attribute's parts
+        ("x = torch.cuda.is_available()\n", False),  # "cuda" without torch.version
+        ("print(torch.__version__, torch.cuda.is_available())\n", False),  # not the name
+        ("from torch.version import cuda\nprint(cuda)\n", True),
+        ("os.environ['CUDA_VISIBLE_DEVICES'] = '0'\n", True),
+        ("CUDA_VISIBLE_DEVICES = '0'\n", False),  # no environment access: no "env"
+        ("from triton.language.extra.cuda import libdevice\n", True),
+    ],
+)
+def test_a_rule_is_looked_for_only_where_its_checks_can_be_called(text: str, parsed: bool) -> None:
+    """A conditional rule needs its needles and the words its checks need (the parts of the
+    qualified name it looks at, "env" for an environment access); the import rule's names
+    count only where an import can name a module."""
+    assert file_prefilter(dispatch_for(ALL_RULES), DEEPSPEED)(text) is parsed
+
+
+def test_a_text_outside_ascii_may_spell_the_words_differently() -> None:
+    """Identifiers are NFKC-normalised: "torch" in fullwidth letters is ``torch`` to the
+    parser."""
+    dispatch = dispatch_for(ALL_RULES)
+    assert not dispatch.conditional_in("x = cuda.version\n")
+    fullwidth = "".join(chr(ord(c) + 0xFEE0) for c in "torch")  # FULLWIDTH LATIN SMALL LETTERs
+    assert dispatch.conditional_in(f"x = {fullwidth}.version.cuda\n")
 
 
 def test_a_banner_of_hashes_after_a_string_is_read_once(tmp_path: Path) -> None:
@@ -110,24 +137,42 @@ def test_a_banner_of_hashes_after_a_string_is_read_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "found"),
     [
-        "import pynvml",
-        "x = 1\nimport os,pynvml",
-        "pynvml",
-        "my_pynvml = 1",  # part of a longer name
-        "a.pynvml",  # an attribute
-        "épynvml",  # a word character outside ASCII
-        "٣pynvml",  # a digit outside ASCII
-        "pynvmlx",
-        "a.pynvml pynvml",  # the second one counts
-        "xpynvml\n(pynvml)",
-        "",
+        ("import pynvml", True),
+        ("x = 1\nimport os,pynvml", True),
+        ("import\tpynvml", True),
+        ("from pynvml.smi import x", True),
+        ("import numpy as np, pynvml", True),
+        ("import os, \\\n    pynvml", True),  # a backslash-continued line
+        ("import os, \\\r\n    pynvml", True),
+        ("__import__('pynvml')", True),
+        ('importlib.import_module(name="pynvml")', True),
+        ("x = 'pynvml'", False),  # a string, and no import call in the text
+        ("pynvml", False),
+        ("x = pynvml", False),
+        ("my_pynvml = 1", False),  # part of a longer name
+        ("import a.pynvml", False),  # an attribute
+        ("import épynvml", False),  # a word character outside ASCII
+        ("importpynvml", True),  # no look-behind for a whole word: a parse too many, no more
+        ("frompynvml", True),
+        ("import pynvmlx", False),
+        ("import os\n# pynvml", False),
+        ("import" + " " * 300 + "pynvml", True),
+        ("", False),
     ],
 )
-def test_other_imports_are_found_as_whole_names_as_a_look_behind_finds_them(text: str) -> None:
-    """The names' test checks the character before each match itself: it finds exactly what
-    ``(?<![\\w.])name(?!\\w)`` does."""
-    names = re.compile(r"(?:pynvml|cupy)(?!\w)")
-    expected = re.search(r"(?<![\w.])(?:pynvml|cupy)(?!\w)", text) is not None
-    assert _name_found(names, text) is expected
+def test_imported_names_are_found_where_an_import_can_name_them(text: str, found: bool) -> None:
+    patterns = import_patterns(["pynvml", "cupy"])
+    assert patterns is not None
+    assert imports_found(patterns, text) is found
+    assert import_patterns([]) is None
+
+
+def test_a_notebook_import_continued_on_the_next_line_is_found() -> None:
+    """In a notebook's JSON each line of a cell starts with a quote: the module of a
+    backslash-continued import follows one."""
+    cell = '{"cells": [{"cell_type": "code", "source": ["import os, \\\\\\n", "    pynvml\\n"]}]}'
+    dispatch = dispatch_for(ALL_RULES)
+    assert file_prefilter(dispatch, DEEPSPEED, notebook=True)(cell)
+    assert not file_prefilter(dispatch, DEEPSPEED)(cell)

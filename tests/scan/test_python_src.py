@@ -343,7 +343,11 @@ def test_notebook_shell_forms_are_read_and_other_magics_ignored(tmp_path: Path) 
 
 def test_notebook_in_another_language_is_skipped(tmp_path: Path) -> None:
     path = tmp_path / "julia.ipynb"
-    nb = notebook(["using CUDA"], metadata={"kernelspec": {"language": "julia", "name": "julia"}})
+    # Read (and its language told) where some rule may fire: here GP206's `nvidia-smi `.
+    nb = notebook(
+        ["using CUDA\nrun(`nvidia-smi -L`)"],
+        metadata={"kernelspec": {"language": "julia", "name": "julia"}},
+    )
     write_notebook(path, nb)
     result = scan(path)
     assert result.findings == []

@@ -275,7 +275,9 @@ def _worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
     # What the process holds so far (its modules, the KB, the rule tables) is kept out of the
     # cyclic garbage collector, in this process and in the workers it forks: their collections
     # would otherwise walk all of it and, touching every object, copy the shared memory pages
-    # (about 0.14 s of CPU on DeepSpeed's Python with two workers).
+    # (about 0.14 s of CPU on DeepSpeed's Python with two workers). What was frozen before
+    # (the CLI freezes what its modules made) stays frozen after.
+    frozen_before = gc.get_freeze_count() > 0
     gc.freeze()
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
     try:
@@ -295,7 +297,8 @@ def _worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
         pool.shutdown(wait=True)
     finally:
         _release_stop_signals()
-        gc.unfreeze()
+        if not frozen_before:
+            gc.unfreeze()
 
 
 def _catch_stop_signals() -> None:

@@ -16,13 +16,15 @@ needles of the rules with such checks, for the statement pre-filter.
 from __future__ import annotations
 
 import ast
+import functools
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from gpuport.rules import NeedleSet, Rule, needles_of, prefilter
-from gpuport.scan.python.context import PythonContext, ValueKind
+from gpuport.scan.python.context import PythonContext, ValueKind, kind_words
 
 # --- Events: facts the walk derives from several kinds of node --------------------------------
 
@@ -71,6 +73,11 @@ Event = ModuleImport | EnvAccess | Assignment | ShellCommand
 # Events found only where a statement says `import` or names a tracked name (or outside Python
 # statements altogether): the statement pre-filter never needs their rules' needles.
 _RESOLVED_EVENTS: frozenset[type[Event]] = frozenset({ModuleImport, ShellCommand})
+# Words a text must hold for the walk to raise an event there at all. Every environment access
+# (:mod:`.environment`) spells "env": ``os.environ`` or a name bound from it, ``os.getenv``,
+# ``putenv`` or ``unsetenv``, an ``env=`` keyword, a notebook's ``%env`` line. Imports,
+# assignments and shell lines are anywhere: no word.
+_EVENT_WORDS: dict[type[Event], tuple[str, ...]] = {EnvAccess: ("env",)}
 
 # A check: the context, and one node or event it asked for.
 Check = Callable[[PythonContext, object], None]
@@ -102,6 +109,69 @@ class Subscription:
             or self.every_call
             or any(e not in _RESOLVED_EVENTS for e in self.events)
         )
+
+    def words(self) -> tuple[tuple[Word, ...], ...] | None:
+        """The texts the check can be called in at all: those holding every word of one of
+        these groups; None: any text.
+
+        A qualified call, attribute or assignment target is resolved from names that the text
+        spells part by part (an import binds the name it writes, an attribute chain writes the
+        rest), so each part of the qualified name stands in the text as a whole name; a method
+        call writes its method's name; a followed value and an event need the words their
+        sources write (:func:`~gpuport.scan.python.context.kind_words`, ``_EVENT_WORDS``). A
+        node type or every call can be anywhere.
+        """
+        if self.nodes or self.every_call:
+            return None
+        groups = [
+            tuple(Word(part, True) for part in qual.split("."))
+            for qual in (*self.calls, *self.attributes, *self.assignments)
+        ]
+        for prefix in self.call_prefixes:  # its last part may be the start of a name
+            *whole, last = prefix.split(".")
+            groups.append((*(Word(p, True) for p in whole), *([Word(last, False)] if last else [])))
+        groups += [(Word(method, True),) for method in self.methods]
+        for kind in self.followed:
+            parts = kind_words(kind)
+            if parts is None:
+                return None
+            groups.append(tuple(Word(part, True) for part in parts))
+        for event in self.events:
+            fragments = _EVENT_WORDS.get(event)
+            if fragments is None:
+                return None
+            groups.append(tuple(Word(fragment, False) for fragment in fragments))
+        return tuple(dict.fromkeys(groups))
+
+
+class Word(NamedTuple):
+    """A word a text must hold: as a whole name (``version``, not ``__version__``), or
+    anywhere (``env`` in ``environ``)."""
+
+    text: str
+    whole: bool
+
+    def found_in(self, text: str) -> bool:
+        """``text`` (ASCII) holds the word. The character before a name is tested on each
+        match, not written as a look-behind: an expression that starts with one is tried at
+        every position of the text (40 times slower over DeepSpeed's Python)."""
+        at = text.find(self.text)
+        if at < 0 or not self.whole:
+            return at >= 0
+        pattern = _name_end(self.text)
+        match = pattern.search(text, at)
+        while match is not None:
+            start = match.start()
+            before = text[start - 1] if start else " "
+            if not (before.isalnum() or before == "_"):
+                return True
+            match = pattern.search(text, start + 1)
+        return False
+
+
+@functools.lru_cache(maxsize=256)
+def _name_end(name: str) -> re.Pattern[str]:
+    return re.compile(rf"{re.escape(name)}(?!\w)")
 
 
 _SUBSCRIPTIONS: list[Subscription] = []
@@ -165,17 +235,48 @@ class Dispatch:
     assignments: dict[str, tuple[Check, ...]]  # qualified attribute -> checks (of Assignment)
     followed: dict[ValueKind, tuple[Check, ...]]
     events: dict[type[Event], tuple[Check, ...]]
-    # The enabled rules' needles (None: one may fire anywhere, nothing can be skipped), and
-    # those of the rules with a check on raw syntax (see the module's docstring).
+    # The needles of the enabled rules that are not in ``conditional`` (None: one may fire
+    # anywhere, nothing can be skipped), and those of the rules with a check on raw syntax
+    # (see the module's docstring).
     needles: tuple[str, ...] | None
     statement_needles: tuple[str, ...] | None
-    needle_set: NeedleSet | None  # the needles, for the file pre-filter
+    needle_set: NeedleSet | None  # ``needles``, for the file pre-filter
+    # The rules whose checks are called only in texts holding certain words (Subscription.words):
+    # each with its needles (None: it has none) and those groups of words. Such a rule may fire
+    # only where both are found: ``torch.version.cuda``'s rule needs "cuda" (its needle) and
+    # "torch", "version" (the attribute's parts), not "cuda" alone, as in most files of a
+    # PyTorch project.
+    conditional: tuple[tuple[NeedleSet | None, tuple[tuple[Word, ...], ...]], ...] = ()
 
     def may_fire_in(self, text: str) -> bool:
-        """Some enabled rule may fire in ``text``: it holds one of their needles."""
+        """Some enabled rule may fire in ``text``: it holds one of their needles (and, for a
+        conditional rule, the words its checks need)."""
         if self.needle_set is None:
             return bool(self.rules)
-        return self.needle_set.found_in(text)
+        return self.needle_set.found_in(text) or self.conditional_in(text)
+
+    def conditional_in(self, text: str) -> bool:
+        """Some conditional rule may fire in ``text``. Outside ASCII every text may hold the
+        words: identifiers are NFKC-normalised, so the source may spell one differently."""
+        if not self.conditional:
+            return False
+        plain = text.isascii()
+        # Each word looked for once: the rules share theirs (torch, backends, cuda…), and a
+        # word that is not there costs a search of the whole text.
+        seen: dict[Word, bool] = {}
+
+        def holds(word: Word) -> bool:
+            found = seen.get(word)
+            if found is None:
+                found = seen[word] = word.found_in(text)
+            return found
+
+        for needles, groups in self.conditional:
+            if (not plain or any(all(map(holds, group)) for group in groups)) and (
+                needles is None or needles.found_in(text)
+            ):
+                return True
+        return False
 
     def every_call_in(self, text: str | None) -> tuple[Check, ...]:
         """The checks of every call that may fire in ``text`` (a file or a cell, None: unknown):
@@ -247,6 +348,16 @@ def _build(chosen: list[Subscription]) -> Dispatch:
             events[event].append(sub.check)
     rules = tuple(dict.fromkeys(sub.rule for sub in chosen))
     raw = dict.fromkeys(sub.rule for sub in chosen if sub.raw_syntax)
+    words: dict[Rule, list[tuple[Word, ...]] | None] = {}
+    for sub in chosen:
+        groups = sub.words()
+        known = words.setdefault(sub.rule, [])
+        if groups is None or known is None:
+            words[sub.rule] = None
+        else:
+            known += groups
+    conditional = {r: tuple(dict.fromkeys(g)) for r, g in words.items() if g is not None}
+    plain = [r for r in rules if r not in conditional]
     return Dispatch(
         rules=rules,
         nodes={k: tuple(v) for k, v in nodes.items()},
@@ -263,7 +374,10 @@ def _build(chosen: list[Subscription]) -> Dispatch:
         assignments={k: tuple(v) for k, v in assignments.items()},
         followed={k: tuple(v) for k, v in followed.items()},
         events={k: tuple(v) for k, v in events.items()},
-        needles=prefilter(rules),
+        needles=prefilter(plain),
         statement_needles=prefilter(raw),
-        needle_set=NeedleSet.of(rules),
+        needle_set=NeedleSet.of(plain),
+        conditional=tuple(
+            (needles_of(r) if r.needles else None, groups) for r, groups in conditional.items()
+        ),
     )

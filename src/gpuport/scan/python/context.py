@@ -45,6 +45,18 @@ _PROPERTY_KINDS = {
     "minor": ValueKind.CAPABILITY,
     "name": ValueKind.DEVICE_NAME,
 }
+# The words every text holding a value of a kind spells, where the kind starts only from one
+# qualified name (:meth:`PythonContext.kind`: a qualified name is spelled part by part, in an
+# import or an attribute chain, and a name holding the value was bound from it in the same
+# text). The other kinds start from several calls and properties: no word is known.
+_KIND_WORDS = {kind: tuple(qualified.split(".")) for qualified, kind in _QUALIFIED_KINDS.items()}
+
+
+def kind_words(kind: ValueKind) -> tuple[str, ...] | None:
+    """Words that every text in which a value of ``kind`` is followed holds (None: unknown)."""
+    return _KIND_WORDS.get(kind)
+
+
 # String methods whose result is still the device name, for ``name.lower()`` and the like.
 _NAME_KEEPING_METHODS = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rstrip"})
 

@@ -16,7 +16,7 @@ import ast
 import bisect
 import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from gpuport.rules import NeedleSet, trie_pattern
 from gpuport.scan.python.checks import Dispatch
@@ -43,86 +43,106 @@ _STATE_TRIGGERS = (
     rb"import|\\|[\"'][ \t\f]*(?:#[^\n]*)?(?:\n[ \t\f]*(?:#[^\n]*)?)*[A-Za-z]{0,3}[\"']"
 )
 _QUOTES = re.compile(rb"[\"']")
-_STATIC_PATTERNS: dict[tuple[str, ...], re.Pattern[bytes]] = {}
+_STATE_PATTERN = re.compile(_STATE_TRIGGERS)
+_STATIC_PATTERNS: dict[tuple[str, ...], tuple[re.Pattern[bytes], ...]] = {}
 # A word as ``\b`` sees one in ASCII bytes: a tracked name is found in a segment when one of the
 # segment's whole words is that name, which is what ``\bname\b`` would find.
 _WORD = re.compile(rb"\w+")
 _NAME_WORDS: dict[frozenset[str], frozenset[bytes]] = {}
 # How the import rule writes a package's needle: its import name after a space or a quote.
 _IMPORT_QUOTES = (" ", "'", '"')
-_FILE_PREFILTERS: dict[tuple[tuple[str, ...], frozenset[str]], Callable[[str], bool]] = {}
+_FILE_PREFILTERS: dict[tuple[object, ...], Callable[[str], bool]] = {}
 
 
-def file_prefilter(dispatch: Dispatch, first_party: frozenset[str]) -> Callable[[str], bool]:
+def file_prefilter(
+    dispatch: Dispatch, first_party: frozenset[str], *, notebook: bool = False
+) -> Callable[[str], bool]:
     """Whether some enabled rule may fire in a file's text, knowing the project's own packages.
 
-    The import rule (GP201) never reports an import of ``first_party`` (the project importing
-    itself), so its needles for those names are left out, unless another enabled rule shares
-    them. The rule's other packages are then looked for as whole names wherever they stand
-    (``import os,pynvml``, not only after a space or a quote): a file that mentioned the
-    project's own import, and so was parsed, finds every other import it did before. On
-    DeepSpeed's Python this skips 3 files in 5 that only import deepspeed
-    (benchmarks/results/python_vs_bandit.md).
+    The import rule (GP201) sees only imports: ``import x``, ``from x …``, ``import a, x`` and
+    ``importlib.import_module("x")`` / ``__import__("x")``. Its needles (each package's import
+    name after a space or a quote) are looked for only there: after ``import``, ``from``, a
+    comma or a quote (with blanks or backslash-continued lines between), as whole names
+    (:func:`imports_found`), not in ``device = "cuda"`` or a comment's " cuda" (DeepSpeed: 41
+    files in 231 parsed for that alone, benchmarks/results/python_vs_bandit.md). This also
+    finds ``import os,pynvml`` and ``import\tpynvml``, which the needles miss. The project's
+    own packages are left out: the rule never reports the project importing itself
+    (``import deepspeed`` in DeepSpeed: 3 files in 5 of its Python held nothing else). A
+    needle another enabled rule shares stays a needle. A ``notebook``'s text is its JSON.
     """
     needles = dispatch.needles
-    if needles is None or not first_party or CUDA_ONLY_IMPORT not in dispatch.rules:
+    if needles is None or CUDA_ONLY_IMPORT not in dispatch.rules:
         return dispatch.may_fire_in
-    key = (needles, first_party)
+    key = (needles, dispatch.conditional, first_party, notebook)
     found = _FILE_PREFILTERS.get(key)
     if found is not None:
         return found
-    import_needles = frozenset(CUDA_ONLY_IMPORT.needles or ())
     others: set[str] = set()
     for other in dispatch.rules:
         if other is not CUDA_ONLY_IMPORT:
             others.update(other.needles or ())
-    own = {
-        f"{quote}{name}" for name in first_party for quote in _IMPORT_QUOTES
-    } & import_needles - others
-    found = dispatch.may_fire_in
-    if own:
-        kept = NeedleSet(n for n in needles if n not in own)
-        tops = {
-            n[1:] for n in import_needles if n[:1] in _IMPORT_QUOTES and n[1:] not in first_party
-        }
-        # `(?<![\w.])` is checked on each match rather than written first in the expression:
-        # an expression that starts with a look-behind is tried at every position of the text,
-        # one that starts with the names skips to where one could start.
-        names = re.compile(rf"(?:{trie_pattern(tops)})(?!\w)") if tops else None
+    imports = {
+        n for n in CUDA_ONLY_IMPORT.needles or () if n[:1] in _IMPORT_QUOTES and n not in others
+    }
+    kept = NeedleSet(n for n in needles if n not in imports)
+    patterns = import_patterns(n[1:] for n in imports if n[1:] not in first_party)
+    conditional_in = dispatch.conditional_in
 
-        def may_fire_in(text: str) -> bool:
-            return kept.found_in(text) or (names is not None and _name_found(names, text))
+    def may_fire_in(text: str) -> bool:
+        return (
+            kept.found_in(text)
+            or (patterns is not None and imports_found(patterns, text, quoted=notebook))
+            or conditional_in(text)
+        )
 
-        found = may_fire_in
     if len(_FILE_PREFILTERS) > 64:
         _FILE_PREFILTERS.clear()
-    _FILE_PREFILTERS[key] = found
-    return found
+    _FILE_PREFILTERS[key] = may_fire_in
+    return may_fire_in
 
 
-def _name_found(names: re.Pattern[str], text: str) -> bool:
-    """``names`` matches where no word character (as ``\\w`` has it) or dot comes before."""
-    match = names.search(text)
-    while match is not None:
-        start = match.start()
-        if start == 0:
-            return True
-        before = text[start - 1]
-        if not (before.isalnum() or before == "_" or before == "."):
-            return True
-        match = names.search(text, start + 1)
-    return False
+# Between `import`, `from`, a comma or a quote and the module's name: blanks and backslash-
+# continued line ends. A quote counts only in a text calling ``import_module`` or
+# ``__import__`` (both hold "import_"): elsewhere "'cuda'" is a device, not a module.
+_BETWEEN = r"(?:[ \t\f]|\\(?:\r\n?|\n))*"
+_IMPORT_CALL = "import_"
 
 
-def _static_pattern(needles: tuple[str, ...]) -> re.Pattern[bytes]:
-    """A state trigger or one of ``needles`` (compiled once per set of enabled rules)."""
-    pattern = _STATIC_PATTERNS.get(needles)
-    if pattern is None:
-        alternatives = [_STATE_TRIGGERS]
+def import_patterns(names: Iterable[str]) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
+    """Where an import can name one of ``names`` (a whole name: ``cuda`` and ``cuda.x``, not
+    ``cudax``): after ``import``, ``from`` or a comma; the second pattern also after a quote.
+    The words before a name are written without ``\\b``: an expression whose first step is a
+    look-behind is tried at every position of a text, this one only where ``import``,
+    ``from`` or a comma starts (also finding ``reimport x``, which costs only a parse)."""
+    words = sorted(set(names))
+    if not words:
+        return None
+    name = rf"{_BETWEEN}(?:{trie_pattern(words)})(?!\w)"
+    return re.compile(rf"(?:import|from|,){name}"), re.compile(rf"(?:import|from|[,\"']){name}")
+
+
+def imports_found(
+    patterns: tuple[re.Pattern[str], re.Pattern[str]], text: str, *, quoted: bool = False
+) -> bool:
+    """An import in ``text`` may name one of the names of ``patterns`` (:func:`import_patterns`).
+    ``quoted``: a name after a quote counts in any text (a notebook's JSON starts each line of
+    a cell with one, so the module on a backslash-continued import line follows a quote)."""
+    plain, after_quote = patterns
+    found = after_quote if quoted or _IMPORT_CALL in text else plain
+    return found.search(text) is not None
+
+
+def _static_patterns(needles: tuple[str, ...]) -> tuple[re.Pattern[bytes], ...]:
+    """The state triggers, and ``needles`` (compiled once per set of enabled rules): two
+    expressions, each searched on its own. One alternation of both took half as long again:
+    a text position is then tried against every branch, not only where a branch can start."""
+    patterns = _STATIC_PATTERNS.get(needles)
+    if patterns is None:
+        patterns = (_STATE_PATTERN,)
         if needles:
-            alternatives.append(trie_pattern(needles).encode())
-        pattern = _STATIC_PATTERNS[needles] = re.compile(b"|".join(alternatives))
-    return pattern
+            patterns += (re.compile(trie_pattern(needles).encode()),)
+        _STATIC_PATTERNS[needles] = patterns
+    return patterns
 
 
 def _name_words(names: frozenset[str]) -> frozenset[bytes]:
@@ -155,16 +175,15 @@ class SourceSegments:
         lengths = [len(line) + 1 for line in data.split(b"\n")]  # each line with its "\n"
         lengths.pop()  # the text after the last "\n" starts no further line
         self._starts = [0, *itertools.accumulate(lengths)]
-        # Where the static pattern matches in the whole text, searched once: a statement holds
-        # a match of its own only where one of these overlaps it (a match at a position of the
-        # statement is found there, unless an earlier one already covers that position).
-        # Searching each statement's source instead read a function's body once per level of
-        # nesting (6 of unsloth's 15 CPU seconds).
-        self._match_starts: list[int] = []
-        self._match_ends: list[int] = []
-        for match in _static_pattern(needles).finditer(data):
-            self._match_starts.append(match.start())
-            self._match_ends.append(match.end())
+        # Where each static pattern matches in the whole text, searched once: a statement holds
+        # a match of its own only where one of a pattern's matches overlaps it (a match at a
+        # position of the statement is found there, unless an earlier one of the same pattern
+        # already covers that position). Searching each statement's source instead read a
+        # function's body once per level of nesting (6 of unsloth's 15 CPU seconds).
+        self._matches: list[tuple[list[int], list[int]]] = []
+        for pattern in _static_patterns(needles):
+            spans = [match.span() for match in pattern.finditer(data)]
+            self._matches.append(([s for s, _ in spans], [e for _, e in spans]))
 
     @classmethod
     def of(cls, text: str, needles: tuple[str, ...] | None) -> SourceSegments | None:
@@ -197,12 +216,10 @@ class SourceSegments:
         if end_line > len(starts) or line < 1:
             return False
         begin, end = starts[line - 1] + column, starts[end_line - 1] + end_column
-        first_ending_after = bisect.bisect_right(self._match_ends, begin)
-        if (
-            first_ending_after < len(self._match_starts)
-            and self._match_starts[first_ending_after] < end
-        ):
-            return False  # a match overlaps the statement: it may hold one (walking is safe)
+        for starts_at, ends_at in self._matches:
+            first_ending_after = bisect.bisect_right(ends_at, begin)
+            if first_ending_after < len(starts_at) and starts_at[first_ending_after] < end:
+                return False  # a match overlaps the statement: it may hold one (walk it)
         segment = self._data[begin:end]
         if not segment.isascii():
             return False

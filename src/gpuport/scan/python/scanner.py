@@ -103,7 +103,7 @@ def scan_notebook(source: SourceText, enabled: frozenset[str]) -> Iterator[Findi
     shell_rules_may_fire = bool(enabled & _CONTAINER_COMMAND_IDS) and any(
         word in text for word in _CONTAINER_COMMAND_WORDS
     )
-    may_fire_in = file_prefilter(dispatch, source.facts.first_party)
+    may_fire_in = file_prefilter(dispatch, source.facts.first_party, notebook=True)
     if not may_fire_in(text) and not shell_rules_may_fire:
         if not isinstance(notebook, dict) or not (
             isinstance(notebook.get("cells"), list) or isinstance(notebook.get("worksheets"), list)
