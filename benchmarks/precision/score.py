@@ -167,6 +167,8 @@ def nvidia_only_components(report: dict[str, object]) -> list[str]:
     for component in model.get("components") or []:
         if isinstance(component, dict) and component.get("status") == NVIDIA_ONLY_STATUS:
             paths.append(str(component["path"]).rstrip("/"))
+            # files joined to it from elsewhere (an op's extra's requirements file)
+            paths.extend(str(f) for f in component.get("files") or [])
     return paths
 
 

@@ -111,7 +111,11 @@ def nvidia_only_components(
         component = _nvcc_only_package(root, rel, text, rocm_built, backends)
         if component is not None:
             components.append(component)
-    components.extend(op_builder_components(root, texts, found.build_helpers, found.packages))
+    components.extend(
+        op_builder_components(
+            root, texts, found.build_helpers, found.packages, tuple(found.setup_pys)
+        )
+    )
     for rel in found.cmake_files:
         if rel.lower().endswith("cmakelists.txt"):
             components.extend(cmake_nvidia_only(root, texts, rel, ", ".join(backends)))

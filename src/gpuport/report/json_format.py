@@ -89,6 +89,8 @@ def project_dict(model: ProjectModel | None) -> dict[str, Any] | None:
                 "status": c.status.value,
                 "rocm_alternative": c.rocm_alternative,
                 "evidence": [evidence_dict(e) for e in c.evidence],
+                # files elsewhere that belong to it (an op's extra's requirements file)
+                **({"files": list(c.files)} if c.files else {}),
             }
             for c in model.components
         ],
