@@ -592,6 +592,12 @@ def _name_strings(tree: ast.Module) -> dict[str, list[str]]:
     return out
 
 
+def extension_folders(call: ast.Call, base: str) -> set[str]:
+    """The folders (from the root) of the sources an extension call of a setup.py in ``base``
+    compiles."""
+    return _extension_folders(call, base)
+
+
 def _extension_folders(call: ast.Call, base: str) -> set[str]:
     """The folders of the sources an extension call names (its ``sources`` or second argument)."""
     sources = [k.value for k in call.keywords if k.arg == "sources"] or call.args[1:2]
