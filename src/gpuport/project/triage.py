@@ -75,7 +75,9 @@ VENDOR_EXTRAS = rule(
     what="Folds every finding inside a pyproject's extras that select another vendor's build "
     "(named cu118, cuda12, intelgpu, xpu…; pinning /whl/cu121/ or +cu118 wheels; or asking for "
     "such an extra of the project itself; or asked for by such extras alone and installing a GPU "
-    "package whose ROCm install differs, like a flash-attn extra only the CUDA extras name) into "
+    "package whose ROCm install differs, like a flash-attn extra only the CUDA extras name; or, "
+    "beside ROCm extras, named for a hosted notebook service whose GPUs are all NVIDIA's, like "
+    "colab or kaggle) into "
     "one finding per pyproject, naming the extras and "
     "the project's ROCm extras. The folded findings are kept with the scan's result, set aside.",
     why="A ROCm user never installs a CUDA extra: the project's ROCm install (its ROCm extras or "
