@@ -178,16 +178,30 @@ def inside(path: str, component: str) -> bool:
 
 
 def split_set_aside(
-    gone: Iterable[Label], components: dict[str, list[str]]
+    gone: Iterable[Label],
+    components: dict[str, list[str]],
+    aside: dict[str, set[tuple[str, str, int]]] | None = None,
 ) -> tuple[list[Label], list[Label]]:
-    """(labels whose finding the scan folded into a GP601 line, labels really gone): a label
-    inside an NVIDIA-only component of its project is set aside, not lost or fixed."""
+    """(labels whose finding the scan folded into another line, labels really gone): a label
+    inside an NVIDIA-only component of its project, or whose (rule, path, line) the scan lists
+    as set aside (an import folded under its dependency line), is set aside, not lost or fixed."""
     folded: list[Label] = []
     rest: list[Label] = []
     for label in gone:
         paths = components.get(label.project, [])
-        (folded if any(inside(label.path, c) for c in paths) else rest).append(label)
+        listed = (label.rule_id, label.path, label.line) in (aside or {}).get(label.project, set())
+        (folded if listed or any(inside(label.path, c) for c in paths) else rest).append(label)
     return folded, rest
+
+
+def set_aside_places(report: dict[str, object]) -> set[tuple[str, str, int]]:
+    """(rule, path, line) of each finding the scan set aside (its JSON's "set_aside" list)."""
+    places: set[tuple[str, str, int]] = set()
+    raw = report.get("set_aside")
+    for item in raw if isinstance(raw, list) else []:
+        if isinstance(item, dict):
+            places.add((str(item["rule_id"]), str(item["path"]), int(item["line"])))
+    return places
 
 
 def read_labels(path: Path = LABELS) -> list[Label]:
@@ -433,6 +447,8 @@ class ScanRun:
     bytes_scanned: int
     set_aside: int = 0  # findings the scan folded into GP601 lines (kept, not listed)
     nvidia_only: list[str] = field(default_factory=list)  # the folded components' paths
+    # (rule, path, line) of every finding the scan set aside
+    aside: set[tuple[str, str, int]] = field(default_factory=set)
 
 
 def saved_scan(folder: Path, name: str) -> Path | None:
@@ -495,6 +511,7 @@ def scan_project(
         bytes_scanned=int(stats.get("bytes_scanned", 0)),
         set_aside=int((report.get("summary") or {}).get("set_aside", 0)),
         nvidia_only=nvidia_only_components(report),
+        aside=set_aside_places(report),
     )
 
 
@@ -621,7 +638,9 @@ def report_markdown(
             _tally_row(rule, now_by_rule.get(rule, 0), t) + f" {pt.total} | {fmt(pt.precision)} |"
         )
     components = {run.project: run.nvidia_only for run in runs}
-    folded, gone = split_set_aside(matching.gone, components)
+    folded, gone = split_set_aside(
+        matching.gone, components, {run.project: run.aside for run in runs}
+    )
     folded_by_project: dict[str, Tally] = defaultdict(Tally)
     for lab in folded:
         folded_by_project[lab.project].add(lab.label)
