@@ -469,6 +469,21 @@ def test_a_rule_fold_line_is_matched_on_its_folder_and_sets_its_rule_aside() -> 
     assert gone == [other_rule, outside]
 
 
+def test_gone_labels_the_scan_lists_as_set_aside_are_set_aside_not_lost() -> None:
+    """An import folded under its dependency line is listed in the scan's "set_aside" places."""
+    report = {"set_aside": [{"rule_id": "GP201", "path": "pkg/b.py", "line": 4}]}
+    places = score.set_aside_places(report)
+    folded_import = _label(rule_id="GP201", path="pkg/b.py", line=4, label="TRUE")
+    other_line = _label(rule_id="GP201", path="pkg/b.py", line=5, label="TRUE")
+    other_rule = _label(rule_id="GP202", path="pkg/b.py", line=4, label="TRUE")
+    folded, gone = score.split_set_aside(
+        [folded_import, other_line, other_rule], {}, aside={"p": places}
+    )
+    assert folded == [folded_import]
+    assert gone == [other_line, other_rule]
+    assert score.set_aside_places({}) == set()
+
+
 def _run_of(report: dict[str, Any], project: str = "p") -> Any:
     return score.ScanRun(
         project=project,

@@ -176,6 +176,8 @@ def nvidia_only_components(report: dict[str, object]) -> list[str]:
     for component in model.get("components") or []:
         if isinstance(component, dict) and component.get("status") == NVIDIA_ONLY_STATUS:
             paths.append(str(component["path"]).rstrip("/"))
+            # files joined to it from elsewhere (an op's extra's requirements file)
+            paths.extend(str(f) for f in component.get("files") or [])
     return paths
 
 
@@ -199,20 +201,37 @@ def split_set_aside(
     gone: Iterable[Label],
     components: dict[str, list[str]],
     folds: dict[str, list[tuple[str, str]]] | None = None,
+    aside: dict[str, set[tuple[str, str, int]]] | None = None,
 ) -> tuple[list[Label], list[Label]]:
-    """(labels whose finding the scan folded into a GP601 or rule fold line, labels really
-    gone): a label inside an NVIDIA-only component of its project, or of a rule whose findings
-    a fold line of that rule covers (its folder), is set aside, not lost or fixed."""
+    """(labels whose finding the scan folded into another line, labels really gone): a label
+    inside an NVIDIA-only component of its project, of a rule whose findings a fold line of
+    that rule covers (its folder), or whose (rule, path, line) the scan lists as set aside (an
+    import folded under its dependency line), is set aside, not lost or fixed."""
     folded: list[Label] = []
     rest: list[Label] = []
     for label in gone:
         paths = components.get(label.project, [])
-        covered = any(inside(label.path, c) for c in paths) or any(
-            rule == label.rule_id and (not folder or inside(label.path, folder))
-            for rule, folder in (folds or {}).get(label.project, [])
+        listed = (label.rule_id, label.path, label.line) in (aside or {}).get(label.project, set())
+        covered = (
+            listed
+            or any(inside(label.path, c) for c in paths)
+            or any(
+                rule == label.rule_id and (not folder or inside(label.path, folder))
+                for rule, folder in (folds or {}).get(label.project, [])
+            )
         )
         (folded if covered else rest).append(label)
     return folded, rest
+
+
+def set_aside_places(report: dict[str, object]) -> set[tuple[str, str, int]]:
+    """(rule, path, line) of each finding the scan set aside (its JSON's "set_aside" list)."""
+    places: set[tuple[str, str, int]] = set()
+    raw = report.get("set_aside")
+    for item in raw if isinstance(raw, list) else []:
+        if isinstance(item, dict):
+            places.add((str(item["rule_id"]), str(item["path"]), int(item["line"])))
+    return places
 
 
 def read_labels(path: Path = LABELS) -> list[Label]:
@@ -458,6 +477,8 @@ class ScanRun:
     bytes_scanned: int
     set_aside: int = 0  # findings the scan folded into GP601 lines (kept, not listed)
     nvidia_only: list[str] = field(default_factory=list)  # the folded components' paths
+    # (rule, path, line) of every finding the scan set aside
+    aside: set[tuple[str, str, int]] = field(default_factory=set)
 
 
 def saved_scan(folder: Path, name: str) -> Path | None:
@@ -520,6 +541,7 @@ def scan_project(
         bytes_scanned=int(stats.get("bytes_scanned", 0)),
         set_aside=int((report.get("summary") or {}).get("set_aside", 0)),
         nvidia_only=nvidia_only_components(report),
+        aside=set_aside_places(report),
     )
 
 
@@ -647,7 +669,9 @@ def report_markdown(
         )
     components = {run.project: run.nvidia_only for run in runs}
     folds = {run.project: rule_folds(run.findings) for run in runs}
-    folded, gone = split_set_aside(matching.gone, components, folds)
+    folded, gone = split_set_aside(
+        matching.gone, components, folds, {run.project: run.aside for run in runs}
+    )
     folded_by_project: dict[str, Tally] = defaultdict(Tally)
     for lab in folded:
         folded_by_project[lab.project].add(lab.label)

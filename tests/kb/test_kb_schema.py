@@ -41,6 +41,7 @@ def all_entries() -> list[tuple[str, Any]]:
     entries += [(f"image {i.pattern}", i) for i in kb.docker_images()]
     entries += [(f"flag {f.flag}", f) for f in kb.docker_flags()]
     entries += [(f"index {i.pattern}", i) for i in kb.pip_indexes()]
+    entries += [(f"notebook {n.name}", n) for n in kb.hosted_notebooks()]
     entries += [(f"gpu {g.gfx}", g) for g in kb.gpu_architectures().values()]
     return entries
 
@@ -138,6 +139,7 @@ TABLE_TYPES = [
     ("platform.toml", "docker_image", kb.DockerImage, {}),
     ("platform.toml", "docker_flag", kb.DockerFlag, {}),
     ("platform.toml", "pip_index", kb.PipIndex, {}),
+    ("platform.toml", "hosted_notebook", kb.HostedNotebook, {}),
     ("gpu_arch.toml", "gpu", kb.GpuArch, {}),
 ]
 
@@ -162,6 +164,7 @@ def test_data_files_have_no_unknown_top_level_tables() -> None:
             "docker_image",
             "docker_flag",
             "pip_index",
+            "hosted_notebook",
         },
         "gpu_arch.toml": {"gpu"},
     }

@@ -122,3 +122,32 @@ def test_an_extra_only_vendor_extras_ask_for_is_one_of_them(tmp_path: Path) -> N
     (group,) = build_model(write(tmp_path, files)).vendor_extras
     assert group.extras == ("attn", "cu121-ampere", "cu121")
     assert group.lines == frozenset({5, 9, 10})
+
+
+def test_extras_named_for_an_nvidia_only_notebook_service_are_cuda_extras(tmp_path: Path) -> None:
+    # Colab and Kaggle offer NVIDIA GPUs (and TPUs) only (kb platform.toml [[hosted_notebook]]):
+    # beside the project's ROCm extras, an extra named for them is never a ROCm install. A
+    # service the knowledge base does not know, and the same names in a pyproject with no ROCm
+    # extras, are left alone.
+    body = (
+        '[project]\nname = "pkg"\nversion = "1"\n'
+        "[project.optional-dependencies]\n"
+        'colab-no-deps = ["xformers", "peft"]\n'
+        'kaggle-new = ["bitsandbytes"]\n'
+        'paperspace = ["xformers"]\n'
+        'cu121 = ["torch==2.4.0+cu121"]\n'
+        "{rocm}"
+        "[tool.x]\nrocm = true\n"
+    )
+    setup = "import torch\nIS_ROCM = torch.version.hip\n"
+    with_rocm = body.format(rocm='rocm62 = ["torch"]\n')
+    root = write(tmp_path / "a", {"pyproject.toml": with_rocm, "setup.py": setup})
+    (group,) = build_model(root).vendor_extras
+    assert group.extras == ("colab-no-deps", "kaggle-new", "cu121")
+    result = scan_path(root, ScanOptions(jobs=1))
+    listed = {(f.rule_id, f.location.line) for f in result.findings}
+    assert ("GP106", 7) in listed  # paperspace's xformers stays
+    assert ("GP106", 5) not in listed  # colab-no-deps' xformers is folded
+    root = write(tmp_path / "b", {"pyproject.toml": body.format(rocm=""), "setup.py": setup})
+    (group,) = build_model(root).vendor_extras
+    assert group.extras == ("cu121",)

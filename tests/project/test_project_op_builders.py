@@ -164,3 +164,46 @@ def test_the_nvidia_only_ops_findings_are_folded_in_a_scan(tmp_path: Path) -> No
     listed = {(f.rule_id, f.location.path) for f in result.findings}
     assert ("GP601", "op_builder/storage.py") in listed
     assert any(path == "csrc/adam/kernel.cu" for _, path in listed)
+
+
+EXTRAS_SETUP = """\
+import torch
+from setuptools import setup
+from op_builder import ALL_OPS
+def fetch_requirements(path):
+    return open(path).read().split()
+extras_require = {
+    'storage': fetch_requirements('requirements/requirements-storage.txt'),
+    'fused_adam': fetch_requirements('requirements/requirements-fused_adam.txt'),
+    'triton': fetch_requirements('requirements/requirements-triton.txt'),
+}
+if torch.version.hip:
+    print('hipify every op')
+setup(name='speedy', packages=['pkg'], extras_require=extras_require)
+"""
+
+
+def test_the_requirements_of_a_refused_ops_extra_fold_into_its_line(tmp_path: Path) -> None:
+    """The extra named like an op that refuses ROCm installs what only that op uses: its pins
+    join the op's GP601 line. An extra of an op built on ROCm, and one no op is named like,
+    keep their findings."""
+    files = dict(PROJECT)
+    files["setup.py"] = EXTRAS_SETUP
+    files["requirements/requirements-storage.txt"] = "triton==1.0.0\n"
+    files["requirements/requirements-fused_adam.txt"] = "triton==1.0.0\n"
+    files["requirements/requirements-triton.txt"] = "triton==2.1.0\n"
+    root = write(tmp_path, files)
+    model = build_model(root)
+    storage = model.component_of("requirements/requirements-storage.txt")
+    assert storage is not None and storage.path == "csrc/storage/py_lib"
+    assert (storage.evidence[1].path, storage.evidence[1].line) == ("setup.py", 7)
+    assert model.component_of("requirements/requirements-fused_adam.txt") is None
+    result = scan_path(root, ScanOptions(jobs=1))
+    aside = {(f.rule_id, f.location.path) for f in result.set_aside}
+    listed = {(f.rule_id, f.location.path) for f in result.findings}
+    assert ("GP112", "requirements/requirements-storage.txt") in aside
+    assert ("GP112", "requirements/requirements-fused_adam.txt") in listed
+    assert ("GP112", "requirements/requirements-triton.txt") in listed
+    (line,) = [f for f in result.findings if f.location.path == "op_builder/storage.py"]
+    assert "requirements/requirements-storage.txt" in line.message
+    assert "1 finding(s) in it set aside (GP112 x1)" in line.message

@@ -34,6 +34,7 @@ from gpuport.kb.platform import (
     DockerFlag,
     DockerImage,
     EnvVar,
+    HostedNotebook,
     PipIndex,
     ToolCommand,
     commands,
@@ -45,6 +46,7 @@ from gpuport.kb.platform import (
     find_docker_image,
     find_env_var,
     find_pip_index,
+    hosted_notebooks,
     pip_indexes,
 )
 from gpuport.kb.rocm import (
@@ -65,6 +67,7 @@ __all__ = [
     "DockerImage",
     "EnvVar",
     "GpuArch",
+    "HostedNotebook",
     "KbError",
     "LibraryStatus",
     "Package",
@@ -84,6 +87,7 @@ __all__ = [
     "find_package",
     "find_pip_index",
     "gpu_architectures",
+    "hosted_notebooks",
     "library_for_cmake_target",
     "library_for_header",
     "library_for_link_name",

@@ -1,5 +1,6 @@
 """The platform around the code (platform.toml): environment variables, command-line tools,
-container images and GPU flags, and pip indexes, each with what replaces it on ROCm."""
+container images and GPU flags, and pip indexes, each with what replaces it on ROCm; and hosted
+notebook services with the GPUs they offer."""
 
 from __future__ import annotations
 
@@ -276,3 +277,35 @@ def find_pip_index(url: str) -> PipIndex | None:
         if fnmatch.fnmatchcase(wanted, _normalize_url(entry.pattern)):
             return entry
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class HostedNotebook:
+    """A hosted notebook service (Colab, Kaggle) and the makers of the GPUs it offers."""
+
+    name: str
+    pattern: str  # a regular expression searched in an install extra's name ("colab")
+    gpu_vendors: tuple[str, ...]  # "nvidia", "amd"
+    notes: str
+    sources: tuple[str, ...]
+    checked: datetime.date
+
+    @property
+    def nvidia_only(self) -> bool:
+        return self.gpu_vendors == ("nvidia",)
+
+
+@functools.cache
+def hosted_notebooks() -> tuple[HostedNotebook, ...]:
+    """Every hosted notebook service of platform.toml, in file order."""
+    return tuple(
+        HostedNotebook(
+            name=entry.text("name"),
+            pattern=entry.text("pattern"),
+            gpu_vendors=entry.texts("gpu_vendors", required=True),
+            notes=entry.text("notes", ""),
+            sources=entry.sources(),
+            checked=entry.date(),
+        )
+        for entry in entries(_platform(), "hosted_notebook", PLATFORM_TOML, "name")
+    )

@@ -15,8 +15,13 @@ from pathlib import Path
 from gpuport.files import ProjectFacts
 from gpuport.findings import Tier
 from gpuport.project.cmake_components import cmake_cuda_only_macros, optional_cuda_subbuilds
-from gpuport.project.components import newer_gpu_only_components, nvidia_only_components
+from gpuport.project.components import (
+    extension_folders,
+    newer_gpu_only_components,
+    nvidia_only_components,
+)
 from gpuport.project.dockerfiles import ci_image_dockerfiles
+from gpuport.project.extension_imports import extension_importers
 from gpuport.project.extras import vendor_extras
 from gpuport.project.header_components import unreached_headers
 from gpuport.project.headers import header_facts, include_dirs
@@ -90,6 +95,10 @@ def build_model(root: Path) -> ProjectModel:
                     components.append(sub)
     if supports:
         components.extend(unreached_headers(texts, found, components, macros, cuda_only, product))
+        python = [r for r in found.python_files if model_tier(tiers, r) is Tier.PRODUCT]
+        components = extension_importers(
+            texts, found.setup_pys, python, components, extension_folders
+        )
     facts = ProjectFacts(
         rocm_macros=macros,
         cuda_only_macros=cuda_only,

@@ -111,7 +111,11 @@ def nvidia_only_components(
         component = _nvcc_only_package(root, rel, text, rocm_built, backends)
         if component is not None:
             components.append(component)
-    components.extend(op_builder_components(root, texts, found.build_helpers, found.packages))
+    components.extend(
+        op_builder_components(
+            root, texts, found.build_helpers, found.packages, tuple(found.setup_pys)
+        )
+    )
     for rel in found.cmake_files:
         if rel.lower().endswith("cmakelists.txt"):
             components.extend(cmake_nvidia_only(root, texts, rel, ", ".join(backends)))
@@ -586,6 +590,12 @@ def _name_strings(tree: ast.Module) -> dict[str, list[str]]:
                 if isinstance(target, ast.Name):
                     out.setdefault(target.id, []).extend(_strings(node.value))
     return out
+
+
+def extension_folders(call: ast.Call, base: str) -> set[str]:
+    """The folders (from the root) of the sources an extension call of a setup.py in ``base``
+    compiles."""
+    return _extension_folders(call, base)
 
 
 def _extension_folders(call: ast.Call, base: str) -> set[str]:

@@ -8,7 +8,10 @@ not one per pin. An extra is another vendor's when its name says so (``cu118``, 
 ``intel``, ``xpu``), when it pins a CUDA build (``/whl/cu121/``, ``+cu118``, ``cu12torch2.6``) or
 when it asks for such an extra of the project itself (``unsloth[cu121onlytorch220]``), or when
 only such extras of the project ask for it (unsloth's ``flashattention``, which only its
-``cu1xx-ampere`` extras name). An extra whose name says ROCm (``rocm``, ``amd``, ``hip``) never is.
+``cu1xx-ampere`` extras name), or, in a pyproject that has ROCm extras, when it is named for a
+hosted notebook service whose GPUs are all NVIDIA's (unsloth's ``colab-new``, ``kaggle``: the
+knowledge base's [[hosted_notebook]] entries, with their sources). An extra whose name says ROCm
+(``rocm``, ``amd``, ``hip``) never is.
 """
 
 from __future__ import annotations
@@ -44,12 +47,12 @@ def vendor_extras(texts: ProjectTexts, pyprojects: list[str]) -> list[VendorExtr
             continue
         groups = _by_extra(dep.requirements)
         own = normalize(dep.project_name) if dep.project_name else ""
-        vendor = _vendor_extras(groups, own)
+        rocm = tuple(name for name in groups if _ROCM_NAME_RE.search(name))
+        vendor = _vendor_extras(groups, own, bool(rocm))
         if not vendor:
             continue
         lines = frozenset(r.line for name in vendor for r in groups[name])
         first = min(min(r.line for r in groups[name]) for name in vendor)
-        rocm = tuple(name for name in groups if _ROCM_NAME_RE.search(name))
         why = f"{len(vendor)} optional-dependency extras install CUDA or XPU builds"
         found.append(
             VendorExtras(rel, first, tuple(vendor), lines, rocm, (Evidence(rel, first, why),))
@@ -72,8 +75,18 @@ def _gpu_package(requirement: Requirement) -> bool:
     return package is not None and package.status is not kb.PackageStatus.WORKS
 
 
-def _vendor_extras(groups: dict[str, list[Requirement]], own: str) -> list[str]:
-    """The extras that install another vendor's build, the ones that ask for them included."""
+def _nvidia_notebook(name: str) -> bool:
+    """Whether the extra is named for a hosted notebook service that offers only NVIDIA GPUs."""
+    return any(
+        service.nvidia_only and re.search(service.pattern, name, re.IGNORECASE)
+        for service in kb.hosted_notebooks()
+    )
+
+
+def _vendor_extras(groups: dict[str, list[Requirement]], own: str, has_rocm: bool) -> list[str]:
+    """The extras that install another vendor's build, the ones that ask for them included
+    (``has_rocm``: the file has ROCm extras, so one named for an NVIDIA-only notebook service
+    is a CUDA install beside them)."""
     vendor = {
         name
         for name, requirements in groups.items()
@@ -81,6 +94,7 @@ def _vendor_extras(groups: dict[str, list[Requirement]], own: str) -> list[str]:
         and (
             _VENDOR_NAME_RE.search(name)
             or any(_CUDA_BUILD_RE.search(r.url or r.specifier) for r in requirements)
+            or (has_rocm and _nvidia_notebook(name))
         )
     }
     # Which of the project's own extras each extra asks for (unsloth's cu121-ampere asks for

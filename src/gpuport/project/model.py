@@ -52,10 +52,13 @@ class Component:
     # Whether it gets a GP601 line when no finding fell in it (a build's folder does: the reader
     # learns it is not porting work; a module with an AMD twin does not).
     listed_when_empty: bool = True
+    # Files elsewhere in the tree that belong to it (the requirements file of the extra that
+    # installs an op's dependencies, project/op_builders.py): its findings fold into its line.
+    files: tuple[str, ...] = ()
 
     def contains(self, rel: str) -> bool:
         prefix = self.path.rstrip("/")
-        return rel == prefix or rel.startswith(prefix + "/")
+        return rel == prefix or rel.startswith(prefix + "/") or rel in self.files
 
 
 @dataclass(frozen=True, slots=True)

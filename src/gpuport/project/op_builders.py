@@ -9,7 +9,10 @@ CUTLASS (``cutlass_path``, ``import cutlass``, DeepSpeed's prebuilt ``dskernels`
 AMD backend; the folders of the other GPU op builders (a base class named ``CUDA…``) are
 **built for ROCm** (the project hipifies them). A folder that both kinds of op name is neither.
 Paths that do not exist from the root are looked for under the project's own packages
-(DeepSpeed's ``get_prefix()`` joins ``deepspeed/``).
+(DeepSpeed's ``get_prefix()`` joins ``deepspeed/``). The requirements file of a setup.py extra
+named like an op that refuses ROCm (DeepSpeed's ``extras_require['sparse_attn'] =
+fetch_requirements('requirements/requirements-sparse_attn.txt')``) installs what only that op
+uses: it joins the op's component, so its pins fold into the op's one line.
 """
 
 from __future__ import annotations
@@ -36,9 +39,14 @@ class _Op:
 
 
 def op_builder_components(
-    root: Path, texts: ProjectTexts, helpers: list[str], packages: list[str]
+    root: Path,
+    texts: ProjectTexts,
+    helpers: list[str],
+    packages: list[str],
+    setup_pys: tuple[str, ...] = (),
 ) -> list[Component]:
-    """NVIDIA-only and built-for-ROCm components read from the op-builder classes."""
+    """NVIDIA-only and built-for-ROCm components read from the op-builder classes (an op that
+    refuses ROCm with the requirements file of ``setup_pys``' extra of its name joined)."""
     ops: list[_Op] = []
     for rel in helpers:
         if not rel.endswith(".py"):
@@ -59,12 +67,21 @@ def op_builder_components(
     built_folders = {f for op in built for f in op.folders}
     refused_folders = {f for op in refused for f in op.folders}
     out: list[Component] = []
+    extras = _extra_requirements(root, texts, setup_pys) if refused else {}
     for op in refused:
         assert op.refusal is not None
+        joined = extras.get(op.name)
         for folder in op.folders:
             if not any(_overlaps(folder, other) for other in built_folders):
                 instead = f"the ops its ROCm build compiles ({op.name} is not offered on ROCm)"
-                out.append(Component(folder, ComponentStatus.NVIDIA_ONLY, (op.refusal,), instead))
+                evidence: tuple[Evidence, ...] = (op.refusal,)
+                files: tuple[str, ...] = ()
+                if joined is not None:
+                    evidence, files = (op.refusal, joined[1]), (joined[0],)
+                    joined = None  # one component of the op takes the file
+                out.append(
+                    Component(folder, ComponentStatus.NVIDIA_ONLY, evidence, instead, files=files)
+                )
     for op in built:
         why = Evidence(op.file, op.line, f"the {op.name} op is built on ROCm (hipified)")
         for folder in op.folders:
@@ -192,3 +209,42 @@ def _needs_cutlass(rel: str, node: ast.ClassDef, name: str) -> Evidence | None:
 
 def _overlaps(a: str, b: str) -> bool:
     return a == b or a.startswith(b + "/") or b.startswith(a + "/")
+
+
+def _extra_requirements(
+    root: Path, texts: ProjectTexts, setup_pys: tuple[str, ...]
+) -> dict[str, tuple[str, Evidence]]:
+    """extra name -> (the one requirements file it installs, where setup.py says so), from
+    ``extras_require`` dicts and ``extras_require['name'] = ...`` assignments of ``setup_pys``."""
+    found: dict[str, tuple[str, Evidence]] = {}
+    for rel in setup_pys:
+        text = texts.text(rel)
+        if text is None or "extras_require" not in text:
+            continue
+        tree = python_tree(text)
+        if tree is None:
+            continue
+        pairs: list[tuple[ast.expr | None, ast.expr]] = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Dict):
+                pairs.extend(zip(node.keys, node.values, strict=True))
+            elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):
+                pairs.append((node.targets[0].slice, node.value))
+        base = rel.rpartition("/")[0]
+        for key, value in pairs:
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                continue
+            names = {
+                n.value
+                for n in ast.walk(value)
+                if isinstance(n, ast.Constant)
+                and isinstance(n.value, str)
+                and n.value.endswith(".txt")
+            }
+            paths = {f"{base}/{n}" if base else n for n in names}
+            paths = {p for p in paths if is_project_file(root, p)}
+            if len(paths) == 1:
+                (path,) = paths
+                why = f"{rel}'s extra '{key.value}' installs {path} for it"
+                found.setdefault(key.value, (path, Evidence(rel, key.lineno, why)))
+    return found

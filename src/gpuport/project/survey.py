@@ -50,6 +50,8 @@ class Survey:
     backend_dirs: list[str] = field(default_factory=list)
     packages: list[str] = field(default_factory=list)  # folders with __init__.py, root or src/
     modules: list[str] = field(default_factory=list)  # top-level .py modules
+    # every .py file outside test, example and benchmark folders (by name), in walk order
+    python_files: list[str] = field(default_factory=list)
     # (NVIDIA-named module, its AMD-named twin in the same folder), by name (project/twins.py)
     vendor_twins: list[tuple[str, str]] = field(default_factory=list)
     gitmodules: bool = False
@@ -105,6 +107,8 @@ def _sort_files(found: Survey, rel_dir: str, depth: int, files: list[str]) -> No
                 found.gitmodules = True
             elif lower.endswith(".py") and lower != "setup.py":
                 found.modules.append(name[:-3])
+        if lower.endswith(".py") and tier_by_name(rel) is None:
+            found.python_files.append(rel)
         if lower.endswith(".py") and "_" in lower:
             twin = amd_twin(name, siblings)
             if twin is not None:

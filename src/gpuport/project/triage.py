@@ -5,8 +5,9 @@ leaves out, with a ROCm alternative the project already has) into **one** GP601 
 component, keeping the originals in ``ScanResult.set_aside`` (nothing is lost); another
 vendor's extras (CUDA, XPU) of a pyproject into one GP602 finding; every other finding of a
 file GP330 calls a Blackwell-only kernel under that one finding; every GP201 import of a package
-whose ROCm build must be installed under the product dependency finding (GP1xx) naming it; and
-sets aside the GP300
+whose ROCm build must be installed, and every guarded import of a package with no ROCm build,
+under the product dependency finding (GP1xx) naming it (imports of such a package that no
+dependency line names, in several files, under the first of them); and sets aside the GP300
 renames that torch's hipify does itself when the project builds its extensions through
 ``torch.utils.cpp_extension`` (project/hipify.py).
 :func:`fold_by_folder` folds the rules of :data:`FOLD_BY_FOLDER`, whose findings in the files of
@@ -74,7 +75,9 @@ VENDOR_EXTRAS = rule(
     what="Folds every finding inside a pyproject's extras that select another vendor's build "
     "(named cu118, cuda12, intelgpu, xpu…; pinning /whl/cu121/ or +cu118 wheels; or asking for "
     "such an extra of the project itself; or asked for by such extras alone and installing a GPU "
-    "package whose ROCm install differs, like a flash-attn extra only the CUDA extras name) into "
+    "package whose ROCm install differs, like a flash-attn extra only the CUDA extras name; or, "
+    "beside ROCm extras, named for a hosted notebook service whose GPUs are all NVIDIA's, like "
+    "colab or kaggle) into "
     "one finding per pyproject, naming the extras and "
     "the project's ROCm extras. The folded findings are kept with the scan's result, set aside.",
     why="A ROCm user never installs a CUDA extra: the project's ROCm install (its ROCm extras or "
@@ -201,39 +204,102 @@ def _installs_a_rocm_build(package: kb.Package | None) -> bool:
 def _fold_imports_under_dependency(
     findings: list[Finding], set_aside: list[Finding]
 ) -> list[Finding]:
-    """``findings`` with each GP201 import of a package whose ROCm build must be installed set
-    aside under the product dependency finding (GP1xx) that already names the package (mamba's
-    ``tilelang==0.1.8`` in pyproject.toml, imported by four kernel files): installing the ROCm
-    build is one decision, taken at the dependency, not once per importing file. A package the
-    project imports but does not declare, or one with no ROCm build (CuTe DSL), stays listed."""
-    heads: dict[str, Finding] = {}
+    """``findings`` with GP201 imports folded where one decision settles them (the originals
+    appended to ``set_aside``):
+
+    - each import of a package whose ROCm build must be installed, under the product
+      dependency finding (GP1xx) that already names the package (mamba's ``tilelang==0.1.8`` in
+      pyproject.toml, imported by four kernel files): installing the ROCm build is one decision,
+      taken at the dependency, not once per importing file;
+    - each guarded product import (``try: import cudnn``) of a package with no ROCm build, under
+      the dependency finding naming it (TransformerEngine's ``nvidia-cudnn-frontend``): the code
+      already runs without it, so on ROCm the one decision is whether to replace it; the line
+      lists where the imports are. An unguarded import of such a package breaks its module on
+      ROCm and stays listed;
+    - imports of a package whose ROCm build must be installed that no dependency finding names
+      (a sibling package the project's README installs, like pytorch_sparse's torch_scatter),
+      in two or more files of one tier, under the first of them.
+    """
+    heads: dict[str, list[Finding]] = defaultdict(list)
     for finding in sorted(findings, key=lambda f: f.sort_key):
         if finding.category is Category.DEPENDENCIES and finding.tier is Tier.PRODUCT:
             m = _REQUIREMENT_RE.match(finding.message)
             package = kb.find_package(m.group(1)) if m else None
-            if package is not None and _installs_a_rocm_build(package):
-                heads.setdefault(package.name, finding)
-    if not heads:
-        return findings
+            if package is not None and (
+                _installs_a_rocm_build(package) or package.status is kb.PackageStatus.NOT_SUPPORTED
+            ):
+                heads[package.name].append(finding)
     kept: list[Finding] = []
-    inside: dict[str, list[Finding]] = defaultdict(list)
+    inside: dict[int, list[Finding]] = defaultdict(list)  # id(head) -> its imports
+    loose: dict[tuple[str, Tier], list[Finding]] = defaultdict(list)
     for finding in findings:
         m = _IMPORTED_RE.match(finding.message) if finding.rule_id == IMPORT_RULE else None
         package = kb.package_for_import(m.group(1)) if m else None
-        if package is not None and package.name in heads:
-            inside[package.name].append(finding)
+        if package is None:
+            kept.append(finding)
+        elif package.name in heads and (
+            _installs_a_rocm_build(package)
+            or (_GUARDED_IMPORT in finding.message and finding.tier is Tier.PRODUCT)
+        ):
+            inside[id(_nearest(heads[package.name], finding.location.path))].append(finding)
+        elif package.name not in heads and _installs_a_rocm_build(package):
+            loose[(package.name, finding.tier)].append(finding)
         else:
             kept.append(finding)
-    for name, folded in inside.items():
-        head = heads[name]
+    by_id = {id(h): h for group in heads.values() for h in group}
+    for key, folded in inside.items():
+        head = by_id[key]
+        imported = _IMPORTED_RE.match(folded[0].message)
+        package = kb.package_for_import(imported.group(1)) if imported else None
         files = sorted({f.location.path for f in folded})
-        note = (
-            f" {len(folded)} import finding(s) of {name} in {len(files)} file(s) set aside "
-            f"under this one install (first: {min(folded, key=lambda f: f.sort_key).location})."
-        )
+        first = min(folded, key=lambda f: f.sort_key).location
+        if package is not None and _installs_a_rocm_build(package):
+            note = (
+                f" {len(folded)} import finding(s) of {package.name} in {len(files)} file(s) "
+                f"set aside under this one install (first: {first})."
+            )
+        else:
+            where = _shown_names(tuple(str(f.location) for f in sorted(folded, key=_sort)))
+            note = (
+                f" {len(folded)} guarded import(s) of it set aside under this one decision "
+                f"(replace it, or let ROCm take the code's fallback): {where}."
+            )
         kept[kept.index(head)] = replace(head, message=head.message.rstrip() + note)
         set_aside.extend(folded)
+    for (name, _tier), group in loose.items():
+        group.sort(key=_sort)
+        files = sorted({f.location.path for f in group})
+        if len(files) < _MIN_FILES_TO_FOLD:
+            kept.extend(group)
+            continue
+        head, rest = group[0], group[1:]
+        note = (
+            f" ({len(rest)} other import(s) of {name} in {len(files) - 1} other file(s) set "
+            f"aside under this one: installing its ROCm build is one decision; "
+            f"{_shown_names(tuple(str(f.location) for f in rest))})"
+        )
+        kept.append(replace(head, message=head.message.rstrip() + note))
+        set_aside.extend(rest)
     return kept
+
+
+# GP201's words for an import inside try/except (scan/python/rules/imports.py).
+_GUARDED_IMPORT = "(optional here:"
+
+
+def _sort(finding: Finding) -> tuple[object, ...]:
+    return finding.sort_key
+
+
+def _nearest(heads: list[Finding], path: str) -> Finding:
+    """The dependency finding whose file's folder holds ``path`` most closely (a subpackage's
+    own pyproject before the root's), else the first."""
+
+    def depth(head: Finding) -> int:
+        folder = head.location.path.rpartition("/")[0]
+        return len(folder) + 1 if not folder or path.startswith(folder + "/") else -1
+
+    return max(heads, key=depth)
 
 
 def _fold_vendor_extras(

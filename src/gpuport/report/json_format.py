@@ -29,8 +29,8 @@ from gpuport.report.json_stream import Deferred, json_chunks
 from gpuport.rules import Rule
 from gpuport.scan.engine import ScanResult
 
-# Additions keep the version (issue 9 added "tier" on findings, "by_tier", "set_aside" and
-# "project" to a scan, and "next_steps", "top", "tiers", "folded" and "rocm_support" to an
+# Additions keep the version (issue 9 added "tier" on findings, "by_tier", "set_aside" (a count
+# in the summary, and the folded findings' places when there are any) and "project" to a scan, and "next_steps", "top", "tiers", "folded" and "rocm_support" to an
 # assessment; issue 13 added "recommendation", first in an assessment that has one); a key that
 # changes meaning or goes away would take "2".
 SCHEMA_VERSION = "1"
@@ -89,6 +89,8 @@ def project_dict(model: ProjectModel | None) -> dict[str, Any] | None:
                 "status": c.status.value,
                 "rocm_alternative": c.rocm_alternative,
                 "evidence": [evidence_dict(e) for e in c.evidence],
+                # files elsewhere that belong to it (an op's extra's requirements file)
+                **({"files": list(c.files)} if c.files else {}),
             }
             for c in model.components
         ],
@@ -140,6 +142,11 @@ def scan_body(result: ScanResult) -> dict[str, Any]:
         },
         "rules": sorted(r.id for r in result.rules),
     }
+    if result.set_aside:  # where each folded finding is, so that a reader can find it again
+        body["set_aside"] = [
+            {"rule_id": f.rule_id, "path": f.location.path, "line": f.location.line}
+            for f in result.set_aside
+        ]
     if result.change is not None:  # `scan --diff`: the findings are those of a change only
         body["change"] = change_dict(result.change, result.outside_change)
     return body
