@@ -47,7 +47,11 @@ LANE_MATH_WARP_32 = rule(
         "`& (warpSize - 1)` are the portable spelling and are fine. A warp number read only "
         "to rotate which peer a thread visits first (`(i + rank + warp) & (N - 1)`), and "
         "`blockDim.x / 32` counting 32-element chunks in a function that exchanges no data "
-        "between lanes, are right on any wavefront width and are not reported."
+        "between lanes, are right on any wavefront width and are not reported. Neither is "
+        "lane or warp arithmetic in a device function that exchanges no data between lanes "
+        "(no shuffle, ballot, vote, match, cooperative-groups tile, inline assembly, or call "
+        "of a helper named for a warp, a reduction, a scan or a broadcast): its 32-thread "
+        "groups are logical, and a 64-lane wavefront holds two of them."
     ),
     why=(
         "AMD Instinct GPUs (CDNA, gfx9) run 64-wide wavefronts; RDNA GPUs run 32-wide. With a "
@@ -135,6 +139,8 @@ def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
             continue  # `warp` only staggers which peer each thread reads first
         if _counts_chunks(src, operand, m.start()):
             continue  # `blockDim.x / 32` counts 32-element chunks that no lane exchange reads
+        if _groups_without_exchange(src, m.start()):
+            continue  # 32-thread groups of a function that moves no data between lanes
         op = " ".join(m.group().split())
         shown = " ".join(operand.split())
         if len(shown) > 40:
@@ -966,3 +972,72 @@ def _block_head(code: str, pos: int) -> str | None:
             head_start = max(code.rfind(c, 0, m.start()) for c in ";{}")
             return code[head_start + 1 : m.start()]
     return None
+
+
+# What moves data between the lanes of a warp, or may (a helper named for it, whose body may
+# be in a header; inline assembly, which may be a PTX shfl or vote). `__syncwarp` is a barrier
+# and is not in the list: its 32-bit mask is GP303's.
+_EXCHANGE_OR_HELPER_RE = re.compile(
+    r"shfl|shuffle|ballot|__any|__all|__match|__reduce|activemask|tiled_partition"
+    r"|thread_block_tile|coalesced|(?<![a-z])w?mma|\basm\b"
+    r"|(?<!\w)(?!__syncwarp\b)\w*(?:warp|reduce|scan|vote|broadcast)\w*(?:::\w+)*"
+    r"\s*(?:<[^;{}()]*>\s*)?\(",
+    re.I,
+)
+_RETURN_RE = re.compile(r"\breturn\b")
+# (source, names of the file's device functions whose bodies exchange data between lanes)
+_exchanging_cache: list[tuple[KernelSource, frozenset[str]]] = []
+_FUNCTION_NAME_RE = re.compile(r"(\w+)\s*(?:<[^;{}()]*>\s*)?\($")
+_CALL_RE = re.compile(r"(?<![\w.>:])(\w+)\s*(?:<[^;{}()]*>\s*)?\(")
+
+
+def _exchanging_functions(src: KernelSource) -> frozenset[str]:
+    """The names of the file's device functions whose bodies exchange data between lanes."""
+    if _exchanging_cache and _exchanging_cache[0][0] is src:
+        return _exchanging_cache[0][1]
+    code = src.code
+    found: set[str] = set()
+    last_end = -1
+    for m in _EXCHANGE_OR_HELPER_RE.finditer(code):
+        if m.start() < last_end:
+            continue
+        span = function_span(src, m.start())
+        if span is None:
+            continue
+        last_end = span[1]
+        head_start = max(code.rfind("__global__", 0, span[0]), code.rfind("__device__", 0, span[0]))
+        # the first '(' after the qualifiers opens the parameter list
+        first_paren = code.find("(", head_start, span[0])
+        if first_paren < 0:
+            continue
+        name = _FUNCTION_NAME_RE.search(code, head_start, first_paren + 1)
+        if name is not None:
+            found.add(name.group(1))
+    result = frozenset(found)
+    _exchanging_cache[:] = [(src, result)]
+    return result
+
+
+def _groups_without_exchange(src: KernelSource, at: int) -> bool:
+    """Is ``at`` in a device function that exchanges no data between lanes?
+
+    No shuffle, ballot, vote, match, cooperative-groups tile or inline assembly in its body,
+    and no call of a helper named for a warp, a reduction, a scan or a broadcast, or of a
+    function of the file that exchanges: its `threadIdx.x % 32` and `/ 32` number logical
+    32-thread groups (a copy loop striding by 32, a 32-column scale block), and a 64-lane
+    wavefront simply holds two of them. With an exchange the 32 must be the hardware's width
+    (a lane index into a ballot, a per-warp slot a shuffle reduction fills), and it is
+    reported."""
+    span = function_span(src, at)
+    if span is None:
+        return False
+    code = src.code
+    brace, close = span
+    if _RETURN_RE.search(code, max(brace, code.rfind(";", 0, at), code.rfind("{", 0, at)), at):
+        return False  # `return threadIdx.x >> 5;`: the number leaves for callers that may exchange
+    if _EXCHANGE_OR_HELPER_RE.search(code, brace, close) is not None:
+        return False
+    exchanging = _exchanging_functions(src)
+    if not exchanging:
+        return True
+    return not any(c.group(1) in exchanging for c in _CALL_RE.finditer(code, brace, close))
