@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from gpuport.syntax.shell import Word
+from gpuport.syntax.shell import ASSIGNMENT_RE, Word
 
 _CUDA_RE = re.compile(r"(?i)cuda|nvcc|nvidia")
 _ROCM_RE = re.compile(r"(?i)(?:^|[^a-z])(?:rocm|hip|amd(?!64))")
@@ -39,37 +39,94 @@ def _test(words: Sequence[Word]) -> str | None:
     return None
 
 
+def _combined(parts: Sequence[str | None]) -> str | None:
+    """What a condition of several ``&&``/``||`` commands selects (``[ -z "$B" ] && [ "$AMD"
+    = true ]``): a part naming one platform, none naming the other; negated parts say nothing."""
+    if "rocm" in parts and "cuda" not in parts:
+        return "rocm"
+    if "cuda" in parts and "rocm" not in parts:
+        return "cuda"
+    return None
+
+
+class _Chain:
+    """One open if-chain: its branches as (start offset, condition parts), and whether the
+    if-chain right before it (only assignments between) opened with a ROCm or CUDA test."""
+
+    def __init__(
+        self,
+        start: int,
+        first: str | None,
+        before: tuple[str | None, list[tuple[int, int]]] | None,
+    ) -> None:
+        self.branches: list[tuple[int, list[str | None]]] = [(start, [first])]
+        # the sibling if-chain right before: what it opened with, and its CUDA spans
+        self.before = before
+
+    def tests(self) -> list[str | None]:
+        return [_combined(parts) for _, parts in self.branches]
+
+
 def shell_cuda_only_spans(
     commands: Sequence[Sequence[Word]], text: str = ""
 ) -> list[tuple[int, int]]:
     """Offset spans of the branches that test CUDA in an if-chain that also has a branch
-    testing ROCm, and (given the script's ``text``) of the functions only they use."""
+    testing ROCm, or that sits right before or after an if-chain opening with a ROCm test
+    (``if [ "$nvidia_ok" = true ]; then … fi`` then ``if [ "$amd_found" = true ]; then …``:
+    two sibling ifs split the platforms as an elif would), and (given the script's ``text``)
+    of the functions only they use."""
     spans: list[tuple[int, int]] = []
-    # Each open if-chain: its branches as (start offset, what the branch tests).
-    stack: list[list[tuple[int, str | None]]] = []
+    stack: list[_Chain] = []
+    condition_open = False  # the last branch's condition goes on until `then`
+    # What the if-chain just closed at the current depth opened with, and its CUDA spans;
+    # forgotten at any other command than an assignment.
+    previous: tuple[int, str | None, list[tuple[int, int]]] | None = None
 
     def close(end: int) -> None:
+        nonlocal previous
         chain = stack.pop()
-        if any(tested == "rocm" for _, tested in chain):
-            bounds = [start for start, _ in chain[1:]] + [end]
-            spans.extend(
-                (start, bound)
-                for (start, tested), bound in zip(chain, bounds, strict=True)
-                if tested == "cuda"
-            )
+        tests = chain.tests()
+        bounds = [start for start, _ in chain.branches[1:]] + [end]
+        cuda = [
+            (start, bound)
+            for (start, _), bound, tested in zip(chain.branches, bounds, tests, strict=True)
+            if tested == "cuda"
+        ]
+        if "rocm" in tests or (chain.before is not None and chain.before[0] == "rocm"):
+            spans.extend(cuda)
+        if chain.before is not None and tests[0] == "rocm":
+            spans.extend(chain.before[1])  # the CUDA if right above this ROCm one
+        previous = (len(stack), tests[0], cuda)
 
     for command in commands:
         words = list(command)
+        if condition_open and words and words[0].text not in ("then", "fi"):
+            stack[-1].branches[-1][1].append(_test(words))
+            continue
+        if (
+            words
+            and words[0].text not in ("if", "fi")
+            and not all(ASSIGNMENT_RE.match(w.text) for w in words)
+        ):
+            previous = None
         while words:
             keyword = words[0].text
             if keyword == "if":
-                stack.append([(words[0].start, _test(words[1:]))])
+                before = None
+                if previous is not None and previous[0] == len(stack):
+                    before = previous[1], previous[2]
+                stack.append(_Chain(words[0].start, _test(words[1:]), before))
+                previous = None
+                condition_open = True
                 break
             if keyword == "elif" and stack:
-                stack[-1].append((words[0].start, _test(words[1:])))
+                stack[-1].branches.append((words[0].start, [_test(words[1:])]))
+                condition_open = True
                 break
+            if keyword == "then":
+                condition_open = False
             if keyword == "else" and stack:
-                stack[-1].append((words[0].start, None))
+                stack[-1].branches.append((words[0].start, [None]))
             elif keyword == "fi" and stack:
                 close(words[0].start)
             elif keyword not in _PREFIXES:

@@ -890,3 +890,117 @@ def import_probed(parents: Parents, node: ast.AST, package: str) -> bool:
         if isinstance(parent, _SCOPE_NODES):
             return False
     return False
+
+
+def _flag_tested(test: ast.AST) -> str | None:
+    """The name ``test`` requires to be true: ``FLAG``, or one part of ``FLAG and …``."""
+    if isinstance(test, ast.Name):
+        return test.id
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        for part in test.values:
+            if isinstance(part, ast.Name):
+                return part.id
+    return None
+
+
+def _argument_passed(
+    call: ast.Call, function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
+) -> ast.AST | None:
+    """What ``call`` passes for ``function``'s parameter ``name`` (the default when it passes
+    nothing); None when that cannot be told (``*args``, ``**kwargs``)."""
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+        if keyword.arg is None:
+            return None
+    positional = [*function.args.posonlyargs, *function.args.args]
+    names = [arg.arg for arg in positional]
+    if name in names:
+        at = names.index(name)
+        if any(isinstance(arg, ast.Starred) for arg in call.args[: at + 1]):
+            return None
+        if at < len(call.args):
+            return call.args[at]
+        defaults = function.args.defaults
+        first_default = len(positional) - len(defaults)
+        return defaults[at - first_default] if at >= first_default else None
+    kwonly = [arg.arg for arg in function.args.kwonlyargs]
+    if name in kwonly:
+        return function.args.kw_defaults[kwonly.index(name)]
+    return None
+
+
+def _flag_set_per_platform(
+    index: _ModuleIndex,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    name: str,
+    depth: int,
+) -> bool:
+    """Every call of the private helper ``function`` in its module passes for parameter
+    ``name`` a value that tells ROCm apart (``USE_PTX=not IS_ROCM``), or hands on a flag of
+    its own caller that every call of that one sets so (``scale(x, USE_PTX)``)."""
+    private = function.name.startswith("_") and not function.name.endswith("__")
+    if depth > 3 or not (private or index.script):
+        return False
+    key = "." + function.name if isinstance(index.parents.get(function), ast.ClassDef) else None
+    calls = [
+        call for use in index.loads.get(key or function.name, []) if (call := _called(index, use))
+    ]
+    if not calls:
+        return False
+    for call in calls:
+        value = _argument_passed(call, function, name)
+        if value is None:
+            return False
+        if mentions_rocm(value):
+            continue
+        caller = scope_of(index.parents, call)
+        if not (
+            isinstance(value, ast.Name)
+            and isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and caller is not function
+            and value.id in _parameter_names(caller)
+            and _flag_set_per_platform(index, caller, value.id, depth + 1)
+        ):
+            return False
+    return True
+
+
+def _called(index: _ModuleIndex, use: ast.AST) -> ast.Call | None:
+    """The call ``use`` is the callee of: ``helper(…)``, or a Triton launch ``kernel[grid](…)``."""
+    callee = use
+    parent = index.parents.get(use)
+    if isinstance(parent, ast.Subscript) and parent.value is use:
+        callee, parent = parent, index.parents.get(parent)
+    return parent if isinstance(parent, ast.Call) and parent.func is callee else None
+
+
+def _parameter_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    arguments = function.args
+    return {arg.arg for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+
+
+def under_flag_set_per_platform(parents: Parents, node: ast.AST) -> bool:
+    """``node`` runs only under ``if FLAG:`` where ``FLAG`` is a parameter of the enclosing
+    private helper and every call of that helper in the module passes a value that tells ROCm
+    apart (``USE_PTX=not IS_ROCM``, a Triton ``constexpr``), directly or through its caller's
+    own parameter. The callers already choose the other way on ROCm, as an ``if not IS_ROCM:``
+    around the code would."""
+    module = _module_of(parents, node)
+    if module is None:
+        return False
+    index = _module_index(module)
+    for child, parent in ancestors(index.parents, node):
+        if isinstance(parent, ast.If) and child in parent.body:
+            flag = _flag_tested(parent.test)
+            function = scope_of(index.parents, parent)
+            if (
+                flag is not None
+                and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and flag in _parameter_names(function)
+                and _flag_set_per_platform(index, function, flag, 0)
+            ):
+                return True
+        if isinstance(parent, _SCOPE_NODES):
+            return False
+    return False

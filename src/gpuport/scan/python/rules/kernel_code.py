@@ -214,6 +214,12 @@ def inline_ptx(ctx: PythonContext, node: ast.Call | ast.Constant) -> None:
                 "assemble PTX",
             )
         return
+    # The PTX runs only where ROCm never goes: under a ROCm test's CUDA side, or under a flag
+    # parameter every caller sets per platform (`if USE_PTX:` with `USE_PTX=not IS_ROCM`).
+    if guards.rocm_guarded(ctx.parents, node) or guards.under_flag_set_per_platform(
+        ctx.parents, node
+    ):
+        return
     asm = ctx.string_value(argument(node, 0, "asm"))  # tl.inline_asm_elementwise(asm, …)
     if asm is None:
         ctx.report(

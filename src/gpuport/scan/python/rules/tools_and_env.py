@@ -324,6 +324,24 @@ def _handles_rocm_too(ctx: PythonContext, node: ast.AST, entry: kb.EnvVar | None
     return any(isinstance(sub, ast.Constant) and sub.value in rocm_names for sub in ast.walk(scope))
 
 
+def _first_in_statement(ctx: PythonContext, node: ast.AST) -> bool:
+    """The first CUDA variable access of its statement: one finding stands for a statement
+    that names several (``(os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"))``, one
+    search list: one decision, where to find ROCm's path instead)."""
+    statement: ast.stmt | None = node if isinstance(node, ast.stmt) else None
+    statement = statement or next(
+        (
+            parent
+            for _, parent in guards.ancestors(ctx.parents, node)
+            if isinstance(parent, ast.stmt)
+        ),
+        None,
+    )
+    if statement is None or isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return True
+    return ctx.first_time(CUDA_ENV_VAR, f"statement:{statement.lineno}:{statement.col_offset}")
+
+
 @looks_at(CUDA_ENV_VAR, events=(EnvAccess,))
 def cuda_env_var(ctx: PythonContext, access: EnvAccess) -> None:
     name = access.name
@@ -340,6 +358,8 @@ def cuda_env_var(ctx: PythonContext, access: EnvAccess) -> None:
     if not access.write and severities is not None and severities.read_honoured:
         return  # HIP reads the same name: the code sees what the user set, as on CUDA
     if access.node is not None and _handles_rocm_too(ctx, access.node, entry):
+        return
+    if access.node is not None and not _first_in_statement(ctx, access.node):
         return
     read_severity = Severity.parse(severities.read) if severities else Severity.LOW
     write_severity = Severity.parse(severities.write) if severities else Severity.LOW
