@@ -19,6 +19,7 @@ from kb_checks import check_entry, check_known_keys, raw
 TABLES: dict[tuple[str, str], type] = {
     ("ptx.toml", "instruction"): kernels.PtxInstruction,
     ("ptx.toml", "qualifier"): kernels.PtxQualifier,
+    ("ptx.toml", "memory_scope"): kernels.PtxMemoryScope,
     ("ptx.toml", "special_register"): kernels.SpecialRegister,
     ("ptx.toml", "feature"): kernels.PtxFeature,
     ("ptx.toml", "wrapper"): kernels.PtxWrapper,
@@ -31,6 +32,7 @@ def all_entries() -> list[tuple[str, Any]]:
     found: list[tuple[str, Any]] = []
     found += [(f"instruction {i.opcode}", i) for i in kernels.ptx_instructions().values()]
     found += [(f"qualifier {q.opcode}.{q.qualifier}", q) for q in kernels.ptx_qualifiers().values()]
+    found += [(f"scope {s.ptx}", s) for s in kernels.ptx_memory_scopes().values()]
     found += [(f"register {r.name}", r) for r in kernels.special_registers().values()]
     found += [(f"feature {f.family}", f) for f in kernels.ptx_features().values()]
     found += [(f"wrapper {w.family}", w) for w in kernels.ptx_wrappers().values()]
@@ -67,6 +69,13 @@ def test_ptx_names_are_ptx_spellings() -> None:
         assert re.fullmatch(r"[a-z0-9_]+", qualifier), qualifier
     for name in kernels.special_registers():
         assert re.fullmatch(r"[a-z][a-z0-9_]*", name), name
+    scopes = kernels.ptx_memory_scopes()
+    assert "gpu" in scopes  # the default of an ordering qualifier with no scope
+    for scope in scopes.values():
+        assert re.fullmatch(r"[a-z]+", scope.ptx), scope.ptx
+        assert re.fullmatch(r"__HIP_MEMORY_SCOPE_[A-Z]+", scope.hip), scope.hip
+    for qualifier in kernels.ptx_qualifiers().values():
+        assert qualifier.hip.replace("{scope}", "").count("{") == 0, qualifier.hip
 
 
 def test_every_ptx_family_has_its_opcode_prefixes_and_hopper_its_wrappers() -> None:

@@ -391,3 +391,17 @@ def test_a_header_that_selects_code_by_hip_platform_is_gpu_code() -> None:
     header = "#ifdef __HIP_PLATFORM_AMD__\nconstexpr int hw_warp_size = 64;\n#endif\n"
     assert uses_cuda(header)
     assert not uses_cuda("// __HIP_PLATFORM_AMD__ only in a comment\nint x;\n")
+
+
+def test_ptx_ordering_qualifiers_name_the_hip_atomic_with_its_scope() -> None:
+    # ld.acquire is a spin-wait's load and st.volatile a volatile store: advising "a plain
+    # load (__ldg)" or "a plain store" would drop the ordering the code relies on.
+    path = FIXTURES / "GP301-inline-ptx-assembly" / "memory_order.cu"
+    messages = {f.location.line: f.message for f in analyze(path.name, path.read_text())}
+    acquire, release, volatile, red, plain = (messages[n] for n in (10, 16, 21, 26, 32))
+    assert "__hip_atomic_load(p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT)" in acquire
+    assert "a plain load (" not in acquire
+    assert "__hip_atomic_store(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_SYSTEM)" in release
+    assert "a volatile store" in volatile and "plain" not in volatile
+    assert "__ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_WORKGROUP" in red
+    assert "__ldg for read-only data" in plain

@@ -23,6 +23,7 @@ __all__ = [
     "KernelLibrary",
     "PtxFeature",
     "PtxInstruction",
+    "PtxMemoryScope",
     "PtxQualifier",
     "PtxWrapper",
     "SpecialRegister",
@@ -30,6 +31,7 @@ __all__ = [
     "kernel_libraries",
     "ptx_features",
     "ptx_instructions",
+    "ptx_memory_scopes",
     "ptx_qualifiers",
     "ptx_wrappers",
     "special_registers",
@@ -59,6 +61,16 @@ class PtxQualifier:
 
     opcode: str
     qualifier: str
+    hip: str
+    sources: tuple[str, ...]
+    checked: datetime.date
+
+
+@dataclass(frozen=True, slots=True)
+class PtxMemoryScope:
+    """A PTX scope qualifier (``.gpu``) and the HIP memory scope (``__HIP_MEMORY_SCOPE_AGENT``)."""
+
+    ptx: str
     hip: str
     sources: tuple[str, ...]
     checked: datetime.date
@@ -179,6 +191,24 @@ def ptx_qualifiers() -> Mapping[tuple[str, str], PtxQualifier]:
             raise KbError(f"{entry.where}: duplicate qualifier")
         result[key] = qualifier
     return MappingProxyType(result)
+
+
+@functools.cache
+def ptx_memory_scopes() -> Mapping[str, PtxMemoryScope]:
+    """Every memory-scope entry, keyed by its PTX qualifier."""
+    return keyed(
+        load_toml(_PTX),
+        "memory_scope",
+        _PTX,
+        "ptx",
+        "duplicate memory scope",
+        lambda entry, name: PtxMemoryScope(
+            ptx=name,
+            hip=entry.text("hip"),
+            sources=entry.texts("sources", required=True),
+            checked=entry.date(),
+        ),
+    )
 
 
 @functools.cache

@@ -238,7 +238,17 @@ def cuda_arch_macro(src: KernelSource) -> Iterator[Finding]:
         directive = line_start + len(line) - len(line.lstrip())
         if rocm_fallback_is_sound(code, src.text, directive, src.facts.rocm_macros):
             continue  # AMD takes a path an NVIDIA GPU takes too, and it is working code
-        if name != "__CUDA_ARCH__":
+        called = code.startswith("(", m.end()) and bool(_DIRECTIVE_HEAD_RE.match(line.lstrip()))
+        if name != "__CUDA_ARCH__" and called:
+            # `#if __CUDA_ARCH_HAS_FEATURE__(SM90_ALL)`: HIP-Clang stops at the undefined
+            # function-like macro whatever its argument, and one fallback definition fixes every
+            # test of it, so the tests of one file are one finding, whatever they select.
+            message = (
+                f"{name}(...) is an NVIDIA feature macro HIP-Clang never defines: an #if on it "
+                f"is a preprocessor error there; define a fallback once (#ifndef {name} / "
+                f"#define {name}(x) 0)"
+            )
+        elif name != "__CUDA_ARCH__":
             message = f"{name} is an NVIDIA architecture feature macro; HIP-Clang never defines it"
         elif _VERSION_CHECK_RE.search(line):
             message = (
@@ -250,7 +260,11 @@ def cuda_arch_macro(src: KernelSource) -> Iterator[Finding]:
                 "__CUDA_ARCH__ as a device-pass test: HIP-Clang never defines it, so AMD device "
                 "code takes the host branch here; test __HIP_DEVICE_COMPILE__ as well"
             )
-        condition = " ".join(_DIRECTIVE_HEAD_RE.sub("", line.strip()).split())
+        condition = (
+            f"{name}()"
+            if name != "__CUDA_ARCH__" and called
+            else " ".join(_DIRECTIVE_HEAD_RE.sub("", line.strip()).split())
+        )
         found = directives.get(condition)
         if found is None:
             directives[condition] = (m, message, [])
@@ -260,7 +274,8 @@ def cuda_arch_macro(src: KernelSource) -> Iterator[Finding]:
         if more:
             shown = ", ".join(map(str, more[:8])) + (", …" if len(more) > 8 else "")
             message += f" ({len(more)} more line{'s' if len(more) > 1 else ''} with this "
-            message += f"condition: {shown})"
+            message += f"{'macro' if message.startswith(m.group() + '(') else 'condition'}: "
+            message += f"{shown})"
         yield src.finding(CUDA_ARCH_MACRO, m.start(), m.end(), message=message)
 
 

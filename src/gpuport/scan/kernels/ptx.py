@@ -18,6 +18,7 @@ from gpuport.kb.kernels import (
     PtxQualifier,
     ptx_features,
     ptx_instructions,
+    ptx_memory_scopes,
     ptx_qualifiers,
     ptx_wrappers,
     special_registers,
@@ -98,9 +99,19 @@ def ptx_op_hip(op: str) -> str:
         for qualifier in qualifiers:
             found = tables.qualifiers.get((base, qualifier))
             if found is not None:
-                return found.hip
+                return _with_scope(found.hip, qualifiers)
     instruction = tables.instructions.get(base)
     return "" if instruction is None else instruction.hip
+
+
+def _with_scope(hip: str, qualifiers: list[str]) -> str:
+    """``hip`` with ``{scope}`` filled from the PTX scope qualifier (``.gpu`` when none: the
+    default scope of PTX atomics) -- ``ld.acquire.sys`` wants a system-scope HIP load."""
+    if "{scope}" not in hip:
+        return hip
+    scopes = ptx_memory_scopes()
+    scope = next((scopes[q] for q in qualifiers if q in scopes), scopes["gpu"])
+    return hip.replace("{scope}", scope.hip)
 
 
 def special_register_hip(register: str) -> str:
