@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from expect import markers
-from gpuport.project.triage import HOPPER_FEATURE_RULE
 from gpuport.scan.catalog import all_rules
 from gpuport.scan.engine import ScanOptions, scan_path
 
@@ -67,10 +66,11 @@ def _project_of(path: Path) -> Path:
     return FIXTURES.joinpath(*parts[:2]) if parts[0] == "project" else FIXTURES / parts[0]
 
 
-# Rules whose one line gathers other findings (project/triage.py): the folds, and the
-# dependency rules whose line takes the imports of a package that needs its ROCm build.
+# Rules whose one line gathers other findings: the folds (project/triage.py), the dependency
+# rules whose line takes the imports of a package that needs its ROCm build, and GP509, whose
+# nvcc-only flag line takes the CUDA setting on the same line (scan/build).
 _GATHERING = frozenset(
-    r.id for r in all_rules() if r.id in {"GP601", "GP602"} or r.id.startswith("GP1")
+    r.id for r in all_rules() if r.id in {"GP509", "GP601", "GP602"} or r.id.startswith("GP1")
 )
 
 
@@ -85,26 +85,27 @@ def test_rule_fires_alone_where_its_fixtures_expect_it(rule_id: str) -> None:
     for path in EXPECTED[rule_id]:
         expected = _expected_lines(path)
         want[path] = {line for line, ids in expected.items() if rule_id in ids}
-    got: dict[Path, set[int]] = defaultdict(set)
-    # The lines that gather others (a GP601/GP602 fold, a dependency's ROCm-build line) stay
-    # on, as in a real scan: a finding they set aside is not the rule firing where unmarked.
-    # Only the rule's own findings are compared.
+    listed: dict[Path, set[int]] = defaultdict(set)
+    fired: dict[Path, set[int]] = defaultdict(set)  # listed, or set aside under a gathering line
+    # The lines that gather others stay on, as in a real scan, and only the rule's own findings
+    # are compared: one a gathering line set aside still fired (it satisfies an expectation,
+    # GP309's own fold included), but only a listed one must be marked.
     # A gathering rule needs the findings it gathers (a twin fold is made of GP201s): all on.
     select = frozenset() if rule_id in _GATHERING else frozenset({rule_id}) | _GATHERING
     options = ScanOptions(jobs=1, select=select)
     for folder in sorted({_project_of(path) for path in want}):
         result = scan_path(folder, options)
-        # GP309 folds its own findings per component into one line of its own: they are kept
-        # with the result, set aside (other set-asides are folds into other rules' lines)
-        folded = [f for f in result.set_aside if f.rule_id == HOPPER_FEATURE_RULE]
-        for finding in [*result.findings, *folded]:
+        for finding in result.findings:
             if finding.rule_id == rule_id:
-                got[folder / finding.location.path].add(finding.location.line)
+                listed[folder / finding.location.path].add(finding.location.line)
+        for finding in [*result.findings, *result.set_aside]:
+            if finding.rule_id == rule_id:
+                fired[folder / finding.location.path].add(finding.location.line)
     problems: list[str] = []
-    for path in sorted(set(want) | set(got)):
+    for path in sorted(set(want) | set(listed)):
         label = path.relative_to(FIXTURES)
-        missing = sorted(want.get(path, set()) - got[path])
-        extra = sorted(got[path] - want.get(path, set()))
+        missing = sorted(want.get(path, set()) - fired[path])
+        extra = sorted(listed[path] - want.get(path, set()))
         problems += [f"{label}:{n}: {rule_id} did not fire alone" for n in missing]
         problems += [f"{label}:{n}: {rule_id} fired alone, unmarked" for n in extra]
     assert not problems, "\n".join(problems)
