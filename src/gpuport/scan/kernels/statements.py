@@ -1,10 +1,13 @@
-"""Statements in code text: where the one before an offset starts, and which variable it assigns."""
+"""Statements in code text: where the one before an offset starts, which variable it assigns, and
+the operand left of an operator."""
 
 from __future__ import annotations
 
 import bisect
 import re
 from itertools import accumulate
+
+from gpuport.scan.kernels.brackets import match_backward
 
 _PLUS_ONE = (1).__add__
 _PLAIN_ASSIGN_RE = re.compile(r"(?<![=!<>+\-*/%&|^])=(?!=)")
@@ -98,3 +101,27 @@ class Statements:
         if start + eq.start() + 1 < pos:
             self._assigned[start] = (start + eq.start(), found)
         return found
+
+
+def left_operand(code: str, op_at: int) -> str:
+    """The expression text just left of a binary operator: a name chain or a bracketed group."""
+    i = op_at - 1
+    while i >= 0 and code[i] in " \t":
+        i -= 1
+    if i < 0:
+        return ""
+    if code[i] == ")":
+        open_at = match_backward(code, i)
+        if open_at < 0:
+            return ""
+        # a call: include the function name
+        j = open_at - 1
+        while j >= 0 and (code[j].isalnum() or code[j] in "_."):
+            j -= 1
+        return code[j + 1 : i + 1]
+    end = i + 1
+    while i >= 0 and (code[i].isalnum() or code[i] in "_."):
+        i -= 1
+        if i >= 1 and code[i - 1 : i + 1] == "->":
+            i -= 2
+    return code[i + 1 : end]

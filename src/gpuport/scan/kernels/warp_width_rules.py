@@ -13,13 +13,19 @@ from collections.abc import Iterator
 from gpuport.findings import Category, Confidence, Finding, Severity
 from gpuport.rules import rule
 from gpuport.scan.kernels.brackets import (
-    MAX_SPAN,
     body_after,
     enclosing_bracket,
-    match_backward,
     match_forward,
     scope_end,
     split_args,
+)
+from gpuport.scan.kernels.lane_groups import (
+    VALUE_32_ONLY_RE,
+    counts_chunks,
+    groups_without_exchange,
+    logical_32_lanes,
+    never_read_after,
+    only_rotates,
 )
 from gpuport.scan.kernels.names import LANE_HINT_RE, LANE_NAME_RE, TRACKING_WORDS
 from gpuport.scan.kernels.references import (
@@ -28,7 +34,12 @@ from gpuport.scan.kernels.references import (
     ROCM_7_RELEASE_NOTES,
 )
 from gpuport.scan.kernels.source import KernelSource, directive_line_start
-from gpuport.scan.kernels.statements import CPP_KEYWORDS, assigned_name, statement_before
+from gpuport.scan.kernels.statements import (
+    CPP_KEYWORDS,
+    assigned_name,
+    left_operand,
+    statement_before,
+)
 from gpuport.scan.kernels.words import word_start, words
 
 _LANE_OP_RE = re.compile(r"(?:&\s*(?:31|0[xX]1[fF])|%\s*32|/\s*32|>>\s*5)[uU]?(?![\w.'])(?!\s*=)")
@@ -100,7 +111,6 @@ _WARP_LEVEL_WORDS = (
 # defined in the file or in a project header it includes (through the project's include
 # folders), is 32.
 _TILE_RE = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*(\w+)\s*>")
-_VALUE_32_ONLY_RE = re.compile(r"\(?\s*32[uU]?\s*\)?")
 _LANE_OR_WARP_NAME_RE = re.compile(r"lane|warp|^wid|^lid$|^tid_in", re.I)
 
 
@@ -127,7 +137,7 @@ def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
     for m in _LANE_OP_RE.finditer(code):
         if m.start() > 0 and code[m.start() - 1] in "&|":
             continue  # && and || are not bit operations
-        operand = _left_operand(code, m.start())
+        operand = left_operand(code, m.start())
         if not names.is_thread_expr(operand):
             continue
         target = assigned_name(code, m.start())
@@ -135,11 +145,11 @@ def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
             continue
         if target is not None and _never_read(code, target, m.end()):
             continue  # `int lane = d3 & 0x1f;` that nothing reads: no lane math at all
-        if target is not None and _only_rotates(code, target, m.end()):
+        if target is not None and only_rotates(code, target, m.end()):
             continue  # `warp` only staggers which peer each thread reads first
-        if _counts_chunks(src, operand, m.start()):
+        if counts_chunks(src, operand, m.start()):
             continue  # `blockDim.x / 32` counts 32-element chunks that no lane exchange reads
-        if _groups_without_exchange(src, m.start()):
+        if groups_without_exchange(src, m.start()):
             continue  # 32-thread groups of a function that moves no data between lanes
         op = " ".join(m.group().split())
         shown = " ".join(operand.split())
@@ -203,33 +213,9 @@ def _has_tile_of_32(src: KernelSource) -> bool:
         if constant is None:
             found = src.header_constant(name)
             constant = found[1] if found is not None else None
-        if constant is not None and _VALUE_32_ONLY_RE.fullmatch(constant.value.strip()):
+        if constant is not None and VALUE_32_ONLY_RE.fullmatch(constant.value.strip()):
             return True
     return False
-
-
-def _left_operand(code: str, op_at: int) -> str:
-    """The expression text just left of a binary operator: a name chain or a bracketed group."""
-    i = op_at - 1
-    while i >= 0 and code[i] in " \t":
-        i -= 1
-    if i < 0:
-        return ""
-    if code[i] == ")":
-        open_at = match_backward(code, i)
-        if open_at < 0:
-            return ""
-        # a call: include the function name
-        j = open_at - 1
-        while j >= 0 and (code[j].isalnum() or code[j] in "_."):
-            j -= 1
-        return code[j + 1 : i + 1]
-    end = i + 1
-    while i >= 0 and (code[i].isalnum() or code[i] in "_."):
-        i -= 1
-        if i >= 1 and code[i - 1 : i + 1] == "->":
-            i -= 2
-    return code[i + 1 : end]
 
 
 _WARP_NAME_RE = re.compile(
@@ -305,7 +291,7 @@ def warp_size_hardcoded(src: KernelSource) -> Iterator[Finding]:
             checked_64[name] = next(words(also_64, code), None) is not None
         if checked_64[name]:
             continue
-        if _never_read_after(src, name, end):
+        if never_read_after(src, name, end):
             continue
         yield src.finding(
             WARP_SIZE_HARDCODED,
@@ -765,7 +751,7 @@ def shuffle_reduction_32_lanes(src: KernelSource) -> Iterator[Finding]:
                 continue
             if _butterfly(src, m.group(1), body_start, body_end):
                 continue
-            if all(c.group(1) != "up" for c, _ in calls) and _logical_32_lanes(src, m.start()):
+            if all(c.group(1) != "up" for c, _ in calls) and logical_32_lanes(src, m.start()):
                 continue
             name = f"__shfl_{calls[0][0].group(1)}{calls[0][0].group(2) or ''}"
             yield src.finding(
@@ -784,7 +770,7 @@ def shuffle_reduction_32_lanes(src: KernelSource) -> Iterator[Finding]:
     if any(offset == "32" for _, offset, _ in literal_offsets):
         return
     for m, offset, is_narrow in literal_offsets:
-        if offset == "16" and not is_narrow and not _logical_32_lanes(src, m.start()):
+        if offset == "16" and not is_narrow and not logical_32_lanes(src, m.start()):
             yield src.finding(
                 SHUFFLE_FROM_16,
                 m.start(),
@@ -792,252 +778,3 @@ def shuffle_reduction_32_lanes(src: KernelSource) -> Iterator[Finding]:
                 message=f"shuffle reduction starts at offset 16 (__shfl_{m.group(1)}"
                 f"{m.group(2) or ''}), so it covers only 32 lanes of a 64-lane wavefront",
             )
-
-
-def function_span(src: KernelSource, pos: int) -> tuple[int, int] | None:
-    """The ``{`` and ``}`` of the ``__global__``/``__device__`` function whose body holds
-    ``pos``, or None (host code, a body too long to match, a declaration in between)."""
-    code = src.code
-    start = max(code.rfind("__global__", 0, pos), code.rfind("__device__", 0, pos))
-    if start < 0:
-        return None
-    brace = code.find("{", start, pos)
-    if brace < 0 or ";" in code[start:brace]:
-        return None
-    close = match_forward(src.brackets, brace)
-    return (brace, close) if close > pos else None
-
-
-_IF_RE = re.compile(r"\bif\s*\(")
-_BELOW_RE = re.compile(r"([A-Za-z_][\w.]*)\s*<\s*(\w+)(?!\s*[<(\w.])")
-_LANE_MODULO_RE = re.compile(r"(?:%\s*(\w+)|&\s*(?:31|0[xX]1[fF])[uU]?\b)(?!\s*=)")
-_STRIDE_LOOP_RE = re.compile(
-    r"for\s*\(\s*(?:[A-Za-z_]\w*\s+)*?(\w+)\s*=\s*([^;]*);[^;]*;\s*\1\s*\+=\s*(\w+)\s*\)"
-)
-
-
-def _is_32(src: KernelSource, word: str) -> bool:
-    """Is ``word`` the literal 32, or a constant of the file or of a project header it
-    includes whose value is 32 (``kThreadsPerWarp = 32``)?"""
-    if word.rstrip("uU") == "32":
-        return True
-    if not word or word[0].isdigit():
-        return False
-    constant = src.constants.get(word)
-    if constant is None:
-        found = src.header_constant(word)
-        constant = found[1] if found is not None else None
-    return constant is not None and _VALUE_32_ONLY_RE.fullmatch(constant.value.strip()) is not None
-
-
-def _logical_32_lanes(src: KernelSource, pos: int) -> bool:
-    """Does the device function around ``pos`` work in 32-lane groups by its own arithmetic?
-
-    Only 32 threads take part (``if (threadIdx.x < 32)`` around ``pos``), lanes are numbered
-    modulo 32 (``threadIdx.x % kThreadsPerWarp`` with that constant 32), or a lane walks its
-    data in strides of 32 (``for (i = lane; i < n; i += 32)``). A shuffle reduction from offset
-    16 is then right on a 64-lane wavefront too: xor offsets below 32 stay inside each 32-lane
-    half, and a shuffle-down tree leaves each half's first lane with that half's total. The
-    32 is chosen in that arithmetic, where GP302 and GP305 report it; a function that also
-    reads ``warpSize`` mixes the two widths and is still reported.
-    """
-    span = function_span(src, pos)
-    if span is None:
-        return False
-    code = src.code
-    brace, close = span
-    if "warpSize" in code[brace:close]:
-        return False
-    names = src.names
-
-    def lane_like(expr: str) -> bool:
-        return names.is_thread_expr(expr) or LANE_NAME_RE.match(expr.split(".")[-1]) is not None
-
-    for m in _IF_RE.finditer(code, brace, pos):
-        cond_close = match_forward(src.brackets, m.end() - 1)
-        if cond_close < 0 or cond_close > pos:
-            continue
-        body_start, body_end = body_after(code, src.brackets, cond_close + 1)
-        if not body_start <= pos < body_end:
-            continue
-        for below in _BELOW_RE.finditer(code, m.end(), cond_close):
-            if lane_like(below.group(1)) and _is_32(src, below.group(2)):
-                return True
-    for m in _LANE_MODULO_RE.finditer(code, brace, pos):
-        if m.group(1) is not None and not _is_32(src, m.group(1)):
-            continue
-        if names.is_thread_expr(_left_operand(code, m.start())):
-            return True
-    for m in _STRIDE_LOOP_RE.finditer(code, brace, pos):
-        if _is_32(src, m.group(3)) and any(
-            lane_like(w) for w in _IDENTIFIER_RE.findall(m.group(2))
-        ):
-            return True
-    return False
-
-
-# `(i + myrank + warp) & (RANKS - 1)`, `(peer + warp) % n`: a sum reduced modulo a count.
-_ROTATION_TAIL_RE = re.compile(r"\)\s*(?:&\s*\(\s*\w+\s*-\s*1\s*\)|%\s*\w+)")
-_SUM_OF_NAMES_RE = re.compile(r"\s*[A-Za-z_]\w*(?:\s*\+\s*[A-Za-z_]\w*)+\s*")
-
-
-def _only_rotates(code: str, target: tuple[str, int], after: int) -> bool:
-    """Is every read of ``target`` in its block a term of a sum taken modulo a count
-    (``dest[i] = (i + myrank + warp) & (RANKS - 1)``)? Then the value only rotates which peer
-    or slot each thread visits first, and any value, 32-based or not, is as correct."""
-    name = target[0]
-    end = scope_end(code, after)
-    if end >= len(code) or code[end] != "}":
-        return False
-    reads = list(words(re.compile(re.escape(name) + r"\b"), code, after, end))
-    if not reads:
-        return False
-    for read in reads:
-        bracket = enclosing_bracket(code, read.start(), max(after, read.start() - 200))
-        if bracket is None or bracket[0] != "(":
-            return False
-        close = code.find(")", read.end())
-        if close < 0 or not _SUM_OF_NAMES_RE.fullmatch(code, bracket[1] + 1, close):
-            return False
-        if not _ROTATION_TAIL_RE.match(code, close):
-            return False
-    return True
-
-
-# Warp-level exchanges of data between lanes, and calls of helpers named for a warp.
-_LANE_EXCHANGE_RE = re.compile(
-    r"shfl|ballot|__any|__all|__match|__reduce|activemask|tiled_partition|coalesced|mma"
-    r"|_sync\s*\(|\w*[wW]arp\w*\s*\("
-)
-
-
-def _counts_chunks(src: KernelSource, operand: str, at: int) -> bool:
-    """Is ``operand`` a block size (``blockDim.x``, no thread index) divided into 32-element
-    chunks in a device function that exchanges no data between lanes (apex's xentropy block
-    reduction: threads < 32 each fold one chunk of shared memory)? The count is then plain
-    partitioning, right on any wavefront width."""
-    if "blockDim" not in operand or "threadIdx" in operand or "thread_rank" in operand:
-        return False
-    span = function_span(src, at)
-    if span is None:
-        return False
-    for m in _LANE_EXCHANGE_RE.finditer(src.code, *span):
-        if m.group() != "__syncwarp(" and not m.group().startswith("__syncwarp"):
-            return False
-    return True
-
-
-_BRACE_RE = re.compile(r"[{}]")
-_CLASS_HEAD_RE = re.compile(r"\b(?:struct|class|union)\b")
-_ENUM_HEAD_RE = re.compile(r"\benum\b")
-_SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
-
-
-def _never_read_after(src: KernelSource, name: str, end: int) -> bool:
-    """Is the constant defined just before ``end`` never read where it can be seen?
-
-    A member of a struct or class whose body never names it (a derived reducer that repeats
-    its base's ``enum { THREADS_PER_WARP = 32 }`` and calls the base's reduce), or a constant of
-    a source file that the rest of the file never names: nothing sizes or indexes with it, so
-    there is no 32 to port (the constant that is read is reported where it is defined). A
-    header's file-level constant may be read by the files including it, and is reported."""
-    code = src.code
-    pattern = re.compile(re.escape(name) + r"\b")
-    head = _block_head(code, end)
-    block_end = scope_end(code, end)
-    if head is not None and _ENUM_HEAD_RE.search(head) and block_end < len(code):
-        # an enumerator: its scope is the block around the enum
-        head = _block_head(code, block_end + 1)
-        block_end = scope_end(code, block_end + 1)
-    if head is not None and _CLASS_HEAD_RE.search(head):
-        if block_end >= len(code) or code[block_end] != "}":
-            return False
-        return next(words(pattern, code, end, block_end), None) is None
-    if not src.rel.endswith(_SOURCE_SUFFIXES):
-        return False
-    return next(words(pattern, code, end), None) is None
-
-
-def _block_head(code: str, pos: int) -> str | None:
-    """What opens the innermost block around ``pos``: the text between the ``;``, ``{`` or
-    ``}`` before its ``{`` and that ``{`` (``struct Reducer<T, 1> : public Base``); None at
-    file level or when the block starts too far back."""
-    depth = 0
-    for m in reversed(list(_BRACE_RE.finditer(code, max(0, pos - MAX_SPAN), pos))):
-        if m.group() == "}":
-            depth += 1
-        elif depth:
-            depth -= 1
-        else:
-            head_start = max(code.rfind(c, 0, m.start()) for c in ";{}")
-            return code[head_start + 1 : m.start()]
-    return None
-
-
-# What moves data between the lanes of a warp, or may (a helper named for it, whose body may
-# be in a header; inline assembly, which may be a PTX shfl or vote). `__syncwarp` is a barrier
-# and is not in the list: its 32-bit mask is GP303's.
-_EXCHANGE_OR_HELPER_RE = re.compile(
-    r"shfl|shuffle|ballot|__any|__all|__match|__reduce|activemask|tiled_partition"
-    r"|thread_block_tile|coalesced|(?<![a-z])w?mma|\basm\b"
-    r"|(?<!\w)(?!__syncwarp\b)\w*(?:warp|reduce|scan|vote|broadcast)\w*(?:::\w+)*"
-    r"\s*(?:<[^;{}()]*>\s*)?\(",
-    re.I,
-)
-_RETURN_RE = re.compile(r"\breturn\b")
-# (source, names of the file's device functions whose bodies exchange data between lanes)
-_exchanging_cache: list[tuple[KernelSource, frozenset[str]]] = []
-_FUNCTION_NAME_RE = re.compile(r"(\w+)\s*(?:<[^;{}()]*>\s*)?\($")
-_CALL_RE = re.compile(r"(?<![\w.>:])(\w+)\s*(?:<[^;{}()]*>\s*)?\(")
-
-
-def _exchanging_functions(src: KernelSource) -> frozenset[str]:
-    """The names of the file's device functions whose bodies exchange data between lanes."""
-    if _exchanging_cache and _exchanging_cache[0][0] is src:
-        return _exchanging_cache[0][1]
-    code = src.code
-    found: set[str] = set()
-    last_end = -1
-    for m in _EXCHANGE_OR_HELPER_RE.finditer(code):
-        if m.start() < last_end:
-            continue
-        span = function_span(src, m.start())
-        if span is None:
-            continue
-        last_end = span[1]
-        head_start = max(code.rfind("__global__", 0, span[0]), code.rfind("__device__", 0, span[0]))
-        # the first '(' after the qualifiers opens the parameter list
-        first_paren = code.find("(", head_start, span[0])
-        if first_paren < 0:
-            continue
-        name = _FUNCTION_NAME_RE.search(code, head_start, first_paren + 1)
-        if name is not None:
-            found.add(name.group(1))
-    result = frozenset(found)
-    _exchanging_cache[:] = [(src, result)]
-    return result
-
-
-def _groups_without_exchange(src: KernelSource, at: int) -> bool:
-    """Is ``at`` in a device function that exchanges no data between lanes?
-
-    No shuffle, ballot, vote, match, cooperative-groups tile or inline assembly in its body,
-    and no call of a helper named for a warp, a reduction, a scan or a broadcast, or of a
-    function of the file that exchanges: its `threadIdx.x % 32` and `/ 32` number logical
-    32-thread groups (a copy loop striding by 32, a 32-column scale block), and a 64-lane
-    wavefront simply holds two of them. With an exchange the 32 must be the hardware's width
-    (a lane index into a ballot, a per-warp slot a shuffle reduction fills), and it is
-    reported."""
-    span = function_span(src, at)
-    if span is None:
-        return False
-    code = src.code
-    brace, close = span
-    if _RETURN_RE.search(code, max(brace, code.rfind(";", 0, at), code.rfind("{", 0, at)), at):
-        return False  # `return threadIdx.x >> 5;`: the number leaves for callers that may exchange
-    if _EXCHANGE_OR_HELPER_RE.search(code, brace, close) is not None:
-        return False
-    exchanging = _exchanging_functions(src)
-    if not exchanging:
-        return True
-    return not any(c.group(1) in exchanging for c in _CALL_RE.finditer(code, brace, close))

@@ -5,7 +5,8 @@
 - ``walker.py``: the one walk of a parsed text, dispatching nodes to the enabled rules' checks;
   ``context.py``: what the walk knows (names, aliases, scopes, followed values, findings).
 - Rule-neutral analysis: ``nodes.py`` (reading AST nodes), ``guards.py`` (what surrounding code
-  tests), ``environment.py`` (environment-variable accesses), ``notebook.py`` (cells and
+  tests), ``reach.py`` (where a statement runs: only with CUDA, after a package probe, under a
+  per-platform flag), ``environment.py`` (environment-variable accesses), ``notebook.py`` (cells and
   IPython syntax), ``prefilter.py`` (files and statements the enabled rules' needles skip).
 - ``scanner.py``: the registered ``python`` and ``notebook`` scanners.
 

@@ -8,7 +8,7 @@ from gpuport import kb
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.kb import python_code
 from gpuport.rules import rule
-from gpuport.scan.python import guards
+from gpuport.scan.python import guards, reach
 from gpuport.scan.python.checks import ModuleImport, looks_at
 from gpuport.scan.python.context import NVIDIA_ONLY_DSL_MODULES, PythonContext
 from gpuport.scan.python.rules.references import PYTORCH_ROCM_COMPAT
@@ -113,7 +113,7 @@ def cuda_only_import(ctx: PythonContext, imported: ModuleImport) -> None:
         or package.category in _KERNEL_BACKEND_CATEGORIES
     ) and (
         guards.import_has_fallback(ctx.parents, node)
-        or guards.import_probed(ctx.parents, node, imported.module.split(".", 1)[0])
+        or reach.import_probed(ctx.parents, node, imported.module.split(".", 1)[0])
     ):
         # Missing on ROCm until its ROCm build is installed, or one kernel backend among
         # others, and the code carries on without it (DeepSpeed's optional apex, exllamav2's

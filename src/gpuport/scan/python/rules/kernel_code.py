@@ -11,7 +11,7 @@ import re
 
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.rules import rule
-from gpuport.scan.python import guards
+from gpuport.scan.python import guards, reach
 from gpuport.scan.python.checks import Assignment, looks_at
 from gpuport.scan.python.context import PythonContext
 from gpuport.scan.python.nodes import (
@@ -216,7 +216,7 @@ def inline_ptx(ctx: PythonContext, node: ast.Call | ast.Constant) -> None:
         return
     # The PTX runs only where ROCm never goes: under a ROCm test's CUDA side, or under a flag
     # parameter every caller sets per platform (`if USE_PTX:` with `USE_PTX=not IS_ROCM`).
-    if guards.rocm_guarded(ctx.parents, node) or guards.under_flag_set_per_platform(
+    if guards.rocm_guarded(ctx.parents, node) or reach.under_flag_set_per_platform(
         ctx.parents, node
     ):
         return

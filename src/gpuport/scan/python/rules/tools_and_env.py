@@ -13,7 +13,7 @@ from gpuport import kb
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.kb import python_code
 from gpuport.rules import rule
-from gpuport.scan.python import guards
+from gpuport.scan.python import guards, reach
 from gpuport.scan.python.checks import EnvAccess, ShellCommand, looks_at
 from gpuport.scan.python.context import PythonContext
 
@@ -201,7 +201,7 @@ def nvidia_tool_call(ctx: PythonContext, subject: ast.Call | ShellCommand) -> No
     tools = tools_in(text, first_only=first_only)
     if not tools or _probes_amd_too(ctx, subject):
         return
-    if not looks_up and guards.missing_program_handled(ctx.parents, subject):
+    if not looks_up and reach.missing_program_handled(ctx.parents, subject):
         return  # written for machines without the tool: on ROCm it takes that path
     for tool, entry in tools:
         report(subject.lineno, subject.col_offset + 1, tool, entry, runs=not looks_up)
@@ -287,7 +287,7 @@ def _probes_amd_too(ctx: PythonContext, call: ast.Call) -> bool:
     tried one after the other)."""
     if guards.rocm_guarded(ctx.parents, call):
         return True
-    if guards.module_has_string(ctx.parents, call, _AMD_COMMAND_RE):
+    if reach.module_has_string(ctx.parents, call, _AMD_COMMAND_RE):
         return True
     scope = guards.scope_of(ctx.parents, call)
     if isinstance(scope, ast.Module):
@@ -313,7 +313,7 @@ def _handles_rocm_too(ctx: PythonContext, node: ast.AST, entry: kb.EnvVar | None
     # the toolkit itself (CUDA_HOME read under `if os.getenv("CUDA_HOME"):`): that lookup is
     # the ROCm path discovery a port must add.
     toolkit = entry is None or entry.name not in _TOOLKIT_VARIABLES
-    if guards.runs_only_with_cuda(ctx.parents, node, toolkit=toolkit):
+    if reach.runs_only_with_cuda(ctx.parents, node, toolkit=toolkit):
         return True
     rocm_names = set(entry.rocm_names) if entry is not None else set()
     if not rocm_names:

@@ -1,0 +1,277 @@
+"""When 32-lane arithmetic is a logical grouping that a 64-lane wavefront runs the same.
+
+The exemptions of the warp-width rules (``warp_width_rules.py``): a warp number read only to
+rotate which peer a thread visits first, ``blockDim.x / 32`` counting chunks, lane arithmetic in
+a device function that exchanges no data between lanes, a shuffle tree in a function that works
+in 32-lane groups by its own arithmetic, and a 32 constant nothing reads. Each answers "is this
+32 the hardware's width, or a size the code chose?"; only the first is porting work.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuport.scan.kernels.brackets import (
+    MAX_SPAN,
+    body_after,
+    enclosing_bracket,
+    match_forward,
+    scope_end,
+)
+from gpuport.scan.kernels.names import LANE_NAME_RE
+from gpuport.scan.kernels.source import KernelSource
+from gpuport.scan.kernels.statements import left_operand
+from gpuport.scan.kernels.words import words
+
+# A constant's value that is 32 and nothing else: `32`, `32u`, `(32)`.
+VALUE_32_ONLY_RE = re.compile(r"\(?\s*32[uU]?\s*\)?")
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_]\w*")
+
+
+def function_span(src: KernelSource, pos: int) -> tuple[int, int] | None:
+    """The ``{`` and ``}`` of the ``__global__``/``__device__`` function whose body holds
+    ``pos``, or None (host code, a body too long to match, a declaration in between)."""
+    code = src.code
+    start = max(code.rfind("__global__", 0, pos), code.rfind("__device__", 0, pos))
+    if start < 0:
+        return None
+    brace = code.find("{", start, pos)
+    if brace < 0 or ";" in code[start:brace]:
+        return None
+    close = match_forward(src.brackets, brace)
+    return (brace, close) if close > pos else None
+
+
+_IF_RE = re.compile(r"\bif\s*\(")
+_BELOW_RE = re.compile(r"([A-Za-z_][\w.]*)\s*<\s*(\w+)(?!\s*[<(\w.])")
+_LANE_MODULO_RE = re.compile(r"(?:%\s*(\w+)|&\s*(?:31|0[xX]1[fF])[uU]?\b)(?!\s*=)")
+_STRIDE_LOOP_RE = re.compile(
+    r"for\s*\(\s*(?:[A-Za-z_]\w*\s+)*?(\w+)\s*=\s*([^;]*);[^;]*;\s*\1\s*\+=\s*(\w+)\s*\)"
+)
+
+
+def _is_32(src: KernelSource, word: str) -> bool:
+    """Is ``word`` the literal 32, or a constant of the file or of a project header it
+    includes whose value is 32 (``kThreadsPerWarp = 32``)?"""
+    if word.rstrip("uU") == "32":
+        return True
+    if not word or word[0].isdigit():
+        return False
+    constant = src.constants.get(word)
+    if constant is None:
+        found = src.header_constant(word)
+        constant = found[1] if found is not None else None
+    return constant is not None and VALUE_32_ONLY_RE.fullmatch(constant.value.strip()) is not None
+
+
+def logical_32_lanes(src: KernelSource, pos: int) -> bool:
+    """Does the device function around ``pos`` work in 32-lane groups by its own arithmetic?
+
+    Only 32 threads take part (``if (threadIdx.x < 32)`` around ``pos``), lanes are numbered
+    modulo 32 (``threadIdx.x % kThreadsPerWarp`` with that constant 32), or a lane walks its
+    data in strides of 32 (``for (i = lane; i < n; i += 32)``). A shuffle reduction from offset
+    16 is then right on a 64-lane wavefront too: xor offsets below 32 stay inside each 32-lane
+    half, and a shuffle-down tree leaves each half's first lane with that half's total. The
+    32 is chosen in that arithmetic, where GP302 and GP305 report it; a function that also
+    reads ``warpSize`` mixes the two widths and is still reported.
+    """
+    span = function_span(src, pos)
+    if span is None:
+        return False
+    code = src.code
+    brace, close = span
+    if "warpSize" in code[brace:close]:
+        return False
+    names = src.names
+
+    def lane_like(expr: str) -> bool:
+        return names.is_thread_expr(expr) or LANE_NAME_RE.match(expr.split(".")[-1]) is not None
+
+    for m in _IF_RE.finditer(code, brace, pos):
+        cond_close = match_forward(src.brackets, m.end() - 1)
+        if cond_close < 0 or cond_close > pos:
+            continue
+        body_start, body_end = body_after(code, src.brackets, cond_close + 1)
+        if not body_start <= pos < body_end:
+            continue
+        for below in _BELOW_RE.finditer(code, m.end(), cond_close):
+            if lane_like(below.group(1)) and _is_32(src, below.group(2)):
+                return True
+    for m in _LANE_MODULO_RE.finditer(code, brace, pos):
+        if m.group(1) is not None and not _is_32(src, m.group(1)):
+            continue
+        if names.is_thread_expr(left_operand(code, m.start())):
+            return True
+    for m in _STRIDE_LOOP_RE.finditer(code, brace, pos):
+        if _is_32(src, m.group(3)) and any(
+            lane_like(w) for w in _IDENTIFIER_RE.findall(m.group(2))
+        ):
+            return True
+    return False
+
+
+# `(i + myrank + warp) & (RANKS - 1)`, `(peer + warp) % n`: a sum reduced modulo a count.
+_ROTATION_TAIL_RE = re.compile(r"\)\s*(?:&\s*\(\s*\w+\s*-\s*1\s*\)|%\s*\w+)")
+_SUM_OF_NAMES_RE = re.compile(r"\s*[A-Za-z_]\w*(?:\s*\+\s*[A-Za-z_]\w*)+\s*")
+
+
+def only_rotates(code: str, target: tuple[str, int], after: int) -> bool:
+    """Is every read of ``target`` in its block a term of a sum taken modulo a count
+    (``dest[i] = (i + myrank + warp) & (RANKS - 1)``)? Then the value only rotates which peer
+    or slot each thread visits first, and any value, 32-based or not, is as correct."""
+    name = target[0]
+    end = scope_end(code, after)
+    if end >= len(code) or code[end] != "}":
+        return False
+    reads = list(words(re.compile(re.escape(name) + r"\b"), code, after, end))
+    if not reads:
+        return False
+    for read in reads:
+        bracket = enclosing_bracket(code, read.start(), max(after, read.start() - 200))
+        if bracket is None or bracket[0] != "(":
+            return False
+        close = code.find(")", read.end())
+        if close < 0 or not _SUM_OF_NAMES_RE.fullmatch(code, bracket[1] + 1, close):
+            return False
+        if not _ROTATION_TAIL_RE.match(code, close):
+            return False
+    return True
+
+
+# Warp-level exchanges of data between lanes, and calls of helpers named for a warp.
+_LANE_EXCHANGE_RE = re.compile(
+    r"shfl|ballot|__any|__all|__match|__reduce|activemask|tiled_partition|coalesced|mma"
+    r"|_sync\s*\(|\w*[wW]arp\w*\s*\("
+)
+
+
+def counts_chunks(src: KernelSource, operand: str, at: int) -> bool:
+    """Is ``operand`` a block size (``blockDim.x``, no thread index) divided into 32-element
+    chunks in a device function that exchanges no data between lanes (apex's xentropy block
+    reduction: threads < 32 each fold one chunk of shared memory)? The count is then plain
+    partitioning, right on any wavefront width."""
+    if "blockDim" not in operand or "threadIdx" in operand or "thread_rank" in operand:
+        return False
+    span = function_span(src, at)
+    if span is None:
+        return False
+    for m in _LANE_EXCHANGE_RE.finditer(src.code, *span):
+        if m.group() != "__syncwarp(" and not m.group().startswith("__syncwarp"):
+            return False
+    return True
+
+
+_BRACE_RE = re.compile(r"[{}]")
+_CLASS_HEAD_RE = re.compile(r"\b(?:struct|class|union)\b")
+_ENUM_HEAD_RE = re.compile(r"\benum\b")
+_SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
+
+
+def never_read_after(src: KernelSource, name: str, end: int) -> bool:
+    """Is the constant defined just before ``end`` never read where it can be seen?
+
+    A member of a struct or class whose body never names it (a derived reducer that repeats
+    its base's ``enum { THREADS_PER_WARP = 32 }`` and calls the base's reduce), or a constant of
+    a source file that the rest of the file never names: nothing sizes or indexes with it, so
+    there is no 32 to port (the constant that is read is reported where it is defined). A
+    header's file-level constant may be read by the files including it, and is reported."""
+    code = src.code
+    pattern = re.compile(re.escape(name) + r"\b")
+    head = _block_head(code, end)
+    block_end = scope_end(code, end)
+    if head is not None and _ENUM_HEAD_RE.search(head) and block_end < len(code):
+        # an enumerator: its scope is the block around the enum
+        head = _block_head(code, block_end + 1)
+        block_end = scope_end(code, block_end + 1)
+    if head is not None and _CLASS_HEAD_RE.search(head):
+        if block_end >= len(code) or code[block_end] != "}":
+            return False
+        return next(words(pattern, code, end, block_end), None) is None
+    if not src.rel.endswith(_SOURCE_SUFFIXES):
+        return False
+    return next(words(pattern, code, end), None) is None
+
+
+def _block_head(code: str, pos: int) -> str | None:
+    """What opens the innermost block around ``pos``: the text between the ``;``, ``{`` or
+    ``}`` before its ``{`` and that ``{`` (``struct Reducer<T, 1> : public Base``); None at
+    file level or when the block starts too far back."""
+    depth = 0
+    for m in reversed(list(_BRACE_RE.finditer(code, max(0, pos - MAX_SPAN), pos))):
+        if m.group() == "}":
+            depth += 1
+        elif depth:
+            depth -= 1
+        else:
+            head_start = max(code.rfind(c, 0, m.start()) for c in ";{}")
+            return code[head_start + 1 : m.start()]
+    return None
+
+
+# What moves data between the lanes of a warp, or may (a helper named for it, whose body may
+# be in a header; inline assembly, which may be a PTX shfl or vote). `__syncwarp` is a barrier
+# and is not in the list: its 32-bit mask is GP303's.
+_EXCHANGE_OR_HELPER_RE = re.compile(
+    r"shfl|shuffle|ballot|__any|__all|__match|__reduce|activemask|tiled_partition"
+    r"|thread_block_tile|coalesced|(?<![a-z])w?mma|\basm\b"
+    r"|(?<!\w)(?!__syncwarp\b)\w*(?:warp|reduce|scan|vote|broadcast)\w*(?:::\w+)*"
+    r"\s*(?:<[^;{}()]*>\s*)?\(",
+    re.I,
+)
+_RETURN_RE = re.compile(r"\breturn\b")
+# (source, names of the file's device functions whose bodies exchange data between lanes)
+_exchanging_cache: list[tuple[KernelSource, frozenset[str]]] = []
+_FUNCTION_NAME_RE = re.compile(r"(\w+)\s*(?:<[^;{}()]*>\s*)?\($")
+_CALL_RE = re.compile(r"(?<![\w.>:])(\w+)\s*(?:<[^;{}()]*>\s*)?\(")
+
+
+def _exchanging_functions(src: KernelSource) -> frozenset[str]:
+    """The names of the file's device functions whose bodies exchange data between lanes."""
+    if _exchanging_cache and _exchanging_cache[0][0] is src:
+        return _exchanging_cache[0][1]
+    code = src.code
+    found: set[str] = set()
+    last_end = -1
+    for m in _EXCHANGE_OR_HELPER_RE.finditer(code):
+        if m.start() < last_end:
+            continue
+        span = function_span(src, m.start())
+        if span is None:
+            continue
+        last_end = span[1]
+        head_start = max(code.rfind("__global__", 0, span[0]), code.rfind("__device__", 0, span[0]))
+        # the first '(' after the qualifiers opens the parameter list
+        first_paren = code.find("(", head_start, span[0])
+        if first_paren < 0:
+            continue
+        name = _FUNCTION_NAME_RE.search(code, head_start, first_paren + 1)
+        if name is not None:
+            found.add(name.group(1))
+    result = frozenset(found)
+    _exchanging_cache[:] = [(src, result)]
+    return result
+
+
+def groups_without_exchange(src: KernelSource, at: int) -> bool:
+    """Is ``at`` in a device function that exchanges no data between lanes?
+
+    No shuffle, ballot, vote, match, cooperative-groups tile or inline assembly in its body,
+    and no call of a helper named for a warp, a reduction, a scan or a broadcast, or of a
+    function of the file that exchanges: its `threadIdx.x % 32` and `/ 32` number logical
+    32-thread groups (a copy loop striding by 32, a 32-column scale block), and a 64-lane
+    wavefront simply holds two of them. With an exchange the 32 must be the hardware's width
+    (a lane index into a ballot, a per-warp slot a shuffle reduction fills), and it is
+    reported."""
+    span = function_span(src, at)
+    if span is None:
+        return False
+    code = src.code
+    brace, close = span
+    if _RETURN_RE.search(code, max(brace, code.rfind(";", 0, at), code.rfind("{", 0, at)), at):
+        return False  # `return threadIdx.x >> 5;`: the number leaves for callers that may exchange
+    if _EXCHANGE_OR_HELPER_RE.search(code, brace, close) is not None:
+        return False
+    exchanging = _exchanging_functions(src)
+    if not exchanging:
+        return True
+    return not any(c.group(1) in exchanging for c in _CALL_RE.finditer(code, brace, close))
