@@ -170,3 +170,15 @@ class ScanStats:
     bytes_scanned: int = 0
     seconds: float = 0.0
     by_kind: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CallFacts:
+    """One CUDA file's part of the project call index."""
+
+    rel: str
+    live: frozenset[str]  # identifiers in code a ROCm build compiles (outside device defs)
+    dead: frozenset[str]  # identifiers only in code a ROCm build never compiles
+    # (name, first line, last line) of each device function defined here, with the names its
+    # body holds in code ROCm compiles (a helper called only from another set-aside helper).
+    functions: tuple[tuple[str, int, int, frozenset[str]], ...]

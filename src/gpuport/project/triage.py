@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from gpuport import kb
-from gpuport.findings import Category, Confidence, Finding, Fix, Location, Severity, Tier
+from gpuport.findings import CallFacts, Category, Confidence, Finding, Fix, Location, Severity, Tier
 from gpuport.project.components import NEWER_HARDWARE_WHAT
 from gpuport.project.model import Component, ComponentStatus, ProjectModel, VendorExtras
 from gpuport.rules import rule
@@ -119,7 +119,10 @@ _PROJECT_RULES = frozenset({"GP601", "GP602"})  # the folds' own lines are never
 
 
 def triage(
-    findings: Iterable[Finding], model: ProjectModel, enabled: frozenset[str]
+    findings: Iterable[Finding],
+    model: ProjectModel,
+    enabled: frozenset[str],
+    calls: Iterable[CallFacts] = (),
 ) -> tuple[list[Finding], list[Finding]]:
     """(findings to list, findings set aside): tiers set, components and folders folded."""
     tiered = [_with_tier(f, model) for f in findings]
@@ -141,6 +144,7 @@ def triage(
         else:
             kept.append(finding)
     kept = _fold_blackwell_files(kept, set_aside)
+    kept = _set_aside_unreached_helpers(kept, model, list(calls), set_aside)
     kept = _fold_imports_under_dependency(kept, set_aside)
     if HOPPER_FEATURE_RULE in enabled:
         kept = _fold_hopper_features(kept, model, set_aside)
@@ -582,3 +586,69 @@ def _hopper_fold_finding(scope: str, files: Counter[str], group: list[Finding]) 
         severity=max(f.severity for f in group),
         confidence=min(f.confidence for f in group),
     )
+
+
+def _set_aside_unreached_helpers(
+    findings: list[Finding], model: ProjectModel, calls: list[CallFacts], set_aside: list[Finding]
+) -> list[Finding]:
+    """``findings`` less the kernel findings inside a project ``__device__`` helper that no code
+    HIP compiles calls (appended to ``set_aside``): every call of it sits in an ``#if`` branch
+    ROCm never compiles, in a file GP330 calls Blackwell-only, in an NVIDIA-only component, or
+    in another such helper (scan/kernels/callers.py). HIP never instantiates it, so its PTX,
+    masks and trap fallbacks are not porting work. A helper with no call found (a public header
+    API) or named anywhere HIP compiles stays reported."""
+    if not calls:
+        return findings
+    blackwell = {f.location.path for f in set_aside if f.rule_id == BLACKWELL_FILE_RULE} | {
+        f.location.path for f in findings if f.rule_id == BLACKWELL_FILE_RULE
+    }
+
+    def unreached_file(rel: str) -> bool:
+        if rel in blackwell:
+            return True
+        component = model.component_of(rel)
+        return component is not None and component.status is ComponentStatus.NVIDIA_ONLY
+
+    live: set[str] = set()
+    named: set[str] = set()  # names met anywhere (a call site exists)
+    defined: dict[str, list[tuple[str, int, int, frozenset[str]]]] = defaultdict(list)
+    for fact in calls:
+        named |= fact.live | fact.dead
+        if not unreached_file(fact.rel):
+            live |= fact.live
+        for name, first, last, body in fact.functions:
+            defined[name].append((fact.rel, first, last, body))
+    dead = {name for name in defined if name not in live}
+    changed = True
+    while changed:  # a call in a helper HIP compiles is a compiled call
+        changed = False
+        reached: set[str] = set()
+        for name, defs in defined.items():
+            if name not in dead:
+                for rel, _first, _last, body in defs:
+                    if not unreached_file(rel):
+                        reached |= body
+        newly = dead & reached
+        if newly:
+            dead -= newly
+            changed = True
+    in_dead_bodies = {n for name in dead for *_x, body in defined[name] for n in body}
+    dead = {name for name in dead if name in named or name in in_dead_bodies}
+    if not dead:
+        return findings
+    spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for name in dead:
+        for rel, first, last, _body in defined[name]:
+            spans[rel].append((first, last))
+    kept: list[Finding] = []
+    for finding in findings:
+        loc = finding.location
+        if (
+            finding.rule_id.startswith("GP3")
+            and finding.rule_id != BLACKWELL_FILE_RULE
+            and any(a <= loc.line <= b for a, b in spans.get(loc.path, ()))
+        ):
+            set_aside.append(finding)
+        else:
+            kept.append(finding)
+    return kept
