@@ -22,10 +22,12 @@ from gpuport.scan.kernels.brackets import (
 from gpuport.scan.kernels.lane_groups import (
     VALUE_32_ONLY_RE,
     counts_chunks,
+    groups_with_half_trees,
     groups_without_exchange,
     logical_32_lanes,
     never_read_after,
     only_rotates,
+    sizes_only,
 )
 from gpuport.scan.kernels.names import LANE_HINT_RE, LANE_NAME_RE, TRACKING_WORDS
 from gpuport.scan.kernels.references import (
@@ -151,6 +153,8 @@ def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
             continue  # `blockDim.x / 32` counts 32-element chunks that no lane exchange reads
         if groups_without_exchange(src, m.start()):
             continue  # 32-thread groups of a function that moves no data between lanes
+        if groups_with_half_trees(src, m.start()):
+            continue  # 32-lane groups whose only exchanges are trees inside each group
         op = " ".join(m.group().split())
         shown = " ".join(operand.split())
         if len(shown) > 40:
@@ -291,7 +295,7 @@ def warp_size_hardcoded(src: KernelSource) -> Iterator[Finding]:
             checked_64[name] = next(words(also_64, code), None) is not None
         if checked_64[name]:
             continue
-        if never_read_after(src, name, end):
+        if never_read_after(src, name, end) or sizes_only(src, name, end):
             continue
         yield src.finding(
             WARP_SIZE_HARDCODED,
