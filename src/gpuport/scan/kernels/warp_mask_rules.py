@@ -195,7 +195,8 @@ BALLOT_RESULT_32_BIT = rule(
         "Finds results of `__ballot_sync`, `__ballot`, `__activemask` and `__match_*_sync` "
         "stored in `unsigned`, `unsigned int`, `uint32_t` or `int`, and `__popc`, `__ffs`, "
         "`__clz`, `__brev` applied to such a result (directly or through the variable that "
-        "holds it)."
+        "holds it). The 32-bit counts of one ballot variable in its block are named in one "
+        "finding, at its 32-bit declaration or its first count."
     ),
     why=(
         "On AMD these functions return `unsigned long long`, one bit per lane of a wavefront "

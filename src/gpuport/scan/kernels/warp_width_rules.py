@@ -64,7 +64,9 @@ LANE_MATH_WARP_32 = rule(
         "lane or warp arithmetic in a device function that exchanges no data between lanes "
         "(no shuffle, ballot, vote, match, cooperative-groups tile, inline assembly, or call "
         "of a helper named for a warp, a reduction, a scan or a broadcast): its 32-thread "
-        "groups are logical, and a 64-lane wavefront holds two of them."
+        "groups are logical, and a 64-lane wavefront holds two of them. The same holds where "
+        "the only exchanges are xor or shuffle-down trees with offsets of 16 or less, which "
+        "stay inside each 32-lane group."
     ),
     why=(
         "AMD Instinct GPUs (CDNA, gfx9) run 64-wide wavefronts; RDNA GPUs run 32-wide. With a "
@@ -243,7 +245,9 @@ WARP_SIZE_HARDCODED = rule(
         "template defaults of that kind, for names that say warp size, threads per warp or "
         "lanes per warp. Files that also define the same name as 64 (per-architecture "
         "selection) are left alone, and so are copies nothing reads: a struct member its "
-        "struct never names, or a source file's constant the file never uses."
+        "struct never names, or a source file's constant the file never uses; and so is a "
+        "function's or source file's constant read only as a launch shape, an array extent, "
+        "a loop step or in a static_assert (a logical 32-lane group that wave64 runs twice)."
     ),
     why=(
         "Everything sized or indexed with the constant (shuffle loops, per-warp shared memory, "
