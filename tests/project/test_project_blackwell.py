@@ -27,9 +27,7 @@ def test_a_blackwell_file_keeps_one_line_and_sets_the_rest_aside() -> None:
         ("umma_gemm.cu", 17, "GP309"),
     ]
     (umma,) = [f for f in result.findings if f.location.path == "umma_gemm.cu"]
-    assert umma.message.endswith(
-        "; 2 other finding(s) in this file set aside (GP309 x1, GP312 x1)"
-    )
+    assert umma.message.endswith("; 2 other finding(s) in this file set aside (GP309 x1, GP312 x1)")
 
 
 def test_the_fold_is_off_when_gp330_is_ignored() -> None:
