@@ -29,7 +29,9 @@ def run(*args: str) -> tuple[int, str, str]:
 
 def project(tmp_path: Path) -> Path:
     (tmp_path / "requirements.txt").write_text("torch==2.3.1+cu121\nnumpy\n")
-    (tmp_path / "k.cu").write_text("__global__ void k(int* x) { x[threadIdx.x & 31] = 0; }\n")
+    (tmp_path / "k.cu").write_text(
+        "__global__ void k(int* x) { x[threadIdx.x & 31] = warp_sum(x[0]); }\n"
+    )
     return tmp_path
 
 
@@ -113,7 +115,9 @@ def test_baseline_round_trip(tmp_path: Path) -> None:
     assert code == 1 and "wrote baseline" in err
     code, out, _ = run("scan", str(root), "--format", "json", "--baseline", str(baseline))
     assert code == 0 and json.loads(out)["findings"] == []
-    (root / "k2.cu").write_text("__global__ void k(int* x) { x[threadIdx.x % 32] = 0; }\n")
+    (root / "k2.cu").write_text(
+        "__global__ void k(int* x) { x[threadIdx.x % 32] = warp_sum(x[0]); }\n"
+    )
     code, out, _ = run("scan", str(root), "--format", "json", "--baseline", str(baseline))
     assert code == 1
     assert {f["location"]["path"] for f in json.loads(out)["findings"]} == {"k2.cu"}

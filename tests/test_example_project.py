@@ -30,7 +30,6 @@ EXPECTED = {
     ("GP402", "Dockerfile", 5),
     ("GP504", "Dockerfile", 6),
     ("GP300", "csrc/fused_softmax.cu", 3),
-    ("GP305", "csrc/fused_softmax.cu", 7),
     ("GP308", "csrc/fused_softmax.cu", 11),
     ("GP303", "csrc/fused_softmax.cu", 12),
     ("GP308", "csrc/fused_softmax.cu", 18),

@@ -428,7 +428,7 @@ def test_an_nvidia_only_component_is_folded_and_its_findings_kept_aside(tmp_path
         "    sources = ['csrc/cutlass_fwd/api.cu']\n",
     )
     write(tmp_path, "csrc/ck/api.cpp", "void f() {}\n")
-    kernel = "__global__ void k(float* x) {\n  int lane = threadIdx.x & 31;\n  x[lane] = 0;\n}\n"
+    kernel = "__global__ void k(float* x) {\n  int lane = threadIdx.x & 31;\n  x[lane] = warp_sum(x[0]);\n}\n"
     write(tmp_path, "csrc/cutlass_fwd/api.cu", kernel)
     write(tmp_path, "csrc/cutlass_fwd/more.cu", kernel)
     write(tmp_path, "pkg/k.cu", kernel)

@@ -641,7 +641,7 @@ def test_translating_a_translation_changes_nothing(version: str, fix: bool) -> N
 def test_scanner_findings_become_changes_with_rule_ids() -> None:
     src = (
         "#include <cuda_runtime.h>\n#define WARP_SIZE 32\n"
-        "__global__ void k(int* o) { int lane = threadIdx.x & 31; o[lane] = WARP_SIZE; }\n"
+        "__global__ void k(int* o) { int lane = threadIdx.x & 31; o[lane] = warp_sum(WARP_SIZE); }\n"
     )
     r = port(src, diagnostics=True)
     reviewed = [c for c in r.changes if c.rule_id]

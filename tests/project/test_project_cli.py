@@ -8,7 +8,8 @@ from click.testing import CliRunner
 
 from gpuport.cli import main
 
-KERNEL = "__global__ void k(float* x) {\n  int lane = threadIdx.x & 31;\n  x[lane] = 0;\n}\n"
+# warp_sum: a lane exchange, so the 32-lane arithmetic is GP302 work (scan/kernels/lane_groups.py)
+KERNEL = "__global__ void k(float* x) {\n  int lane = threadIdx.x & 31;\n  x[lane] = warp_sum(x[0]);\n}\n"
 
 
 def scan_exit(root: Path, *flags: str) -> int:

@@ -156,7 +156,7 @@ def test_a_project_without_a_rocm_path_gets_no_op_components(tmp_path: Path) -> 
 
 def test_the_nvidia_only_ops_findings_are_folded_in_a_scan(tmp_path: Path) -> None:
     files = dict(PROJECT)
-    kernel = "__global__ void k(float* x) {\n  int lane = threadIdx.x & 31;\n  x[lane] = 0;\n}\n"
+    kernel = "__global__ void k(float* x) {\n  int lane = threadIdx.x & 31;\n  x[lane] = warp_sum(x[0]);\n}\n"
     files["csrc/storage/py_lib/kernel.cu"] = kernel
     files["csrc/adam/kernel.cu"] = kernel
     result = scan_path(write(tmp_path, files), ScanOptions(jobs=1))

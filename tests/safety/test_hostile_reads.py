@@ -32,7 +32,7 @@ ENV_SECRET = "hostile-env-secret-7a2b90"  # in the environment of every subproce
 SRC = str(Path(gpuport.__file__).resolve().parent.parent)
 TIMEOUT = 120  # seconds; a run that reads a FIFO or /dev/zero never ends without it
 
-KERNEL = "__global__ void k(int* x) { x[threadIdx.x & 31] = 0; }\n"  # GP302
+KERNEL = "__global__ void k(int* x) { x[threadIdx.x & 31] = warp_sum(x[0]); }\n"  # GP302
 
 
 def gpuport_run(

@@ -114,7 +114,7 @@ def test_each_rule_is_one_function_named_after_its_slug_beside_its_declaration()
 
 
 def test_a_file_without_the_enabled_rules_needles_is_skipped() -> None:
-    text = "__global__ void k(float* x) { x[threadIdx.x & 31] = __shfl_xor_sync(~0u, *x, 1); }\n"
+    text = "__global__ void k(float* x) { x[threadIdx.x & 31] = __shfl_sync(~0u, *x, 0); }\n"
     source = SourceText(ProjectFile(Path("k.cu"), "k.cu", FileKind.CUDA, len(text)), text)
     assert list(scan_kernels(source, frozenset({"GP319"}))) == []
     assert [f.rule_id for f in scan_kernels(source, frozenset({"GP302"}))] == ["GP302"]

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from gpuport.kb import PackageStatus
 from gpuport.kb.loader import entries, keyed, load_toml
@@ -152,43 +152,35 @@ def env_severities() -> Mapping[str, EnvSeverity]:
     )
 
 
-@functools.cache
-def nccl_fabric_prefixes() -> tuple[NcclFabricPrefix, ...]:
+_NcclPart = TypeVar("_NcclPart", NcclFabricPrefix, NcclSameMeaning, NcclBuildLocation)
+
+
+def _nccl_parts(table: str, kind: type[_NcclPart], key: str) -> tuple[_NcclPart, ...]:
+    """One NCCL name-part table: each entry's ``key`` (prefix or suffix), meaning and sources."""
     return tuple(
-        NcclFabricPrefix(
-            prefix=entry.text("prefix"),
+        kind(
+            **{key: entry.text(key)},
             meaning=entry.text("meaning"),
             sources=entry.texts("sources", required=True),
             checked=entry.date(),
         )
-        for entry in entries(_data(), "nccl_fabric", _FILE, "prefix")
+        for entry in entries(_data(), table, _FILE, key)
     )
+
+
+@functools.cache
+def nccl_fabric_prefixes() -> tuple[NcclFabricPrefix, ...]:
+    return _nccl_parts("nccl_fabric", NcclFabricPrefix, "prefix")
 
 
 @functools.cache
 def nccl_same_meaning_prefixes() -> tuple[NcclSameMeaning, ...]:
-    return tuple(
-        NcclSameMeaning(
-            prefix=entry.text("prefix"),
-            meaning=entry.text("meaning"),
-            sources=entry.texts("sources", required=True),
-            checked=entry.date(),
-        )
-        for entry in entries(_data(), "nccl_same_meaning", _FILE, "prefix")
-    )
+    return _nccl_parts("nccl_same_meaning", NcclSameMeaning, "prefix")
 
 
 @functools.cache
 def nccl_build_location_suffixes() -> tuple[NcclBuildLocation, ...]:
-    return tuple(
-        NcclBuildLocation(
-            suffix=entry.text("suffix"),
-            meaning=entry.text("meaning"),
-            sources=entry.texts("sources", required=True),
-            checked=entry.date(),
-        )
-        for entry in entries(_data(), "nccl_build_location", _FILE, "suffix")
-    )
+    return _nccl_parts("nccl_build_location", NcclBuildLocation, "suffix")
 
 
 @functools.cache

@@ -7,7 +7,8 @@ vendor's extras (CUDA, XPU) of a pyproject into one GP602 finding; every other f
 file GP330 calls a Blackwell-only kernel under that one finding; every GP201 import of a package
 whose ROCm build must be installed, and every guarded import of a package with no ROCm build,
 under the product dependency finding (GP1xx) naming it (imports of such a package that no
-dependency line names, in several files, under the first of them); and sets aside the GP300
+dependency line names, in several files, under the first of them); the CUDA renames (GP300) of
+a file built around cuDNN's graph API under its cuDNN finding (GP314); and sets aside the GP300
 renames that torch's hipify does itself when the project builds its extensions through
 ``torch.utils.cpp_extension`` (project/hipify.py).
 :func:`fold_by_folder` folds the rules of :data:`FOLD_BY_FOLDER`, whose findings in the files of
@@ -145,6 +146,7 @@ def triage(
             kept.append(finding)
     kept = _fold_blackwell_files(kept, set_aside)
     kept = _set_aside_unreached_helpers(kept, model, list(calls), set_aside)
+    kept = _fold_cudnn_graph_files(kept, set_aside)
     kept = _fold_imports_under_dependency(kept, set_aside)
     if HOPPER_FEATURE_RULE in enabled:
         kept = _fold_hopper_features(kept, model, set_aside)
@@ -181,6 +183,62 @@ def _fold_blackwell_files(findings: list[Finding], set_aside: list[Finding]) -> 
         note = f"; {len(folded)} other finding(s) in this file set aside ({_rule_counts(folded)})"
         kept[kept.index(head)] = replace(head, message=head.message + note)
         set_aside.extend(folded)
+    return kept
+
+
+# GP314 (cuDNN) writes "cuDNN in this file: 23 references (cudnn_frontend x12, cudnnHandle_t x4,
+# …)" (scan/kernels/library_rules.py); GP300 writes "10 CUDA API references that gpuport port
+# renames to HIP: runtime 8 (…); headers 2 (…)" (scan/kernels/renames.py).
+CUDNN_RULE = "GP314"
+_CUDNN_GRAPH_RE = re.compile(r"\bcudnn_frontend(?: x(\d+))?[,)]")
+_RENAMES_RE = re.compile(r"^(\d+) CUDA API references? that gpuport port renames to HIP: (.*)$")
+_RENAME_FAMILY_RE = re.compile(r"(?:^|; )(\w+) \d+ \(")
+# Names a rewrite of the file's cuDNN code rewrites with it: the stream and error calls and the
+# CUDA headers around the graph calls. Driver or library families are other work.
+_INCIDENTAL_FAMILIES = frozenset({"runtime", "headers"})
+
+
+def _fold_cudnn_graph_files(findings: list[Finding], set_aside: list[Finding]) -> list[Finding]:
+    """``findings`` with the GP300 renames of a file built around cuDNN's graph API set aside
+    under the file's GP314 line (appended to ``set_aside``).
+
+    Such a file (it names ``cudnn_frontend`` more often than all its renamed CUDA runtime names
+    and headers together) is cuDNN-graph code: MIOpen has no graph API, so a port rewrites or
+    replaces the file as a whole, and the ``cudaStream_t`` parameters and ``cudaGetLastError``
+    checks around the graph calls go with it. A file that mostly holds other CUDA code beside a
+    few cuDNN calls (a backend switch, a kernel path) keeps its GP300: those renames are work."""
+    heads: dict[str, tuple[Finding, int]] = {}
+    for finding in findings:
+        if finding.rule_id == CUDNN_RULE:
+            m = _CUDNN_GRAPH_RE.search(finding.message)
+            if m is not None:
+                heads[finding.location.path] = (finding, int(m.group(1) or 1))
+    if not heads:
+        return findings
+    kept: list[Finding] = []
+    folded: dict[str, Finding] = {}
+    for finding in findings:
+        head, graph_calls = heads.get(finding.location.path, (None, 0))
+        renames = _RENAMES_RE.match(finding.message) if finding.rule_id == "GP300" else None
+        if (
+            head is not None
+            and renames is not None
+            and finding.tier is head.tier
+            and int(renames.group(1)) < graph_calls
+            and set(_RENAME_FAMILY_RE.findall(renames.group(2))) <= _INCIDENTAL_FAMILIES
+        ):
+            folded[finding.location.path] = finding
+        else:
+            kept.append(finding)
+    for path, rename in folded.items():
+        head = heads[path][0]
+        note = (
+            f"; the file is cuDNN-graph code, so its {rename.message.split(' ', 1)[0]} renamed "
+            f"CUDA name(s) (GP300, line {rename.location.line}) go with its rewrite and are set "
+            "aside"
+        )
+        kept[kept.index(head)] = replace(head, message=head.message + note)
+        set_aside.append(rename)
     return kept
 
 

@@ -17,10 +17,11 @@ from gpuport.scan.kernels.brackets import (
     enclosing_bracket,
     match_forward,
     scope_end,
+    split_args,
 )
 from gpuport.scan.kernels.names import LANE_NAME_RE
 from gpuport.scan.kernels.source import KernelSource
-from gpuport.scan.kernels.statements import left_operand
+from gpuport.scan.kernels.statements import CPP_KEYWORDS, left_operand, statement_before
 from gpuport.scan.kernels.words import words
 
 # A constant's value that is 32 and nothing else: `32`, `32u`, `(32)`.
@@ -275,3 +276,156 @@ def groups_without_exchange(src: KernelSource, at: int) -> bool:
     if not exchanging:
         return True
     return not any(c.group(1) in exchanging for c in _CALL_RE.finditer(code, brace, close))
+
+
+# Where a warp-size constant is only a size: a launch shape, a compile-time check, a lambda
+# capture that hands it on (its reads in the lambda are checked where they are).
+_SHAPE_CALL_RE = re.compile(r"(?:\bstatic_assert|\bdim3(?:\s+[A-Za-z_]\w*)?)\s*$")
+_DECLARATOR_RE = re.compile(
+    r"\s*(?:(?:__shared__|static|const|constexpr|extern|volatile|alignas\s*\(\s*\w+\s*\))\s+)*"
+    r"[A-Za-z_][\w:]*(?:\s*<[^;{}]*>)?\s+[A-Za-z_]\w*\s*(?:\[[^\[\]]*\]\s*)*"
+)
+_CAPTURES_RE = re.compile(r"[\w\s,&=]*")
+_FOR_HEAD_RE = re.compile(r"\bfor\s*\(")
+_DERIVED_RE = re.compile(
+    r"\s*(?:(?:static|const|constexpr|unsigned|signed|long|short)\s+)*"
+    r"(?:int|size_t|int32_t|int64_t|uint32_t|uint64_t|auto|unsigned|long|index_t)?\s*"
+    r"([A-Za-z_]\w*)\s*=[^=]"
+)
+_EXCHANGE_WORDS_RE = re.compile(
+    r"shfl|shuffle|ballot|__any|__all|__match|__reduce|activemask|tiled_partition"
+    r"|thread_block_tile|coalesced|warpSize|mask|\basm\b",
+    re.I,
+)
+
+
+def sizes_only(src: KernelSource, name: str, end: int, depth: int = 0) -> bool:
+    """Is every read of the constant defined just before ``end`` a size the code chose?
+
+    Reads in its scope (the function, or the rest of a source file) are a launch shape
+    (``dim3 threads(kThreadsPerWarp, warps)``, ``<<<grid, N>>>``), a ``static_assert``, an
+    array extent in a declaration, a loop step (``i += N``), a lambda capture, or the
+    initialiser of another local that is itself used only so (one level on). Such a 32 sizes a
+    logical 32-lane group: a 64-lane wavefront runs two of them and nothing changes. A read as a
+    shuffle width or offset, in a ballot or mask, with ``warpSize``, as a lane index (``% N``,
+    ``/ N``) or anything else keeps the constant reported. A header's file-level constant may
+    be read by its includers and is never judged here.
+    """
+    code = src.code
+    head = _block_head(code, end)
+    if head is None:
+        if not src.rel.endswith(_SOURCE_SUFFIXES):
+            return False
+        stop = len(code)
+    elif _CLASS_HEAD_RE.search(head) or _ENUM_HEAD_RE.search(head):
+        return False
+    else:
+        stop = scope_end(code, end)
+    reads = list(words(re.compile(re.escape(name) + r"\b"), code, end, stop))
+    if not reads:
+        return False
+    return all(_size_read(src, read.start(), read.end(), stop, depth) for read in reads)
+
+
+def _size_read(src: KernelSource, at: int, after: int, stop: int, depth: int) -> bool:
+    code = src.code
+    start, before = statement_before(code, at)
+    finish = code.find(";", after)
+    statement = code[start : finish if finish >= 0 else after]
+    if _EXCHANGE_WORDS_RE.search(statement):
+        return False
+    launch = code.rfind("<<<", start, at)
+    if launch >= 0 and code.find(">>>", launch, at) < 0 and ">>>" in code[after:finish]:
+        return True
+    if re.search(r"\+=\s*$", before) and re.match(r"\s*\)", code[after : after + 8]):
+        heads = list(_FOR_HEAD_RE.finditer(code, max(0, at - 400), at))
+        if heads and match_forward(src.brackets, heads[-1].end() - 1) > at:
+            return True
+    pos = at
+    for _ in range(4):
+        bracket = enclosing_bracket(code, pos, start)
+        if bracket is None:
+            break
+        kind, opened = bracket
+        if kind == "(" and _SHAPE_CALL_RE.search(code, max(start, opened - 40), opened):
+            return True
+        if kind == "[":
+            close = code.find("]", after)
+            if (
+                close >= 0
+                and _CAPTURES_RE.fullmatch(code, opened + 1, close)
+                and re.match(r"\s*[({]", code[close + 1 : close + 4])
+            ):
+                return True  # a lambda capture
+            # an array extent of a declaration (`float partial[N * 2];`), and nothing else
+            return _DECLARATOR_RE.fullmatch(code, start, opened) is not None
+        pos = opened
+    derived = _DERIVED_RE.match(before)
+    if derived is not None and depth < 1 and derived.group(1) not in CPP_KEYWORDS:
+        other = derived.group(1)
+        eq = start + derived.end() - 1
+        return any(
+            True for _ in words(re.compile(re.escape(other) + r"\b"), code, eq, stop)
+        ) and all(
+            _size_read(src, r.start(), r.end(), stop, depth + 1)
+            for r in words(re.compile(re.escape(other) + r"\b"), code, eq, stop)
+        )
+    return False
+
+
+# A shuffle that stays inside a 32-lane half of a wavefront when its offset is below 32.
+_HALF_TREE_CALL_RE = re.compile(r"__shfl_(?:xor|down)(?:_sync)?\s*\(")
+_LOOP_FROM_16_RE = re.compile(
+    r"for\s*\(\s*(?:[A-Za-z_]\w*\s+)*?(\w+)\s*=\s*16[uU]?\s*;\s*\1\s*(?:>=?|!=)\s*[01][uU]?\s*;"
+    r"\s*(?:\1\s*>>=\s*1|\1\s*/=\s*2|\1\s*=\s*\1\s*(?:>>\s*1|/\s*2))\s*\)"
+)
+
+
+def groups_with_half_trees(src: KernelSource, at: int) -> bool:
+    """Is ``at`` in a device function whose only lane exchanges are xor or shuffle-down trees
+    with offsets of 16 or less (literals, or a loop counting down from 16)?
+
+    Such a tree never crosses a 32-lane boundary for the lane that keeps the result: with xor
+    every lane of each 32-lane half ends with its half's total, with shuffle-down the half's
+    first lane does. ``threadIdx.x % 32`` and ``/ 32`` then number exactly those groups on a
+    64-lane wavefront (lanes 0 and 32 each write their own group's slot), so the 32 is a
+    logical group, not the hardware width. A ballot, broadcast (``__shfl_sync(v, 0)``), scan
+    (``__shfl_up``), tile or warp helper in the function, a read of ``warpSize``, or a
+    returned lane number keeps the lane math reported.
+    """
+    span = function_span(src, at)
+    if span is None:
+        return False
+    code = src.code
+    brace, close = span
+    if "warpSize" in code[brace:close]:
+        return False
+    if _RETURN_RE.search(code, max(brace, code.rfind(";", 0, at), code.rfind("{", 0, at)), at):
+        return False
+    loops = [
+        (m.group(1), *body_after(code, src.brackets, m.end()))
+        for m in _LOOP_FROM_16_RE.finditer(code, brace, close)
+    ]
+    trees = 0
+    for m in _EXCHANGE_OR_HELPER_RE.finditer(code, brace, close):
+        call = _HALF_TREE_CALL_RE.match(code, m.start() - 2) if m.group() == "shfl" else None
+        if call is None:
+            return False
+        paren = call.end() - 1
+        call_close = match_forward(src.brackets, paren)
+        if call_close < 0:
+            return False
+        args = [code[a:b].strip() for a, b in split_args(code, src.brackets, paren, call_close)]
+        offset_index = 2 if "_sync" in call.group() else 1
+        if len(args) <= offset_index:
+            return False
+        offset = args[offset_index].rstrip("uU")
+        if len(args) > offset_index + 1 and args[offset_index + 1].rstrip("uU") not in ("32", ""):
+            return False  # an explicit width other than 32
+        if offset.isdigit():
+            if int(offset) > 16:
+                return False
+        elif not any(name == offset and s <= m.start() < e for name, s, e in loops):
+            return False
+        trees += 1
+    return trees > 0

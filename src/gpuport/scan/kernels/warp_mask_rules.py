@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from gpuport.findings import Category, Confidence, Finding, Fix, Severity
 from gpuport.rules import rule
-from gpuport.scan.kernels.brackets import match_forward, split_args, trimmed
+from gpuport.scan.kernels.brackets import match_forward, scope_end, split_args, trimmed
 from gpuport.scan.kernels.masks import FULL_MASK_64, full_mask_kind, is_full_mask, is_name
 from gpuport.scan.kernels.references import (
     HIP_COOPERATIVE_GROUPS,
@@ -195,7 +195,8 @@ BALLOT_RESULT_32_BIT = rule(
         "Finds results of `__ballot_sync`, `__ballot`, `__activemask` and `__match_*_sync` "
         "stored in `unsigned`, `unsigned int`, `uint32_t` or `int`, and `__popc`, `__ffs`, "
         "`__clz`, `__brev` applied to such a result (directly or through the variable that "
-        "holds it)."
+        "holds it). The 32-bit counts of one ballot variable in its block are named in one "
+        "finding, at its 32-bit declaration or its first count."
     ),
     why=(
         "On AMD these functions return `unsigned long long`, one bit per lane of a wavefront "
@@ -218,27 +219,41 @@ BALLOT_RESULT_32_BIT = rule(
 
 
 def ballot_result_32_bit(src: KernelSource) -> Iterator[Finding]:
-    """Ballot and active-lane masks stored in 32-bit variables, or counted with 32-bit functions."""
+    """Ballot and active-lane masks stored in 32-bit variables, or counted with 32-bit functions.
+
+    One ballot variable is one decision for a port (its type, and the bit functions on it):
+    the 32-bit declaration, or the first 32-bit count when the declaration is fine, is reported
+    and names the other counts of the same variable in its block (``__popc(ballot)`` two lines
+    under ``unsigned ballot = __ballot_sync(...)``), instead of one finding for each.
+    """
     code = src.code
     if not src.mentions(BALLOT_RESULT_32_BIT):
         return
-    ballot_vars: set[str] = set()
+    # ballot variable -> [(where it is assigned, where its block ends, index of its report)]
+    ballot_vars: dict[str, list[tuple[int, int, int]]] = {}
+    # (start, end, message, fix, offsets of the uses folded into it)
+    reports: list[tuple[int, int, str, Fix | None, list[int]]] = []
     for m in words(_BALLOT_CALL_RE, code):
         found = assigned_name(code, m.start())
         if found is None:
             continue
-        ballot_vars.add(found[0])
+        holder = ballot_vars.setdefault(found[0], [])
         stmt_start, stmt = statement_before(code, m.start())
         decl = _TYPE_32_BEFORE_RE.search(stmt)
         if decl is None or stmt[: decl.start()].rstrip().endswith("long"):
+            holder.append((m.start(), scope_end(code, m.start()), -1))
             continue  # 64-bit, auto, or unsigned long long int
+        holder.append((m.start(), scope_end(code, m.start()), len(reports)))
         type_name = " ".join(decl.group(1).split())
-        yield src.finding(
-            BALLOT_RESULT_32_BIT,
-            stmt_start + decl.start(),
-            m.start(),
-            message=f"`{type_name} {decl.group(2)}` keeps the 64-bit result of {m.group(1)} in "
-            "32 bits, dropping lanes 32-63; use unsigned long long (or auto)",
+        reports.append(
+            (
+                stmt_start + decl.start(),
+                m.start(),
+                f"`{type_name} {decl.group(2)}` keeps the 64-bit result of {m.group(1)} in "
+                "32 bits, dropping lanes 32-63; use unsigned long long (or auto)",
+                None,
+                [],
+            )
         )
     for m in words(_BIT32_CALL_RE, code):
         fn, arg, after = m.group(1), m.group(2), m.group(3)
@@ -246,15 +261,37 @@ def ballot_result_32_bit(src: KernelSource) -> Iterator[Finding]:
             what = f"{fn}({arg}(…)) looks at only 32 bits of a 64-bit lane mask"
         elif after == ")" and arg in ballot_vars:
             what = f"{fn}({arg}) looks at only 32 bits of a lane mask that is 64 bits on AMD"
+            assigned = [a for a in ballot_vars[arg] if a[0] < m.start() < a[1]]
+            if assigned:
+                at, block_end, index = assigned[-1]
+                if index >= 0:
+                    reports[index][4].append(m.start())
+                    continue
+                # the first count of a 64-bit variable is reported; later ones fold into it
+                ballot_vars[arg][ballot_vars[arg].index(assigned[-1])] = (
+                    at,
+                    block_end,
+                    len(reports),
+                )
         else:
             continue
-        yield src.finding(
-            BALLOT_RESULT_32_BIT,
-            m.start(1),
-            m.end(1),
-            message=f"{what}; use {fn}ll",
-            fix=Fix(f"Use {fn}ll, the 64-bit form.", mechanical=True, replacement=f"{fn}ll"),
+        reports.append(
+            (
+                m.start(1),
+                m.end(1),
+                f"{what}; use {fn}ll",
+                Fix(f"Use {fn}ll, the 64-bit form.", mechanical=True, replacement=f"{fn}ll"),
+                [],
+            )
         )
+    for start, end, message, fix, folded in sorted(reports, key=lambda r: r[0]):
+        if folded:
+            lines = ", ".join(str(src.line_of(pos)) for pos in folded)
+            message += f"; the same variable is counted in 32 bits at line(s) {lines}"
+        if fix is None:
+            yield src.finding(BALLOT_RESULT_32_BIT, start, end, message=message)
+        else:
+            yield src.finding(BALLOT_RESULT_32_BIT, start, end, message=message, fix=fix)
 
 
 _SYNCWARP_RE = re.compile(r"__syncwarp\s*\(")

@@ -22,10 +22,12 @@ from gpuport.scan.kernels.brackets import (
 from gpuport.scan.kernels.lane_groups import (
     VALUE_32_ONLY_RE,
     counts_chunks,
+    groups_with_half_trees,
     groups_without_exchange,
     logical_32_lanes,
     never_read_after,
     only_rotates,
+    sizes_only,
 )
 from gpuport.scan.kernels.names import LANE_HINT_RE, LANE_NAME_RE, TRACKING_WORDS
 from gpuport.scan.kernels.references import (
@@ -62,7 +64,9 @@ LANE_MATH_WARP_32 = rule(
         "lane or warp arithmetic in a device function that exchanges no data between lanes "
         "(no shuffle, ballot, vote, match, cooperative-groups tile, inline assembly, or call "
         "of a helper named for a warp, a reduction, a scan or a broadcast): its 32-thread "
-        "groups are logical, and a 64-lane wavefront holds two of them."
+        "groups are logical, and a 64-lane wavefront holds two of them. The same holds where "
+        "the only exchanges are xor or shuffle-down trees with offsets of 16 or less, which "
+        "stay inside each 32-lane group."
     ),
     why=(
         "AMD Instinct GPUs (CDNA, gfx9) run 64-wide wavefronts; RDNA GPUs run 32-wide. With a "
@@ -151,6 +155,8 @@ def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
             continue  # `blockDim.x / 32` counts 32-element chunks that no lane exchange reads
         if groups_without_exchange(src, m.start()):
             continue  # 32-thread groups of a function that moves no data between lanes
+        if groups_with_half_trees(src, m.start()):
+            continue  # 32-lane groups whose only exchanges are trees inside each group
         op = " ".join(m.group().split())
         shown = " ".join(operand.split())
         if len(shown) > 40:
@@ -239,7 +245,9 @@ WARP_SIZE_HARDCODED = rule(
         "template defaults of that kind, for names that say warp size, threads per warp or "
         "lanes per warp. Files that also define the same name as 64 (per-architecture "
         "selection) are left alone, and so are copies nothing reads: a struct member its "
-        "struct never names, or a source file's constant the file never uses."
+        "struct never names, or a source file's constant the file never uses; and so is a "
+        "function's or source file's constant read only as a launch shape, an array extent, "
+        "a loop step or in a static_assert (a logical 32-lane group that wave64 runs twice)."
     ),
     why=(
         "Everything sized or indexed with the constant (shuffle loops, per-warp shared memory, "
@@ -291,7 +299,7 @@ def warp_size_hardcoded(src: KernelSource) -> Iterator[Finding]:
             checked_64[name] = next(words(also_64, code), None) is not None
         if checked_64[name]:
             continue
-        if never_read_after(src, name, end):
+        if never_read_after(src, name, end) or sizes_only(src, name, end):
             continue
         yield src.finding(
             WARP_SIZE_HARDCODED,

@@ -51,15 +51,22 @@ def under_type_checking(parents: Parents, node: ast.AST) -> bool:
 def import_guarded(parents: Parents, node: ast.AST) -> bool:
     """``node`` sits in a ``try:`` whose handlers catch a failed import."""
     for child, parent in ancestors(parents, node):
-        if isinstance(parent, ast.Try) and child in parent.body:
-            for handler in parent.handlers:
-                caught = handler.type
-                if caught is None:
-                    return True
-                names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
-                if any(last_name(name) in _IMPORT_ERRORS for name in names):
-                    return True
+        if (
+            isinstance(parent, ast.Try)
+            and child in parent.body
+            and any(catches(handler, _IMPORT_ERRORS) for handler in parent.handlers)
+        ):
+            return True
     return False
+
+
+def catches(handler: ast.ExceptHandler, names: frozenset[str] | set[str]) -> bool:
+    """A bare ``except:``, or one that names any of ``names`` (alone or in a tuple)."""
+    caught = handler.type
+    if caught is None:
+        return True
+    listed = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+    return any(last_name(name) in names for name in listed)
 
 
 # An optional package's availability check: HAS_FLASH_ATTENTION, _cutedsl_runtime_available(),
@@ -108,15 +115,7 @@ def import_has_fallback(parents: Parents, node: ast.AST) -> bool:
             return True
         if isinstance(parent, ast.Try) and child in parent.body:
             for handler in parent.handlers:
-                caught = handler.type
-                names = (
-                    []
-                    if caught is None
-                    else (caught.elts if isinstance(caught, ast.Tuple) else [caught])
-                )
-                if (
-                    caught is None or any(last_name(n) in _IMPORT_ERRORS for n in names)
-                ) and not any(
+                if catches(handler, _IMPORT_ERRORS) and not any(
                     isinstance(inner, ast.Raise)
                     for statement in handler.body
                     for inner in ast.walk(statement)

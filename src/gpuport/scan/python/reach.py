@@ -23,6 +23,7 @@ from gpuport.scan.python.guards import (
     _off_rocm,
     ancestors,
     availability_check,
+    catches,
     mentions_rocm,
     scope_of,
     tests_set,
@@ -58,15 +59,7 @@ def missing_program_handled(parents: Parents, node: ast.AST) -> bool:
             return False
         if isinstance(parent, (ast.Try, ast.TryStar)) and child in parent.body:
             for handler in parent.handlers:
-                caught = handler.type
-                names = (
-                    []
-                    if caught is None
-                    else (caught.elts if isinstance(caught, ast.Tuple) else [caught])
-                )
-                if (
-                    caught is None or any(last_name(name) in _START_FAILURES for name in names)
-                ) and not _ends_the_run(handler):
+                if catches(handler, _START_FAILURES) and not _ends_the_run(handler):
                     return True
     return False
 
@@ -131,14 +124,8 @@ def _toolkit_unset(test: ast.AST) -> bool:
     """``not CUDA_HOME``, ``CUDA_HOME is None``, ``not os.getenv("CUDA_HOME")``."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _toolkit_set(test.operand)
-    return (
-        isinstance(test, ast.Compare)
-        and len(test.ops) == 1
-        and isinstance(test.ops[0], ast.Is)
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value is None
-        and _toolkit_value(test.left)
-    )
+    tested = _is_none(test)
+    return tested is not None and _toolkit_value(tested)
 
 
 def cuda_present_test(test: ast.AST, toolkit: bool = True) -> bool:
@@ -271,14 +258,21 @@ def _tests_missing(test: ast.AST, package: str) -> bool:
         return any(_tests_missing(part, package) for part in test.values)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _names_package(_probed_name(test.operand), package)
-    return (
+    tested = _is_none(test)
+    return tested is not None and _names_package(_probed_name(tested), package)
+
+
+def _is_none(test: ast.AST) -> ast.expr | None:
+    """``X`` of a test ``X is None``; None for any other test."""
+    if (
         isinstance(test, ast.Compare)
         and len(test.ops) == 1
         and isinstance(test.ops[0], ast.Is)
         and isinstance(test.comparators[0], ast.Constant)
         and test.comparators[0].value is None
-        and _names_package(_probed_name(test.left), package)
-    )
+    ):
+        return test.left
+    return None
 
 
 def _tests_present(test: ast.AST, package: str) -> bool:
