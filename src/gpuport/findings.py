@@ -180,5 +180,6 @@ class CallFacts:
     live: frozenset[str]  # identifiers in code a ROCm build compiles (outside device defs)
     dead: frozenset[str]  # identifiers only in code a ROCm build never compiles
     # (name, first line, last line) of each device function defined here, with the names its
-    # body holds in code ROCm compiles (a helper called only from another set-aside helper).
-    functions: tuple[tuple[str, int, int, frozenset[str]], ...]
+    # body holds in code ROCm compiles (a helper called only from another set-aside helper),
+    # and whether it is a template (HIP compiles its body only when a call instantiates it).
+    functions: tuple[tuple[str, int, int, frozenset[str], bool], ...]

@@ -646,6 +646,18 @@ def _hopper_fold_finding(scope: str, files: Counter[str], group: list[Finding]) 
     )
 
 
+# Kernel rules whose problem shows only when the code runs (lane math, 32-bit masks kept,
+# `__CUDA_ARCH__` fallbacks, sleeps): moot in a helper nothing compiled calls. The others
+# (a 32-bit mask HIP's `__shfl_sync` rejects with a static_assert, wmma, FP8 types, warpSize
+# as a constant, CUTLASS, inline PTX) fail when HIP compiles the body, which it does for a
+# non-template function whether or not anything calls it; only a template's body waits for a
+# call to instantiate it.
+_RUN_TIME_KERNEL_RULES = frozenset(
+    {"GP302", "GP304", "GP305", "GP307", "GP308", "GP319", "GP320", "GP324", "GP327", "GP328"}
+    | {"GP329"}
+)
+
+
 def _set_aside_unreached_helpers(
     findings: list[Finding], model: ProjectModel, calls: list[CallFacts], set_aside: list[Finding]
 ) -> list[Finding]:
@@ -654,7 +666,8 @@ def _set_aside_unreached_helpers(
     ROCm never compiles, in a file GP330 calls Blackwell-only, in an NVIDIA-only component, or
     in another such helper (scan/kernels/callers.py). HIP never instantiates it, so its PTX,
     masks and trap fallbacks are not porting work. A helper with no call found (a public header
-    API) or named anywhere HIP compiles stays reported."""
+    API) or named anywhere HIP compiles stays reported; so do the compile-time findings of a
+    non-template helper, whose body HIP compiles even with no call (``_RUN_TIME_KERNEL_RULES``)."""
     if not calls:
         return findings
     blackwell = {f.location.path for f in set_aside if f.rule_id == BLACKWELL_FILE_RULE} | {
@@ -669,13 +682,13 @@ def _set_aside_unreached_helpers(
 
     live: set[str] = set()
     named: set[str] = set()  # names met anywhere (a call site exists)
-    defined: dict[str, list[tuple[str, int, int, frozenset[str]]]] = defaultdict(list)
+    defined: dict[str, list[tuple[str, int, int, frozenset[str], bool]]] = defaultdict(list)
     for fact in calls:
         named |= fact.live | fact.dead
         if not unreached_file(fact.rel):
             live |= fact.live
-        for name, first, last, body in fact.functions:
-            defined[name].append((fact.rel, first, last, body))
+        for name, first, last, body, template in fact.functions:
+            defined[name].append((fact.rel, first, last, body, template))
     dead = {name for name in defined if name not in live}
     changed = True
     while changed:  # a call in a helper HIP compiles is a compiled call
@@ -683,28 +696,32 @@ def _set_aside_unreached_helpers(
         reached: set[str] = set()
         for name, defs in defined.items():
             if name not in dead:
-                for rel, _first, _last, body in defs:
+                for rel, _first, _last, body, _template in defs:
                     if not unreached_file(rel):
                         reached |= body
         newly = dead & reached
         if newly:
             dead -= newly
             changed = True
-    in_dead_bodies = {n for name in dead for *_x, body in defined[name] for n in body}
+    in_dead_bodies = {n for name in dead for *_x, body, _t in defined[name] for n in body}
     dead = {name for name in dead if name in named or name in in_dead_bodies}
     if not dead:
         return findings
-    spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    spans: dict[str, list[tuple[int, int, bool]]] = defaultdict(list)
     for name in dead:
-        for rel, first, last, _body in defined[name]:
-            spans[rel].append((first, last))
+        for rel, first, last, _body, template in defined[name]:
+            spans[rel].append((first, last, template))
     kept: list[Finding] = []
     for finding in findings:
         loc = finding.location
+        rule_id = finding.rule_id
         if (
-            finding.rule_id.startswith("GP3")
-            and finding.rule_id != BLACKWELL_FILE_RULE
-            and any(a <= loc.line <= b for a, b in spans.get(loc.path, ()))
+            rule_id.startswith("GP3")
+            and rule_id != BLACKWELL_FILE_RULE
+            and any(
+                a <= loc.line <= b and (template or rule_id in _RUN_TIME_KERNEL_RULES)
+                for a, b, template in spans.get(loc.path, ())
+            )
         ):
             set_aside.append(finding)
         else:

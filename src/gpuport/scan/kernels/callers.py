@@ -27,6 +27,8 @@ _NAME_RE = re.compile(r"\b([A-Za-z_]\w*)\b")
 _DEVICE_DEF_RE = re.compile(
     r"\b__device__\b(?![^;{}()]*\b__global__\b)[^;{}()=]*?\b([A-Za-z_]\w*)\s*\("
 )
+# A template head right before the definition: HIP instantiates such a helper only from a call.
+_TEMPLATE_HEAD_RE = re.compile(r"\btemplate\s*<[^;{}]*>\s*$")
 _BODY_OPEN_RE = re.compile(r"\s*(?:const\b|noexcept\b|->[^{;]*)?\s*\{")
 
 
@@ -42,7 +44,7 @@ def call_facts(src: KernelSource) -> CallFacts:
         dead_pieces.append(code[start:end])
         at = end
     pieces.append(code[at:])
-    functions: list[tuple[str, int, int, frozenset[str]]] = []
+    functions: list[tuple[str, int, int, frozenset[str], bool]] = []
     bodies: list[tuple[int, int]] = []
     if "__device__" in code:
         brackets = src.brackets
@@ -67,24 +69,22 @@ def call_facts(src: KernelSource) -> CallFacts:
                 if found is not None
                 else frozenset(_NAME_RE.findall(body))
             )
-            functions.append((m.group(1), src.line_of(m.start()), src.line_of(end), names))
+            template = _TEMPLATE_HEAD_RE.search(code, max(0, m.start() - 400), m.start())
+            functions.append(
+                (m.group(1), src.line_of(m.start()), src.line_of(end), names, template is not None)
+            )
             bodies.append((m.start(), end))  # the head too: its own name is no call
-    live_text = "\n".join(pieces)
-    if bodies:  # names inside device bodies count only through their function
-        outside: list[str] = []
-        at = 0
-        for start, end in sorted(bodies):
-            if start < at:
-                continue
-            outside.append(code[at:start])
-            at = end
-        outside.append(code[at:])
-        live_code = "\n".join(outside)
-        live = {n for n in _NAME_RE.findall(live_code)}
-        if found is not None:
-            live = {n for n in live if n in set(_NAME_RE.findall(live_text))}
-    else:
-        live = set(_NAME_RE.findall(live_text))
+    # names outside device bodies (they count only through their function) and outside
+    # branches ROCm never compiles: cut both kinds of span by position, not by name
+    outside: list[str] = []
+    at = 0
+    for start, end in sorted([*spans, *bodies]):
+        if end <= at:
+            continue
+        outside.append(code[at : max(at, start)])
+        at = end
+    outside.append(code[at:])
+    live = set(_NAME_RE.findall("\n".join(outside)))
     dead = set(_NAME_RE.findall("\n".join(dead_pieces))) - live
     return CallFacts(src.rel, frozenset(live), frozenset(dead), tuple(functions))
 

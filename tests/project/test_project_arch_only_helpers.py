@@ -1,0 +1,64 @@
+"""Device helpers that only code HIP never compiles calls (scan/kernels/callers.py, triage)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from gpuport.findings import Finding
+from gpuport.report.json_format import scan_body
+from gpuport.scan.engine import ScanOptions, scan_path
+from gpuport.scan.kernels.callers import facts_of
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "project" / "arch_only_helpers"
+
+
+def _places(findings: Iterable[Finding]) -> list[tuple[str, str, int]]:
+    return sorted((f.rule_id, f.location.path, f.location.line) for f in findings)
+
+
+def test_a_template_helper_only_arch_guarded_code_calls_is_set_aside() -> None:
+    result = scan_path(FIXTURE, ScanOptions(jobs=1), display_root=FIXTURE.name)
+    # wait_on_barrier<Phase>: HIP never instantiates it, so its Hopper barrier is set aside
+    assert ("GP309", "csrc/helpers.cuh", 8) in _places(result.set_aside)
+    reported = _places(result.findings)
+    assert not any(rule == "GP309" for rule, _path, _line in reported)
+    # lane_ballot: an always-compiled kernel calls it, so its trap fallback stays reported;
+    # fast_broadcast: not a template, so HIP compiles its 32-bit mask even with no call
+    assert ("GP324", "csrc/helpers.cuh", 13) in reported
+    assert ("GP303", "csrc/helpers.cuh", 24) in reported
+
+
+def test_the_scan_json_lists_the_set_aside_helper_finding_with_its_text() -> None:
+    result = scan_path(FIXTURE, ScanOptions(jobs=1), display_root=FIXTURE.name)
+    places = json.loads(json.dumps(scan_body(result)["set_aside"]))
+    place = next(p for p in places if p["rule_id"] == "GP309")
+    assert place["path"] == "csrc/helpers.cuh" and place["line"] == 8
+    assert "mbarrier.try_wait" in place["text"]
+
+
+def test_call_facts_split_compiled_and_dead_calls() -> None:
+    text = (
+        "template <int N> __device__ void tmpl_helper() { leaf(); }\n"
+        "__device__ void plain_helper() {\n"
+        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+        "  hopper_only();\n"
+        "#endif\n"
+        "}\n"
+        "__global__ void k() {\n"
+        "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+        "  tmpl_helper<1>();\n"
+        "#endif\n"
+        "  plain_helper();\n"
+        "}\n"
+    )
+    facts = facts_of("k.cu", text)
+    assert "plain_helper" in facts.live and "tmpl_helper" not in facts.live
+    assert "tmpl_helper" in facts.dead
+    by_name = {name: (first, last, body, tmpl) for name, first, last, body, tmpl in facts.functions}
+    assert by_name["tmpl_helper"] == (1, 1, frozenset({"leaf"}), True)
+    first, last, body, tmpl = by_name["plain_helper"]
+    assert (first, last, tmpl) == (2, 6, False)
+    assert "hopper_only" not in body  # a call in a branch HIP never compiles is no call
+    assert "k" not in by_name  # a __global__ kernel is launched by the host, never a helper
