@@ -252,7 +252,11 @@ WARP_SIZE_HARDCODED = rule(
         "selection) are left alone, and so are copies nothing reads: a struct member its "
         "struct never names, or a source file's constant the file never uses; and so is a "
         "function's or source file's constant read only as a launch shape, an array extent, "
-        "a loop step or in a static_assert (a logical 32-lane group that wave64 runs twice)."
+        "a loop step or in a static_assert (a logical 32-lane group that wave64 runs twice). "
+        "A header's constant is left when every project file including it reads it only so, "
+        "as a cooperative-groups tile width, in functions whose lanes exchange only through "
+        "such tiles, or not at all; a header nothing in the project includes, or one under "
+        "an include/ folder (a library's public API), is reported."
     ),
     why=(
         "Everything sized or indexed with the constant (shuffle loops, per-warp shared memory, "
