@@ -429,3 +429,56 @@ def groups_with_half_trees(src: KernelSource, at: int) -> bool:
             return False
         trees += 1
     return trees > 0
+
+
+# A read as the width of a cooperative-groups tile (`tiled_partition<N>(block)`,
+# `thread_block_tile<N>`): a tile of 32 threads is 32 threads on a 64-lane wavefront too, and
+# its shuffles (`g.shfl_down(v, i)`) stay inside it.
+_TILE_WIDTH_BEFORE_RE = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*$")
+# Lane exchanges that do not go through a tile object (`g.shfl_down`): raw shuffles, votes,
+# asm, warpSize, warp helpers.
+_MEMBER_BEFORE_RE = re.compile(r"(?:\w\s*(?:\.|->)|\b(?:cg|cooperative_groups)::)\s*$")
+
+
+def at_file_level(code: str, pos: int) -> bool:
+    """Is ``pos`` outside every block but a namespace's (a file-level constant)?"""
+    head = _block_head(code, pos)
+    return head is None or re.search(r"\bnamespace\b", head) is not None
+
+
+def _tile_only_exchanges(src: KernelSource, at: int) -> bool:
+    """Does the device function around ``at`` exchange data only through cooperative-groups
+    tiles (``g.shfl_xor(v, i)`` of a ``tiled_partition<32>``, ``cg::reduce(tile, v, op)``),
+    with no ``warpSize``, raw shuffle, vote or asm? Its 32s then describe the tile: a loop
+    to 32 over tile shuffles, ``/ 32`` numbering the tiles; a 64-lane wavefront holds two."""
+    span = function_span(src, at)
+    if span is None:
+        return False
+    code = src.code
+    brace, close = span
+    if "warpSize" in code[brace:close]:
+        return False
+    tiles = 0
+    head = max(code.rfind("__global__", 0, brace), code.rfind("__device__", 0, brace))
+    for m in _EXCHANGE_OR_HELPER_RE.finditer(code, head, close):
+        word = m.group()
+        if word in ("tiled_partition", "thread_block_tile"):
+            tiles += 1
+            continue
+        if m.start() < brace:
+            continue  # the function's own name (`warp_reduce(`), a parameter's type
+        if _MEMBER_BEFORE_RE.search(code, max(brace, m.start() - 40), m.start()) is None:
+            return False
+    return tiles > 0
+
+
+def header_size_read(src: KernelSource, at: int, after: int) -> bool:
+    """Is the read at ``at`` (to ``after``) of a header's warp-size constant a size the code
+    chose: a tile width, any read in a function exchanging only through tiles, or what
+    :func:`sizes_only` accepts (a launch shape, an extent, a loop step, a static_assert)?"""
+    code = src.code
+    if _TILE_WIDTH_BEFORE_RE.search(code, max(0, at - 40), at):
+        return True
+    if _tile_only_exchanges(src, at):
+        return True
+    return _size_read(src, at, after, len(code), 0)

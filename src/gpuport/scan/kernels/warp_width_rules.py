@@ -7,9 +7,11 @@ buffers and shuffle loops written for 32.
 from __future__ import annotations
 
 import ast
+import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
+from gpuport.files import resolve_include
 from gpuport.findings import Category, Confidence, Finding, Severity
 from gpuport.rules import rule
 from gpuport.scan.kernels.brackets import (
@@ -21,9 +23,11 @@ from gpuport.scan.kernels.brackets import (
 )
 from gpuport.scan.kernels.lane_groups import (
     VALUE_32_ONLY_RE,
+    at_file_level,
     counts_chunks,
     groups_with_half_trees,
     groups_without_exchange,
+    header_size_read,
     logical_32_lanes,
     never_read_after,
     only_rotates,
@@ -43,6 +47,7 @@ from gpuport.scan.kernels.statements import (
     statement_before,
 )
 from gpuport.scan.kernels.words import word_start, words
+from gpuport.syntax.cxx import code_only
 
 _LANE_OP_RE = re.compile(r"(?:&\s*(?:31|0[xX]1[fF])|%\s*32|/\s*32|>>\s*5)[uU]?(?![\w.'])(?!\s*=)")
 
@@ -247,7 +252,11 @@ WARP_SIZE_HARDCODED = rule(
         "selection) are left alone, and so are copies nothing reads: a struct member its "
         "struct never names, or a source file's constant the file never uses; and so is a "
         "function's or source file's constant read only as a launch shape, an array extent, "
-        "a loop step or in a static_assert (a logical 32-lane group that wave64 runs twice)."
+        "a loop step or in a static_assert (a logical 32-lane group that wave64 runs twice). "
+        "A header's constant is left when every project file including it reads it only so, "
+        "as a cooperative-groups tile width, in functions whose lanes exchange only through "
+        "such tiles, or not at all; a header nothing in the project includes, or one under "
+        "an include/ folder (a library's public API), is reported."
     ),
     why=(
         "Everything sized or indexed with the constant (shuffle loops, per-warp shared memory, "
@@ -275,6 +284,35 @@ def warp_size_hardcoded(src: KernelSource) -> Iterator[Finding]:
     code = src.code
     if not src.mentions(WARP_SIZE_HARDCODED):
         return
+    hits = _warp_32_hits(code)
+    checked_64: dict[str, bool] = {}
+    judged = src.facts.size_only_warp_constants
+    for start, end, name in src.once_per_line(hits):
+        if not _WARP_NAME_RE.search(name):
+            continue
+        # A name also given the value 64 is already selected per architecture (HIP's
+        # recommended pattern): leave it alone.
+        if name not in checked_64:
+            also_64 = re.compile(re.escape(name) + r"(?:\s*=\s*|\s*\{\s*|[ \t]+)\(?\s*64[uU]?\b")
+            checked_64[name] = next(words(also_64, code), None) is not None
+        if checked_64[name]:
+            continue
+        if never_read_after(src, name, end) or sizes_only(src, name, end):
+            continue
+        if judged and f"{src.rel}:{name}" in judged:
+            continue  # a header's: every read in the files reaching it is a size
+        yield src.finding(
+            WARP_SIZE_HARDCODED,
+            start,
+            end,
+            message=f"{name} is fixed at 32, but AMD CDNA wavefronts have 64 lanes; use "
+            "warpSize or select the value per architecture",
+        )
+
+
+def _warp_32_hits(code: str) -> list[tuple[int, int, str]]:
+    """(start, end, name) of each definition of a name as 32 (``#define``, ``= 32``, ``{32}``),
+    in file order; the caller keeps the warp-size names."""
     hits: list[tuple[int, int, str]] = []
     if "define" in code:
         for m in _DEFINE_32_RE.finditer(code):
@@ -288,26 +326,98 @@ def warp_size_hardcoded(src: KernelSource) -> Iterator[Finding]:
         before = _NAME_BEFORE_RE.search(code, max(0, m.start() - 80), m.start())
         if before is not None:
             hits.append((before.start(1), m.end(), before.group(1)))
-    checked_64: dict[str, bool] = {}
-    for start, end, name in src.once_per_line(sorted(hits)):
-        if not _WARP_NAME_RE.search(name):
+    return sorted(hits)
+
+
+_INCLUDE_LINE_RE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\r\n]+)[>"]', re.M)
+# A read on one of these directive lines defines or tests the name; it sizes and indexes nothing.
+_DEFINING_DIRECTIVE_RE = re.compile(r"[ \t]*#[ \t]*(?:define|undef|ifn?def)\b")
+
+
+def size_only_header_constants(texts: Mapping[str, str]) -> frozenset[str]:
+    """``"header:NAME"`` for each header's file-level warp-size constant of 32 whose every read,
+    in the header and in the project files that include it (directly or through other
+    headers), is a size the code chose: none at all, a cooperative-groups tile width, a tile
+    number where lanes exchange only through tiles, a launch shape, an array extent, a loop
+    step or a static_assert (:func:`header_size_read`). ``texts``: the project's C/C++/CUDA
+    sources and headers, by path relative to the root.
+
+    A header no project file includes is left out (its readers are elsewhere: an installed
+    API), and so is a header under an ``include/`` folder (a library's public headers). One
+    read that may reach a lane exchange (a shuffle width or offset, a mask, a lane index
+    beside a raw shuffle) keeps the constant reported: a port must choose its width."""
+    headers = [rel for rel in texts if rel.endswith(_HEADER_SUFFIXES)]
+    candidates: list[tuple[str, str, int, int]] = []  # (header, name, definition start, end)
+    codes: dict[str, str] = {}
+    for rel in headers:
+        text = texts[rel]
+        if "32" not in text or _WARP_NAME_RE.search(text) is None:
             continue
-        # A name also given the value 64 is already selected per architecture (HIP's
-        # recommended pattern): leave it alone.
-        if name not in checked_64:
-            also_64 = re.compile(re.escape(name) + r"(?:\s*=\s*|\s*\{\s*|[ \t]+)\(?\s*64[uU]?\b")
-            checked_64[name] = next(words(also_64, code), None) is not None
-        if checked_64[name]:
+        if "include" in rel.split("/")[:-1]:
             continue
-        if never_read_after(src, name, end) or sizes_only(src, name, end):
+        code = codes.setdefault(rel, code_only(text))
+        for start, end, name in _warp_32_hits(code):
+            if _WARP_NAME_RE.search(name) and at_file_level(code, end):
+                candidates.append((rel, name, start, end))
+    if not candidates:
+        return frozenset()
+    by_name: dict[str, list[str]] = {}
+    for rel in headers:
+        by_name.setdefault(posixpath.basename(rel), []).append(rel)
+    includers: dict[str, set[str]] = {}
+    for rel, text in texts.items():
+        if "include" not in text:
             continue
-        yield src.finding(
-            WARP_SIZE_HARDCODED,
-            start,
-            end,
-            message=f"{name} is fixed at 32, but AMD CDNA wavefronts have 64 lanes; use "
-            "warpSize or select the value per architecture",
-        )
+        for m in _INCLUDE_LINE_RE.finditer(text):
+            same_name = by_name.get(posixpath.basename(m.group(1).strip()))
+            target = resolve_include(rel, m.group(1), same_name) if same_name else None
+            if target is not None and target != rel:
+                includers.setdefault(target, set()).add(rel)
+    sources: dict[str, KernelSource] = {}
+    judged: set[str] = set()
+    for header, name, start, end in candidates:
+        reached, todo = {header}, [header]
+        while todo:
+            for rel in includers.get(todo.pop(), ()):
+                if rel not in reached:
+                    reached.add(rel)
+                    todo.append(rel)
+        if len(reached) == 1:
+            continue  # nothing in the project includes it: its reads are not here
+        pattern = re.compile(re.escape(name) + r"\b")
+        if all(
+            _reads_are_sizes(rel, texts[rel], codes, sources, pattern, header, start, end)
+            for rel in sorted(reached)
+            if name in texts[rel]
+        ):
+            judged.add(f"{header}:{name}")
+    return frozenset(judged)
+
+
+def _reads_are_sizes(
+    rel: str,
+    text: str,
+    codes: dict[str, str],
+    sources: dict[str, KernelSource],
+    pattern: re.Pattern[str],
+    header: str,
+    start: int,
+    end: int,
+) -> bool:
+    if rel not in sources:
+        sources[rel] = KernelSource(rel, text, codes.get(rel) or code_only(text))
+    src = sources[rel]
+    code = src.code
+    own = {h[0] for h in _warp_32_hits(code)}
+    for read in words(pattern, code):
+        if rel == header and start <= read.start() < end:
+            continue  # the definition itself
+        line_start = code.rfind("\n", 0, read.start()) + 1
+        if _DEFINING_DIRECTIVE_RE.match(code, line_start) or read.start() in own:
+            continue  # `#ifndef WARP_SIZE`, another definition of the name
+        if not header_size_read(src, read.start(), read.end()):
+            return False
+    return True
 
 
 def _values_32(code: str) -> Iterator[re.Match[str]]:
