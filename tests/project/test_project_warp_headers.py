@@ -8,7 +8,7 @@ import pytest
 
 from expect import check_findings
 from gpuport.scan.engine import ScanOptions, scan_path
-from gpuport.scan.kernels.warp_width_rules import size_only_header_constants
+from gpuport.scan.kernels.header_warp_sizes import size_only_header_constants
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "project" / "warp_size_headers"
 HEADERS = ("csrc/tiles.h", "csrc/unused.h", "csrc/raw.h", "csrc/orphan.h", "include/tilelib/api.h")

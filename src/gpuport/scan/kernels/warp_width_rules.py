@@ -7,11 +7,9 @@ buffers and shuffle loops written for 32.
 from __future__ import annotations
 
 import ast
-import posixpath
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 
-from gpuport.files import resolve_include
 from gpuport.findings import Category, Confidence, Finding, Severity
 from gpuport.rules import rule
 from gpuport.scan.kernels.brackets import (
@@ -21,13 +19,17 @@ from gpuport.scan.kernels.brackets import (
     scope_end,
     split_args,
 )
+from gpuport.scan.kernels.header_warp_sizes import (
+    HEADER_SUFFIXES,
+    NAME_BEFORE_RE,
+    WARP_NAME_RE,
+    warp_32_hits,
+)
 from gpuport.scan.kernels.lane_groups import (
     VALUE_32_ONLY_RE,
-    at_file_level,
     counts_chunks,
     groups_with_half_trees,
     groups_without_exchange,
-    header_size_read,
     logical_32_lanes,
     never_read_after,
     only_rotates,
@@ -47,7 +49,6 @@ from gpuport.scan.kernels.statements import (
     statement_before,
 )
 from gpuport.scan.kernels.words import word_start, words
-from gpuport.syntax.cxx import code_only
 
 _LANE_OP_RE = re.compile(r"(?:&\s*(?:31|0[xX]1[fF])|%\s*32|/\s*32|>>\s*5)[uU]?(?![\w.'])(?!\s*=)")
 
@@ -120,7 +121,7 @@ _WARP_LEVEL_WORDS = (
 # defined in the file or in a project header it includes (through the project's include
 # folders), is 32.
 _TILE_RE = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*(\w+)\s*>")
-_LANE_OR_WARP_NAME_RE = re.compile(r"lane|warp|^wid|^lid$|^tid_in", re.I)
+_LANE_ORWARP_NAME_RE = re.compile(r"lane|warp|^wid|^lid$|^tid_in", re.I)
 
 
 def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
@@ -150,7 +151,7 @@ def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
         if not names.is_thread_expr(operand):
             continue
         target = assigned_name(code, m.start())
-        if not warp_level and target is not None and not _LANE_OR_WARP_NAME_RE.search(target[0]):
+        if not warp_level and target is not None and not _LANE_ORWARP_NAME_RE.search(target[0]):
             continue
         if target is not None and _never_read(code, target, m.end()):
             continue  # `int lane = d3 & 0x1f;` that nothing reads: no lane math at all
@@ -229,15 +230,6 @@ def _has_tile_of_32(src: KernelSource) -> bool:
     return False
 
 
-_WARP_NAME_RE = re.compile(
-    r"warp_?(?:size|sz|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp", re.I
-)
-# Starts at the '#' (see source._INCLUDE_RE); the line start is found by directive_line_start.
-_DEFINE_32_RE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*32[uU]?[ \t]*\)?[ \t]*$", re.M)
-_VALUE_32_RE = re.compile(r"(?:=\s*\(?\s*32[uU]?\s*\)?\s*(?=[;,>})])|\{\s*32[uU]?\s*\})")
-_NAME_BEFORE_RE = re.compile(r"([A-Za-z_]\w*)\s*$")
-_ASSIGNMENT_OPERATOR_CHARS = "=!<>+-*/%&|^"
-
 WARP_SIZE_HARDCODED = rule(
     id="GP305",
     slug="warp-size-hardcoded",
@@ -284,11 +276,11 @@ def warp_size_hardcoded(src: KernelSource) -> Iterator[Finding]:
     code = src.code
     if not src.mentions(WARP_SIZE_HARDCODED):
         return
-    hits = _warp_32_hits(code)
+    hits = warp_32_hits(code)
     checked_64: dict[str, bool] = {}
     judged = src.facts.size_only_warp_constants
     for start, end, name in src.once_per_line(hits):
-        if not _WARP_NAME_RE.search(name):
+        if not WARP_NAME_RE.search(name):
             continue
         # A name also given the value 64 is already selected per architecture (HIP's
         # recommended pattern): leave it alone.
@@ -310,145 +302,11 @@ def warp_size_hardcoded(src: KernelSource) -> Iterator[Finding]:
         )
 
 
-def _warp_32_hits(code: str) -> list[tuple[int, int, str]]:
-    """(start, end, name) of each definition of a name as 32 (``#define``, ``= 32``, ``{32}``),
-    in file order; the caller keeps the warp-size names."""
-    hits: list[tuple[int, int, str]] = []
-    if "define" in code:
-        for m in _DEFINE_32_RE.finditer(code):
-            line_start = directive_line_start(code, m.start())
-            if line_start >= 0:
-                hits.append((line_start, m.end(), m.group(1)))
-    for m in _values_32(code):
-        is_operator = m.start() > 0 and code[m.start() - 1] in _ASSIGNMENT_OPERATOR_CHARS
-        if m.group().startswith("=") and is_operator:
-            continue  # ==, <=, += …
-        before = _NAME_BEFORE_RE.search(code, max(0, m.start() - 80), m.start())
-        if before is not None:
-            hits.append((before.start(1), m.end(), before.group(1)))
-    return sorted(hits)
-
-
-_INCLUDE_LINE_RE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\r\n]+)[>"]', re.M)
-# A read on one of these directive lines defines or tests the name; it sizes and indexes nothing.
-_DEFINING_DIRECTIVE_RE = re.compile(r"[ \t]*#[ \t]*(?:define|undef|ifn?def)\b")
-
-
-def size_only_header_constants(texts: Mapping[str, str]) -> frozenset[str]:
-    """``"header:NAME"`` for each header's file-level warp-size constant of 32 whose every read,
-    in the header and in the project files that include it (directly or through other
-    headers), is a size the code chose: none at all, a cooperative-groups tile width, a tile
-    number where lanes exchange only through tiles, a launch shape, an array extent, a loop
-    step or a static_assert (:func:`header_size_read`). ``texts``: the project's C/C++/CUDA
-    sources and headers, by path relative to the root.
-
-    A header no project file includes is left out (its readers are elsewhere: an installed
-    API), and so is a header under an ``include/`` folder (a library's public headers). One
-    read that may reach a lane exchange (a shuffle width or offset, a mask, a lane index
-    beside a raw shuffle) keeps the constant reported: a port must choose its width."""
-    headers = [rel for rel in texts if rel.endswith(_HEADER_SUFFIXES)]
-    candidates: list[tuple[str, str, int, int]] = []  # (header, name, definition start, end)
-    codes: dict[str, str] = {}
-    for rel in headers:
-        text = texts[rel]
-        if "32" not in text or _WARP_NAME_RE.search(text) is None:
-            continue
-        if "include" in rel.split("/")[:-1]:
-            continue
-        code = codes.setdefault(rel, code_only(text))
-        for start, end, name in _warp_32_hits(code):
-            if _WARP_NAME_RE.search(name) and at_file_level(code, end):
-                candidates.append((rel, name, start, end))
-    if not candidates:
-        return frozenset()
-    by_name: dict[str, list[str]] = {}
-    for rel in headers:
-        by_name.setdefault(posixpath.basename(rel), []).append(rel)
-    includers: dict[str, set[str]] = {}
-    for rel, text in texts.items():
-        if "include" not in text:
-            continue
-        for m in _INCLUDE_LINE_RE.finditer(text):
-            same_name = by_name.get(posixpath.basename(m.group(1).strip()))
-            target = resolve_include(rel, m.group(1), same_name) if same_name else None
-            if target is not None and target != rel:
-                includers.setdefault(target, set()).add(rel)
-    sources: dict[str, KernelSource] = {}
-    judged: set[str] = set()
-    for header, name, start, end in candidates:
-        reached, todo = {header}, [header]
-        while todo:
-            for rel in includers.get(todo.pop(), ()):
-                if rel not in reached:
-                    reached.add(rel)
-                    todo.append(rel)
-        if len(reached) == 1:
-            continue  # nothing in the project includes it: its reads are not here
-        pattern = re.compile(re.escape(name) + r"\b")
-        if all(
-            _reads_are_sizes(rel, texts[rel], codes, sources, pattern, header, start, end)
-            for rel in sorted(reached)
-            if name in texts[rel]
-        ):
-            judged.add(f"{header}:{name}")
-    return frozenset(judged)
-
-
-def _reads_are_sizes(
-    rel: str,
-    text: str,
-    codes: dict[str, str],
-    sources: dict[str, KernelSource],
-    pattern: re.Pattern[str],
-    header: str,
-    start: int,
-    end: int,
-) -> bool:
-    if rel not in sources:
-        sources[rel] = KernelSource(rel, text, codes.get(rel) or code_only(text))
-    src = sources[rel]
-    code = src.code
-    own = {h[0] for h in _warp_32_hits(code)}
-    for read in words(pattern, code):
-        if rel == header and start <= read.start() < end:
-            continue  # the definition itself
-        line_start = code.rfind("\n", 0, read.start()) + 1
-        if _DEFINING_DIRECTIVE_RE.match(code, line_start) or read.start() in own:
-            continue  # `#ifndef WARP_SIZE`, another definition of the name
-        if not header_size_read(src, read.start(), read.end()):
-            return False
-    return True
-
-
-def _values_32(code: str) -> Iterator[re.Match[str]]:
-    """``_VALUE_32_RE.finditer(code)``, tried only where a "32" follows ``=`` or ``{``.
-
-    '=' and '{' are everywhere in C++, and trying the pattern at each costs more than
-    finding each "32" and looking back over the spaces and the one '(' the pattern allows.
-    Matches cannot overlap (each holds one '=' or '{', at its start), so none is lost.
-    """
-    at = code.find("32")
-    while at >= 0:
-        start = at - 1
-        while start >= 0 and code[start].isspace():
-            start -= 1
-        if start >= 0 and code[start] == "(":
-            start -= 1
-            while start >= 0 and code[start].isspace():
-                start -= 1
-        if start >= 0 and code[start] in "={":
-            m = _VALUE_32_RE.match(code, start)
-            if m is not None:
-                yield m
-        at = code.find("32", at + 2)
-
-
 # warpSize, and the ROCm libraries' warp-size queries: none is a compile-time constant since
 # ROCm 7.0 (rocPRIM 4.0 made rocprim::warp_size(), behind hipCUB's HIPCUB_WARP_THREADS, a
 # run-time value like warpSize: https://github.com/ROCm/rocPRIM/blob/develop/CHANGELOG.md,
 # "rocPRIM 4.0.0 for ROCm 7.0"; https://rocm.docs.amd.com/en/docs-7.0.0/about/release-notes.html)
 _WARPSIZE_RE = re.compile(r"(?:warpSize|HIPCUB_WARP_THREADS)\b|rocprim::warp_size\s*\(\s*\)")
-_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
 _WARP_QUERY_WORDS = ("warpSize", "HIPCUB_WARP_THREADS", "rocprim::warp_size")
 _CONST_CONTEXT_RE = re.compile(r"(constexpr|static_assert|alignas|__launch_bounds__|case)\b")
 _CONST_CONTEXT_WORDS = {
@@ -554,7 +412,7 @@ def _warpsize_through_macros(src: KernelSource, reported: set[int]) -> Iterator[
     # the project uses the name as a constant (template arguments, array bounds), which the
     # ROCm side no longer is; the uses are often in other files (a compat header's macro)
     # (a header's: a source file's uses are all in it, and were looked at just now)
-    header = src.rel.endswith(_HEADER_SUFFIXES)
+    header = src.rel.endswith(HEADER_SUFFIXES)
     conditions = src.conditions
     for name, at in derived.items():
         if name in used or not header or conditions is None or not conditions.rocm_only(at):
@@ -630,7 +488,7 @@ def _constant_required(code: str, pos: int) -> str | None:
         before = _PREV_WORD_RE.search(code, max(stmt_start, at - 120), at)
         if before is None or before.group(1) in CPP_KEYWORDS:
             return None  # an index, or new T[n]
-        head = _NAME_BEFORE_RE.search(code, stmt_start, before.start())
+        head = NAME_BEFORE_RE.search(code, stmt_start, before.start())
         # a declaration has a type before the name: `float buf[...]`, `__shared__ T x[...]`
         if head is not None and head.group(1) not in CPP_KEYWORDS:
             return "as an array bound"
