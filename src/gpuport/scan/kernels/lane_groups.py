@@ -76,13 +76,11 @@ def logical_32_lanes(src: KernelSource, pos: int) -> bool:
     32 is chosen in that arithmetic, where GP302 and GP305 report it; a function that also
     reads ``warpSize`` mixes the two widths and is still reported.
     """
-    span = function_span(src, pos)
+    span = _body_without_warpsize(src, pos)
     if span is None:
         return False
     code = src.code
-    brace, close = span
-    if "warpSize" in code[brace:close]:
-        return False
+    brace = span[0]
     names = src.names
 
     def lane_like(expr: str) -> bool:
@@ -393,13 +391,11 @@ def groups_with_half_trees(src: KernelSource, at: int) -> bool:
     (``__shfl_up``), tile or warp helper in the function, a read of ``warpSize``, or a
     returned lane number keeps the lane math reported.
     """
-    span = function_span(src, at)
+    span = _body_without_warpsize(src, at)
     if span is None:
         return False
     code = src.code
     brace, close = span
-    if "warpSize" in code[brace:close]:
-        return False
     if _RETURN_RE.search(code, max(brace, code.rfind(";", 0, at), code.rfind("{", 0, at)), at):
         return False
     loops = [
@@ -451,13 +447,11 @@ def _tile_only_exchanges(src: KernelSource, at: int) -> bool:
     tiles (``g.shfl_xor(v, i)`` of a ``tiled_partition<32>``, ``cg::reduce(tile, v, op)``),
     with no ``warpSize``, raw shuffle, vote or asm? Its 32s then describe the tile: a loop
     to 32 over tile shuffles, ``/ 32`` numbering the tiles; a 64-lane wavefront holds two."""
-    span = function_span(src, at)
+    span = _body_without_warpsize(src, at)
     if span is None:
         return False
     code = src.code
     brace, close = span
-    if "warpSize" in code[brace:close]:
-        return False
     tiles = 0
     head = max(code.rfind("__global__", 0, brace), code.rfind("__device__", 0, brace))
     for m in _EXCHANGE_OR_HELPER_RE.finditer(code, head, close):
@@ -482,3 +476,12 @@ def header_size_read(src: KernelSource, at: int, after: int) -> bool:
     if _tile_only_exchanges(src, at):
         return True
     return _size_read(src, at, after, len(code), 0)
+
+
+def _body_without_warpsize(src: KernelSource, at: int) -> tuple[int, int] | None:
+    """The span of the function around ``at``; None outside one, or when the function reads
+    ``warpSize`` (it mixes the hardware width with its own 32, and stays reported)."""
+    span = function_span(src, at)
+    if span is None or "warpSize" in src.code[span[0] : span[1]]:
+        return None
+    return span
