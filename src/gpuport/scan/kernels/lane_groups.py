@@ -266,8 +266,8 @@ def groups_without_exchange(src: KernelSource, at: int) -> bool:
         return False
     code = src.code
     brace, close = span
-    if _RETURN_RE.search(code, max(brace, code.rfind(";", 0, at), code.rfind("{", 0, at)), at):
-        return False  # `return threadIdx.x >> 5;`: the number leaves for callers that may exchange
+    if _returned(code, brace, at):
+        return False
     if _EXCHANGE_OR_HELPER_RE.search(code, brace, close) is not None:
         return False
     exchanging = _exchanging_functions(src)
@@ -396,7 +396,7 @@ def groups_with_half_trees(src: KernelSource, at: int) -> bool:
         return False
     code = src.code
     brace, close = span
-    if _RETURN_RE.search(code, max(brace, code.rfind(";", 0, at), code.rfind("{", 0, at)), at):
+    if _returned(code, brace, at):
         return False
     loops = [
         (m.group(1), *body_after(code, src.brackets, m.end()))
@@ -485,3 +485,12 @@ def _body_without_warpsize(src: KernelSource, at: int) -> tuple[int, int] | None
     if span is None or "warpSize" in src.code[span[0] : span[1]]:
         return None
     return span
+
+
+def _returned(code: str, brace: int, at: int) -> bool:
+    """The statement holding ``at`` returns it (``return threadIdx.x >> 5;``): the number leaves
+    for callers that may exchange lanes."""
+    return (
+        _RETURN_RE.search(code, max(brace, code.rfind(";", 0, at), code.rfind("{", 0, at)), at)
+        is not None
+    )
