@@ -198,6 +198,9 @@ class ProjectFacts:
     # The project's own include folders (relative to the root, shallowest first), where a
     # quoted include not found beside the including file is looked up (project/headers.py).
     include_dirs: tuple[str, ...] = ()
+    # "header:NAME" of the headers' warp-size constants of 32 whose every read in the project
+    # files reaching them is a size (GP305 leaves them: scan/kernels/warp_width_rules.py).
+    size_only_warp_constants: frozenset[str] = frozenset()
 
     def included(self, rel: str, includes: Iterable[str]) -> HeaderFacts:
         """What the file at ``rel``, with these ``#include`` names (as written), sees: the

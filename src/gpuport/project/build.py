@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import configparser
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from gpuport.files import ProjectFacts
@@ -29,7 +30,7 @@ from gpuport.project.hipify import native_cuda_dirs, torch_hipify_evidence
 from gpuport.project.model import Component, ProjectModel, VendorExtras
 from gpuport.project.rocm import rocm_archs, rocm_evidence, rocm_macros
 from gpuport.project.survey import Survey, survey
-from gpuport.project.texts import ProjectTexts, python_tree
+from gpuport.project.texts import SOURCE_BUDGET, SOURCE_BYTES, ProjectTexts, python_tree
 from gpuport.syntax.pyproject import table, toml_dependency_file
 
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -39,7 +40,13 @@ _EXTENSION_CALL_RE = re.compile(r"Extension\Z")
 _SUBMODULE_PATH_RE = re.compile(r"^\s*path\s*=\s*(\S+)\s*$", re.MULTILINE)
 
 
-def build_model(root: Path) -> ProjectModel:
+# Given the texts of a project's headers and CUDA/C++ sources, the warp-size constants its
+# headers define that every reader uses only as a size (scan/kernels' GP305 judges that; the
+# scan passes its judge in, so the project model does not import a rule's module).
+HeaderWarpJudge = Callable[[dict[str, str]], frozenset[str]]
+
+
+def build_model(root: Path, header_warp_judge: HeaderWarpJudge | None = None) -> ProjectModel:
     """What the project at ``root`` is: name, own packages, ROCm path, components and tiers."""
     if not root.is_dir():
         return ProjectModel()
@@ -105,6 +112,11 @@ def build_model(root: Path) -> ProjectModel:
         first_party=frozenset(first_party),
         headers=headers,
         include_dirs=own_includes,
+        size_only_warp_constants=(
+            _size_only_warp_constants(texts, found, header_warp_judge)
+            if header_warp_judge is not None
+            else frozenset()
+        ),
     )
     return ProjectModel(
         name=name,
@@ -118,6 +130,37 @@ def build_model(root: Path) -> ProjectModel:
         tiers=tuple(tiers),
         notes=tuple(notes),
     )
+
+
+_WARP_32_HINT_RE = re.compile(r"(?i)warp_?(?:size|sz|width|threads|lanes)|per_?warp")
+
+
+def _size_only_warp_constants(
+    texts: ProjectTexts, found: Survey, judge: HeaderWarpJudge
+) -> frozenset[str]:
+    """GP305's project-wide fact (``size_only_header_constants``): read only when a header
+    names a warp size and holds a 32; nothing when a file cannot be read or the sources pass
+    the budget (a read may then be missed, and the constants stay reported)."""
+    files: dict[str, str] = {}
+    headers = set(found.headers)
+    hinted = False
+    spent = 0
+    for rel in [*found.headers, *found.sources, *found.hip_sources]:
+        if rel in files:
+            continue
+        data = texts.data(rel, SOURCE_BYTES)
+        if data is None:
+            return frozenset()
+        spent += len(data)
+        if spent > 2 * SOURCE_BUDGET:
+            return frozenset()
+        text = data.decode("utf-8", "replace")
+        files[rel] = text
+        if rel in headers:
+            hinted = hinted or ("32" in text and _WARP_32_HINT_RE.search(text) is not None)
+        elif not hinted:
+            return frozenset()  # no header defines a warp size: no source needs reading
+    return judge(files) if hinted else frozenset()
 
 
 def model_tier(tiers: list[tuple[str, Tier]], rel: str) -> Tier:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import warnings
 from pathlib import Path, PurePosixPath
 
@@ -41,9 +42,14 @@ class ProjectTexts:
         return self._cache[rel]
 
 
+@functools.lru_cache(maxsize=32)
 def python_tree(text: str) -> ast.Module | None:
     """A build script's syntax tree, or None when it does not parse (never run, never printed:
-    odd literals raise SyntaxWarning, which a stage must not print)."""
+    odd literals raise SyntaxWarning, which a stage must not print).
+
+    Kept for the next caller with the same text: the model's readers of setup.py (names,
+    branches, extensions, extras, importers) each asked for it, and flash-attention's was
+    parsed 14 times for 4 texts (33 of the model's 280 ms). Callers only read the tree."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -141,6 +141,14 @@ class _FileOutcome:
     calls: list[CallFacts] = field(default_factory=list)  # the file's part of the call index
 
 
+def _header_warp_judge(files: dict[str, str]) -> frozenset[str]:
+    """GP305's judge of a project's header warp-size constants, for the project model (loaded
+    only when some header names a warp size and holds a 32)."""
+    from gpuport.scan.kernels.header_warp_sizes import size_only_header_constants
+
+    return size_only_header_constants(files)
+
+
 def scan_path(
     target: Path,
     options: ScanOptions = ScanOptions(),
@@ -155,7 +163,7 @@ def scan_path(
     # The model reads a handful of build files and bounded header bytes: 50-130 ms on
     # flash-attention, DeepSpeed and unsloth, against scans of seconds.
     if options.project_model and target.is_dir():
-        result.project = build_model(target)
+        result.project = build_model(target, _header_warp_judge)
     facts = result.project.facts if result.project is not None else NO_PROJECT_FACTS
 
     def files_only(items: Iterable[ProjectFile | Skipped]) -> Iterator[ProjectFile]:

@@ -76,13 +76,11 @@ def logical_32_lanes(src: KernelSource, pos: int) -> bool:
     32 is chosen in that arithmetic, where GP302 and GP305 report it; a function that also
     reads ``warpSize`` mixes the two widths and is still reported.
     """
-    span = function_span(src, pos)
+    span = _body_without_warpsize(src, pos)
     if span is None:
         return False
     code = src.code
-    brace, close = span
-    if "warpSize" in code[brace:close]:
-        return False
+    brace = span[0]
     names = src.names
 
     def lane_like(expr: str) -> bool:
@@ -268,8 +266,8 @@ def groups_without_exchange(src: KernelSource, at: int) -> bool:
         return False
     code = src.code
     brace, close = span
-    if _RETURN_RE.search(code, max(brace, code.rfind(";", 0, at), code.rfind("{", 0, at)), at):
-        return False  # `return threadIdx.x >> 5;`: the number leaves for callers that may exchange
+    if _returned(code, brace, at):
+        return False
     if _EXCHANGE_OR_HELPER_RE.search(code, brace, close) is not None:
         return False
     exchanging = _exchanging_functions(src)
@@ -393,14 +391,12 @@ def groups_with_half_trees(src: KernelSource, at: int) -> bool:
     (``__shfl_up``), tile or warp helper in the function, a read of ``warpSize``, or a
     returned lane number keeps the lane math reported.
     """
-    span = function_span(src, at)
+    span = _body_without_warpsize(src, at)
     if span is None:
         return False
     code = src.code
     brace, close = span
-    if "warpSize" in code[brace:close]:
-        return False
-    if _RETURN_RE.search(code, max(brace, code.rfind(";", 0, at), code.rfind("{", 0, at)), at):
+    if _returned(code, brace, at):
         return False
     loops = [
         (m.group(1), *body_after(code, src.brackets, m.end()))
@@ -429,3 +425,72 @@ def groups_with_half_trees(src: KernelSource, at: int) -> bool:
             return False
         trees += 1
     return trees > 0
+
+
+# A read as the width of a cooperative-groups tile (`tiled_partition<N>(block)`,
+# `thread_block_tile<N>`): a tile of 32 threads is 32 threads on a 64-lane wavefront too, and
+# its shuffles (`g.shfl_down(v, i)`) stay inside it.
+_TILE_WIDTH_BEFORE_RE = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*$")
+# Lane exchanges that do not go through a tile object (`g.shfl_down`): raw shuffles, votes,
+# asm, warpSize, warp helpers.
+_MEMBER_BEFORE_RE = re.compile(r"(?:\w\s*(?:\.|->)|\b(?:cg|cooperative_groups)::)\s*$")
+
+
+def at_file_level(code: str, pos: int) -> bool:
+    """Is ``pos`` outside every block but a namespace's (a file-level constant)?"""
+    head = _block_head(code, pos)
+    return head is None or re.search(r"\bnamespace\b", head) is not None
+
+
+def _tile_only_exchanges(src: KernelSource, at: int) -> bool:
+    """Does the device function around ``at`` exchange data only through cooperative-groups
+    tiles (``g.shfl_xor(v, i)`` of a ``tiled_partition<32>``, ``cg::reduce(tile, v, op)``),
+    with no ``warpSize``, raw shuffle, vote or asm? Its 32s then describe the tile: a loop
+    to 32 over tile shuffles, ``/ 32`` numbering the tiles; a 64-lane wavefront holds two."""
+    span = _body_without_warpsize(src, at)
+    if span is None:
+        return False
+    code = src.code
+    brace, close = span
+    tiles = 0
+    head = max(code.rfind("__global__", 0, brace), code.rfind("__device__", 0, brace))
+    for m in _EXCHANGE_OR_HELPER_RE.finditer(code, head, close):
+        word = m.group()
+        if word in ("tiled_partition", "thread_block_tile"):
+            tiles += 1
+            continue
+        if m.start() < brace:
+            continue  # the function's own name (`warp_reduce(`), a parameter's type
+        if _MEMBER_BEFORE_RE.search(code, max(brace, m.start() - 40), m.start()) is None:
+            return False
+    return tiles > 0
+
+
+def header_size_read(src: KernelSource, at: int, after: int) -> bool:
+    """Is the read at ``at`` (to ``after``) of a header's warp-size constant a size the code
+    chose: a tile width, any read in a function exchanging only through tiles, or what
+    :func:`sizes_only` accepts (a launch shape, an extent, a loop step, a static_assert)?"""
+    code = src.code
+    if _TILE_WIDTH_BEFORE_RE.search(code, max(0, at - 40), at):
+        return True
+    if _tile_only_exchanges(src, at):
+        return True
+    return _size_read(src, at, after, len(code), 0)
+
+
+def _body_without_warpsize(src: KernelSource, at: int) -> tuple[int, int] | None:
+    """The span of the function around ``at``; None outside one, or when the function reads
+    ``warpSize`` (it mixes the hardware width with its own 32, and stays reported)."""
+    span = function_span(src, at)
+    if span is None or "warpSize" in src.code[span[0] : span[1]]:
+        return None
+    return span
+
+
+def _returned(code: str, brace: int, at: int) -> bool:
+    """The statement holding ``at`` returns it (``return threadIdx.x >> 5;``): the number leaves
+    for callers that may exchange lanes."""
+    return (
+        _RETURN_RE.search(code, max(brace, code.rfind(";", 0, at), code.rfind("{", 0, at)), at)
+        is not None
+    )

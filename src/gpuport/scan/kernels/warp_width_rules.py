@@ -19,6 +19,12 @@ from gpuport.scan.kernels.brackets import (
     scope_end,
     split_args,
 )
+from gpuport.scan.kernels.header_warp_sizes import (
+    HEADER_SUFFIXES,
+    NAME_BEFORE_RE,
+    WARP_NAME_RE,
+    warp_32_hits,
+)
 from gpuport.scan.kernels.lane_groups import (
     VALUE_32_ONLY_RE,
     counts_chunks,
@@ -115,7 +121,7 @@ _WARP_LEVEL_WORDS = (
 # defined in the file or in a project header it includes (through the project's include
 # folders), is 32.
 _TILE_RE = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*(\w+)\s*>")
-_LANE_OR_WARP_NAME_RE = re.compile(r"lane|warp|^wid|^lid$|^tid_in", re.I)
+_LANE_ORWARP_NAME_RE = re.compile(r"lane|warp|^wid|^lid$|^tid_in", re.I)
 
 
 def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
@@ -145,7 +151,7 @@ def lane_math_assumes_warp_32(src: KernelSource) -> Iterator[Finding]:
         if not names.is_thread_expr(operand):
             continue
         target = assigned_name(code, m.start())
-        if not warp_level and target is not None and not _LANE_OR_WARP_NAME_RE.search(target[0]):
+        if not warp_level and target is not None and not _LANE_ORWARP_NAME_RE.search(target[0]):
             continue
         if target is not None and _never_read(code, target, m.end()):
             continue  # `int lane = d3 & 0x1f;` that nothing reads: no lane math at all
@@ -224,15 +230,6 @@ def _has_tile_of_32(src: KernelSource) -> bool:
     return False
 
 
-_WARP_NAME_RE = re.compile(
-    r"warp_?(?:size|sz|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp", re.I
-)
-# Starts at the '#' (see source._INCLUDE_RE); the line start is found by directive_line_start.
-_DEFINE_32_RE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*32[uU]?[ \t]*\)?[ \t]*$", re.M)
-_VALUE_32_RE = re.compile(r"(?:=\s*\(?\s*32[uU]?\s*\)?\s*(?=[;,>})])|\{\s*32[uU]?\s*\})")
-_NAME_BEFORE_RE = re.compile(r"([A-Za-z_]\w*)\s*$")
-_ASSIGNMENT_OPERATOR_CHARS = "=!<>+-*/%&|^"
-
 WARP_SIZE_HARDCODED = rule(
     id="GP305",
     slug="warp-size-hardcoded",
@@ -247,7 +244,11 @@ WARP_SIZE_HARDCODED = rule(
         "selection) are left alone, and so are copies nothing reads: a struct member its "
         "struct never names, or a source file's constant the file never uses; and so is a "
         "function's or source file's constant read only as a launch shape, an array extent, "
-        "a loop step or in a static_assert (a logical 32-lane group that wave64 runs twice)."
+        "a loop step or in a static_assert (a logical 32-lane group that wave64 runs twice). "
+        "A header's constant is left when every project file including it reads it only so, "
+        "as a cooperative-groups tile width, in functions whose lanes exchange only through "
+        "such tiles, or not at all; a header nothing in the project includes, or one under "
+        "an include/ folder (a library's public API), is reported."
     ),
     why=(
         "Everything sized or indexed with the constant (shuffle loops, per-warp shared memory, "
@@ -275,22 +276,11 @@ def warp_size_hardcoded(src: KernelSource) -> Iterator[Finding]:
     code = src.code
     if not src.mentions(WARP_SIZE_HARDCODED):
         return
-    hits: list[tuple[int, int, str]] = []
-    if "define" in code:
-        for m in _DEFINE_32_RE.finditer(code):
-            line_start = directive_line_start(code, m.start())
-            if line_start >= 0:
-                hits.append((line_start, m.end(), m.group(1)))
-    for m in _values_32(code):
-        is_operator = m.start() > 0 and code[m.start() - 1] in _ASSIGNMENT_OPERATOR_CHARS
-        if m.group().startswith("=") and is_operator:
-            continue  # ==, <=, += …
-        before = _NAME_BEFORE_RE.search(code, max(0, m.start() - 80), m.start())
-        if before is not None:
-            hits.append((before.start(1), m.end(), before.group(1)))
+    hits = warp_32_hits(code)
     checked_64: dict[str, bool] = {}
-    for start, end, name in src.once_per_line(sorted(hits)):
-        if not _WARP_NAME_RE.search(name):
+    judged = src.facts.size_only_warp_constants
+    for start, end, name in src.once_per_line(hits):
+        if not WARP_NAME_RE.search(name):
             continue
         # A name also given the value 64 is already selected per architecture (HIP's
         # recommended pattern): leave it alone.
@@ -301,6 +291,8 @@ def warp_size_hardcoded(src: KernelSource) -> Iterator[Finding]:
             continue
         if never_read_after(src, name, end) or sizes_only(src, name, end):
             continue
+        if judged and f"{src.rel}:{name}" in judged:
+            continue  # a header's: every read in the files reaching it is a size
         yield src.finding(
             WARP_SIZE_HARDCODED,
             start,
@@ -310,35 +302,11 @@ def warp_size_hardcoded(src: KernelSource) -> Iterator[Finding]:
         )
 
 
-def _values_32(code: str) -> Iterator[re.Match[str]]:
-    """``_VALUE_32_RE.finditer(code)``, tried only where a "32" follows ``=`` or ``{``.
-
-    '=' and '{' are everywhere in C++, and trying the pattern at each costs more than
-    finding each "32" and looking back over the spaces and the one '(' the pattern allows.
-    Matches cannot overlap (each holds one '=' or '{', at its start), so none is lost.
-    """
-    at = code.find("32")
-    while at >= 0:
-        start = at - 1
-        while start >= 0 and code[start].isspace():
-            start -= 1
-        if start >= 0 and code[start] == "(":
-            start -= 1
-            while start >= 0 and code[start].isspace():
-                start -= 1
-        if start >= 0 and code[start] in "={":
-            m = _VALUE_32_RE.match(code, start)
-            if m is not None:
-                yield m
-        at = code.find("32", at + 2)
-
-
 # warpSize, and the ROCm libraries' warp-size queries: none is a compile-time constant since
 # ROCm 7.0 (rocPRIM 4.0 made rocprim::warp_size(), behind hipCUB's HIPCUB_WARP_THREADS, a
 # run-time value like warpSize: https://github.com/ROCm/rocPRIM/blob/develop/CHANGELOG.md,
 # "rocPRIM 4.0.0 for ROCm 7.0"; https://rocm.docs.amd.com/en/docs-7.0.0/about/release-notes.html)
 _WARPSIZE_RE = re.compile(r"(?:warpSize|HIPCUB_WARP_THREADS)\b|rocprim::warp_size\s*\(\s*\)")
-_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
 _WARP_QUERY_WORDS = ("warpSize", "HIPCUB_WARP_THREADS", "rocprim::warp_size")
 _CONST_CONTEXT_RE = re.compile(r"(constexpr|static_assert|alignas|__launch_bounds__|case)\b")
 _CONST_CONTEXT_WORDS = {
@@ -444,7 +412,7 @@ def _warpsize_through_macros(src: KernelSource, reported: set[int]) -> Iterator[
     # the project uses the name as a constant (template arguments, array bounds), which the
     # ROCm side no longer is; the uses are often in other files (a compat header's macro)
     # (a header's: a source file's uses are all in it, and were looked at just now)
-    header = src.rel.endswith(_HEADER_SUFFIXES)
+    header = src.rel.endswith(HEADER_SUFFIXES)
     conditions = src.conditions
     for name, at in derived.items():
         if name in used or not header or conditions is None or not conditions.rocm_only(at):
@@ -520,7 +488,7 @@ def _constant_required(code: str, pos: int) -> str | None:
         before = _PREV_WORD_RE.search(code, max(stmt_start, at - 120), at)
         if before is None or before.group(1) in CPP_KEYWORDS:
             return None  # an index, or new T[n]
-        head = _NAME_BEFORE_RE.search(code, stmt_start, before.start())
+        head = NAME_BEFORE_RE.search(code, stmt_start, before.start())
         # a declaration has a type before the name: `float buf[...]`, `__shared__ T x[...]`
         if head is not None and head.group(1) not in CPP_KEYWORDS:
             return "as an array bound"

@@ -501,15 +501,23 @@ def same_value(a: ast.AST, b: ast.AST) -> bool:
     return isinstance(a, ast.Name) and isinstance(b, ast.Name) and a.id == b.id
 
 
-def _none_compare(test: ast.AST, value: ast.AST, op: type[ast.cmpop]) -> bool:
-    return (
+def none_compared(test: ast.AST, op: type[ast.Is] | type[ast.IsNot]) -> ast.expr | None:
+    """``X`` of a test ``X is None`` (``op`` ast.Is) or ``X is not None`` (ast.IsNot); None for
+    any other test."""
+    if (
         isinstance(test, ast.Compare)
         and len(test.ops) == 1
         and isinstance(test.ops[0], op)
         and isinstance(test.comparators[0], ast.Constant)
         and test.comparators[0].value is None
-        and same_value(test.left, value)
-    )
+    ):
+        return test.left
+    return None
+
+
+def _none_compare(test: ast.AST, value: ast.AST, op: type[ast.Is] | type[ast.IsNot]) -> bool:
+    compared = none_compared(test, op)
+    return compared is not None and same_value(compared, value)
 
 
 def tests_set(test: ast.AST, value: ast.AST) -> bool:

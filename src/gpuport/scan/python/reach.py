@@ -25,6 +25,7 @@ from gpuport.scan.python.guards import (
     availability_check,
     catches,
     mentions_rocm,
+    none_compared,
     scope_of,
     tests_set,
     tests_unset,
@@ -111,12 +112,8 @@ def _toolkit_set(test: ast.AST) -> bool:
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         if isinstance(test.ops[0], ast.In):
             return isinstance(test.left, ast.Constant) and test.left.value in _CUDA_TOOLKIT_NAMES
-        return (
-            isinstance(test.ops[0], ast.IsNot)
-            and isinstance(test.comparators[0], ast.Constant)
-            and test.comparators[0].value is None
-            and _toolkit_value(test.left)
-        )
+        compared = none_compared(test, ast.IsNot)
+        return compared is not None and _toolkit_value(compared)
     return _toolkit_value(test)
 
 
@@ -124,7 +121,7 @@ def _toolkit_unset(test: ast.AST) -> bool:
     """``not CUDA_HOME``, ``CUDA_HOME is None``, ``not os.getenv("CUDA_HOME")``."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _toolkit_set(test.operand)
-    tested = _is_none(test)
+    tested = none_compared(test, ast.Is)
     return tested is not None and _toolkit_value(tested)
 
 
@@ -258,21 +255,8 @@ def _tests_missing(test: ast.AST, package: str) -> bool:
         return any(_tests_missing(part, package) for part in test.values)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _names_package(_probed_name(test.operand), package)
-    tested = _is_none(test)
+    tested = none_compared(test, ast.Is)
     return tested is not None and _names_package(_probed_name(tested), package)
-
-
-def _is_none(test: ast.AST) -> ast.expr | None:
-    """``X`` of a test ``X is None``; None for any other test."""
-    if (
-        isinstance(test, ast.Compare)
-        and len(test.ops) == 1
-        and isinstance(test.ops[0], ast.Is)
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value is None
-    ):
-        return test.left
-    return None
 
 
 def _tests_present(test: ast.AST, package: str) -> bool:
@@ -280,15 +264,8 @@ def _tests_present(test: ast.AST, package: str) -> bool:
     holding one: true only when package ``x`` is installed."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(_tests_present(part, package) for part in test.values)
-    if (
-        isinstance(test, ast.Compare)
-        and len(test.ops) == 1
-        and isinstance(test.ops[0], ast.IsNot)
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value is None
-    ):
-        test = test.left
-    return _names_package(_probed_name(test), package)
+    compared = none_compared(test, ast.IsNot)
+    return _names_package(_probed_name(test if compared is None else compared), package)
 
 
 def import_probed(parents: Parents, node: ast.AST, package: str) -> bool:
