@@ -173,13 +173,23 @@ class ScanStats:
 
 
 @dataclass(frozen=True, slots=True)
+class DeviceHelper:
+    """A ``__device__`` function defined in a CUDA file (scan/kernels/callers.py)."""
+
+    name: str
+    first: int  # its lines
+    last: int
+    calls: frozenset[str]  # the names its body holds in code ROCm compiles
+    template: bool  # HIP compiles its body only when a call instantiates it
+    inline: bool  # inline or static: HIP emits it only when something calls it
+    host: bool  # also __host__: host code the index never reads may call it
+
+
+@dataclass(frozen=True, slots=True)
 class CallFacts:
-    """One CUDA file's part of the project call index."""
+    """One CUDA file's part of the project's device call index."""
 
     rel: str
-    live: frozenset[str]  # identifiers in code a ROCm build compiles (outside device defs)
+    live: frozenset[str]  # identifiers in code a ROCm build compiles (outside device helpers)
     dead: frozenset[str]  # identifiers only in code a ROCm build never compiles
-    # (name, first line, last line) of each device function defined here, with the names its
-    # body holds in code ROCm compiles (a helper called only from another set-aside helper),
-    # and whether it is a template (HIP compiles its body only when a call instantiates it).
-    functions: tuple[tuple[str, int, int, frozenset[str], bool], ...]
+    helpers: tuple[DeviceHelper, ...]

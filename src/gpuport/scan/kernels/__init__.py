@@ -141,7 +141,7 @@ def scan_kernels(
         path=file.path,
         root=file.root if file.confined else None,
     )
-    calls = call_facts(kernel_source)
     if needles is not None and not needles.found_in(text):
-        return [calls]  # no enabled rule can fire here; its calls still count
-    return [*_run(kernel_source, checks), calls]
+        # no enabled rule can fire here; its calls still count
+        return [call_facts(kernel_source, helpers=False)]
+    return [*_run(kernel_source, checks), call_facts(kernel_source)]
