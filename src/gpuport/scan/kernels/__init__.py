@@ -30,7 +30,7 @@ from gpuport.scan.kernels import (
     warp_width_rules,
     wave_rules,
 )
-from gpuport.scan.kernels.callers import call_facts
+from gpuport.scan.kernels.callers import call_facts, names_only
 from gpuport.scan.kernels.cuda_files import mentions_cuda, uses_cuda
 from gpuport.scan.kernels.masks import FULL_MASK_64
 from gpuport.scan.kernels.source import KernelSource
@@ -129,6 +129,9 @@ def scan_kernels(
         return []  # cheap: most C++ files stop here
     if not checks:
         return []
+    if needles is not None and not needles.found_in(text):
+        # no enabled rule can fire here; its calls still count
+        return [names_only(source)]
     code = code_only(text)
     if source.file.kind is FileKind.CXX and not mentions_cuda(code):
         return []  # CUDA only in comments or strings
@@ -141,7 +144,5 @@ def scan_kernels(
         path=file.path,
         root=file.root if file.confined else None,
     )
-    if needles is not None and not needles.found_in(text):
-        # no enabled rule can fire here; its calls still count
-        return [call_facts(kernel_source, helpers=False)]
-    return [*_run(kernel_source, checks), call_facts(kernel_source)]
+    found = _run(kernel_source, checks)
+    return [*found, call_facts(kernel_source, indexed=bool(found))]
