@@ -193,3 +193,4 @@ class CallFacts:
     live: frozenset[str]  # identifiers in code a ROCm build compiles (outside device helpers)
     dead: frozenset[str]  # identifiers only in code a ROCm build never compiles
     helpers: tuple[DeviceHelper, ...]
+    included: frozenset[str] = frozenset()  # the file names of the headers it includes

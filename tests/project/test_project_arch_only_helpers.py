@@ -37,6 +37,8 @@ def test_a_template_helper_only_arch_guarded_code_calls_is_set_aside() -> None:
     assert ("GP324", "csrc/helpers.cuh", 13) in reported
     assert ("GP303", "csrc/helpers.cuh", 24) in reported
     assert ("GP324", "csrc/helpers.cuh", 54) in reported
+    # lone_sum<T>: nothing calls it, but no project file includes its header either
+    assert ("GP303", "csrc/snippet.cuh", 7) in reported
 
 
 def test_one_line_per_file_counts_the_set_aside_helper_findings_and_says_why() -> None:

@@ -677,7 +677,8 @@ UNREACHED_HELPERS = rule(
     "neither emits such a function nor checks its asm when nothing calls it). Its 32-bit "
     "`__shfl_sync` masks, wmma or FP8 types stay reported: HIP's headers reject them as soon as "
     "the body is parsed. A helper that host code may call (`__host__ __device__`), one named "
-    "anywhere HIP compiles, and an uncalled one in a public `include/` folder stay reported.",
+    "anywhere HIP compiles, and an uncalled one in a header that no scanned file includes or in a "
+    "public `include/` folder (code the scan never read may call it) stay reported.",
     why="A helper only a CUDA-only branch calls is ported, or dropped, with that branch: its "
     "findings are that branch's decision, not work of their own.",
     example="template <int P> __device__ void wait_phase(uint64_t* bar) { asm volatile(...); }\n"
@@ -703,6 +704,7 @@ _RUN_TIME_KERNEL_RULES = frozenset(
 # diagnostics" for CUDA/HIP, clang/lib/Sema/SemaStmtAsm.cpp's targetDiag).
 _EMITTED_RULES = frozenset({"GP301"})
 _PUBLIC_HEADERS_RE = re.compile(r"(?:^|/)include/")
+_TRANSLATION_UNIT_RE = re.compile(r"\.(?:cu|cpp|cc|cxx|c)$")
 _MOST_NAMED = 4
 
 
@@ -715,8 +717,9 @@ def _set_aside_unreached_helpers(
     findings go only where HIP never compiles them (``_folded_in``): all of a template's; of
     another helper those of ``_RUN_TIME_KERNEL_RULES``, and its inline PTX when it is inline
     or static. Kept: a ``__host__ __device__`` helper (host files the index never reads may
-    call it), a helper named anywhere HIP compiles, an uncalled helper in a public
-    ``include/`` folder. A CUDA file the scan skipped (too large) is not read for calls."""
+    call it), a helper named anywhere HIP compiles, and an uncalled helper whose callers the
+    scan may not have read (``_callers_all_read``). A CUDA file the scan skipped (too large)
+    is not read for calls."""
     if not calls:
         return findings
     blackwell = {f.location.path for f in set_aside if f.rule_id == BLACKWELL_FILE_RULE} | {
@@ -784,9 +787,10 @@ def _set_aside_unreached_helpers(
         return findings
     why = _HelperCallers(calls, unreached_file, {h.name for _r, h in unreached})
     by_file: dict[str, list[tuple[DeviceHelper, list[Finding]]]] = defaultdict(list)
+    included = {name for fact in calls for name in fact.included}
     for (rel, helper), folded in inside.items():
-        if not why.called(helper.name) and _PUBLIC_HEADERS_RE.search(rel):
-            kept.extend(folded)  # a public header's API: its users may call it
+        if not why.called(helper.name) and not _callers_all_read(rel, included):
+            kept.extend(folded)  # its callers may be code the scan never read
         else:
             by_file[rel].append((helper, folded))
     for rel, group in by_file.items():
@@ -795,6 +799,16 @@ def _set_aside_unreached_helpers(
         set_aside.extend(folded)
         kept.append(_unreached_helpers_finding(rel, group, folded, why))
     return kept
+
+
+def _callers_all_read(rel: str, included: set[str]) -> bool:
+    """Whether the scan read every place that may call a helper of ``rel`` with none found: a
+    source file (its own translation unit), or a header that project files include and that
+    is no public ``include/`` API. A header nothing includes (a snippet, a library's API) may
+    be called by code the scan never saw."""
+    if _TRANSLATION_UNIT_RE.search(rel):
+        return True
+    return rel.rsplit("/", 1)[-1] in included and not _PUBLIC_HEADERS_RE.search(rel)
 
 
 def _folded_in(helper: DeviceHelper, rule_id: str) -> bool:

@@ -28,6 +28,7 @@ from gpuport.syntax.cxx import code_only
 # An identifier, without `\b` and with ASCII classes: three times faster than `\b[A-Za-z_]\w*`
 # over a file, and the tail of a number it also reads (`x1f` of `0x1f`) is harmless.
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_INCLUDED_RE = re.compile(r"#[ \t]*include[ \t]*[<\"]([^>\"\r\n]+)[>\"]")
 _CONDITIONAL_RE = re.compile(r"#[ \t]*(?:if|elif)")
 # The head of a device function definition: `__device__ ... name(` (never a __global__ kernel,
 # which the host launches).
@@ -136,7 +137,8 @@ def call_facts(src: KernelSource, indexed: bool = True) -> CallFacts:
     spans = sorted([*dead, *bodies]) if bodies else dead
     live = frozenset(_NAME_RE.findall(_outside(code, 0, len(code), spans)))
     dead_names = _dead_names(code, dead, live)
-    return CallFacts(src.rel, live, dead_names, tuple(functions))
+    included = frozenset(name.rsplit("/", 1)[-1] for name, _at in src.includes)
+    return CallFacts(src.rel, live, dead_names, tuple(functions), included)
 
 
 def names_only(source: SourceText) -> CallFacts:
@@ -144,14 +146,15 @@ def names_only(source: SourceText) -> CallFacts:
     names it holds, its helpers' bodies counted as compiled code. With no ``#if``/``#elif``,
     read from the text itself (a name in a comment counts: conservative), no code pass."""
     text, file = source.text, source.file
+    included = frozenset(m.rsplit("/", 1)[-1] for m in _INCLUDED_RE.findall(text))
     if not _CONDITIONAL_RE.search(text):
-        return CallFacts(file.rel, frozenset(_NAME_RE.findall(text)), frozenset(), ())
+        return CallFacts(file.rel, frozenset(_NAME_RE.findall(text)), frozenset(), (), included)
     code = code_only(text)
     root = file.root if file.confined else None
     found = KernelSource(file.rel, text, code, source.facts, path=file.path, root=root).conditions
     dead = [] if found is None else sorted(found.dead)
     live = frozenset(_NAME_RE.findall(_outside(code, 0, len(code), dead)))
-    return CallFacts(file.rel, live, _dead_names(code, dead, live), ())
+    return CallFacts(file.rel, live, _dead_names(code, dead, live), (), included)
 
 
 def facts_of(rel: str, text: str) -> CallFacts:
