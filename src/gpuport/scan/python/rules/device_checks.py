@@ -17,7 +17,7 @@ from typing import Any
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.kb import gpu_stack
 from gpuport.rules import rule
-from gpuport.scan.python import guards
+from gpuport.scan.python import callers, guards
 from gpuport.scan.python.checks import looks_at
 from gpuport.scan.python.context import CUDA_VERSION, PythonContext, ValueKind
 from gpuport.scan.python.nodes import (
@@ -169,6 +169,8 @@ def cuda_version_check(ctx: PythonContext, node: ast.Attribute | ast.Name) -> No
             return  # reached only once the value is known to be set: fine on ROCm
     elif _guards_a_use(parents, node):
         return
+    if callers.only_called_on_cuda_side(parents, node):
+        return  # in a helper every caller runs only on CUDA (the else of `if is_rocm:`)
     if reason == "checks for None":
         reason = "compares"
     what = f"{node.id} (torch.version.cuda)" if isinstance(node, ast.Name) else CUDA_VERSION
@@ -679,6 +681,8 @@ def device_name_match(ctx: PythonContext, node: ast.Compare | ast.Call) -> None:
         return  # nothing literal to judge, or the code already names AMD products
     if guards.rocm_guarded(ctx.parents, node) or _only_disables(ctx.parents, node):
         return
+    if callers.only_called_on_cuda_side(ctx.parents, node):
+        return  # in a helper every caller runs only on CUDA
     shown = ", ".join(repr(s) for s in strings[:3])
     ctx.report(
         DEVICE_NAME_MATCH,
