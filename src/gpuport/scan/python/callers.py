@@ -51,7 +51,8 @@ def _project_files(root: Path) -> tuple[tuple[str, str], ...]:
                 continue
             path = os.path.join(folder, name)
             try:
-                if os.path.getsize(path) > _MAX_BYTES:
+                # a link may lead outside the project root, which gpuport never reads
+                if os.path.islink(path) or os.path.getsize(path) > _MAX_BYTES:
                     continue
                 with open(path, encoding="utf-8", errors="replace") as handle:
                     found.append((os.path.realpath(path), handle.read()))
