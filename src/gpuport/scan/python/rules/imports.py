@@ -68,7 +68,11 @@ CUDA_ONLY_IMPORT = rule(
         'availability check (`if HAS_FLASH_ATTENTION:`, or `if find_spec("vllm") is None: '
         "return` before the import). NVIDIA's CUDA Python bindings in a "
         "CuTe DSL file are covered by the file's `import cutlass`. Imports under "
-        "`if TYPE_CHECKING:` are ignored."
+        "`if TYPE_CHECKING:` are ignored, and so are an import of a package that works on ROCm "
+        "once built for it, or in part, inside an `if` whose test names the package (`if "
+        "…deepspeed_plugin…: import deepspeed`: the program already uses it), and an import "
+        "of a package whose CPU path works anywhere (xgboost) in a file that never asks for "
+        "its GPU (`device='cuda'`, `tree_method='gpu_hist'`)."
     ),
     why=(
         "Packages such as TensorRT, PyCUDA, pynvml or numba.cuda talk to the CUDA driver or "
@@ -92,6 +96,57 @@ CUDA_ONLY_IMPORT = rule(
 )
 
 
+def _asks_for_gpu(parents: guards.Parents, node: ast.AST, words: tuple[str, ...]) -> bool:
+    """The module holding ``node`` writes a string literal or a keyword argument starting
+    with one of ``words`` (the package's GPU parameters: ``device="cuda"``, ``gpu_id=0``)."""
+    module: ast.AST | None = node
+    while module is not None and not isinstance(module, ast.Module):
+        module = parents.get(module)
+    for sub in ast.walk(module or node):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            text = sub.value.lower()
+        elif isinstance(sub, ast.keyword) and sub.arg:
+            text = sub.arg.lower()
+        else:
+            continue
+        if text.startswith(words):
+            return True
+    return False
+
+
+# The statuses of packages that run on ROCm once the right build is installed, or with limits:
+# importing one only where the code already knows it is in use is no new porting work.
+_USABLE_ON_ROCM = frozenset({kb.PackageStatus.NEEDS_ROCM_BUILD, kb.PackageStatus.PARTIAL})
+
+
+def _words(node: ast.AST) -> str:
+    """The names, attributes and strings ``node`` spells, lower case without underscores."""
+    parts: list[str] = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            parts.append(sub.id)
+        elif isinstance(sub, ast.Attribute):
+            parts.append(sub.attr)
+        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            parts.append(sub.value)
+    return " ".join(parts).lower().replace("_", "")
+
+
+def _imported_where_in_use(parents: guards.Parents, node: ast.AST, top: str) -> bool:
+    """The import sits in the body of an ``if`` (in its own function) whose test names the
+    package: ``if accelerator.state.deepspeed_plugin.zero_stage == 3: import deepspeed``,
+    ``if backend == "flashinfer": import flashinfer``. It runs only where the program already uses the
+    package (the user's configuration says so), so the package's ROCm question is the
+    dependency's (GP1xx), not this line's."""
+    name = top.lower().replace("_", "")
+    for child, parent in guards.ancestors(parents, node):
+        if isinstance(parent, ast.If) and child in parent.body and name in _words(parent.test):
+            return True
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False
+    return False
+
+
 @looks_at(CUDA_ONLY_IMPORT, events=(ModuleImport,))
 def cuda_only_import(ctx: PythonContext, imported: ModuleImport) -> None:
     if ctx.is_first_party(imported.module):
@@ -106,6 +161,11 @@ def cuda_only_import(ctx: PythonContext, imported: ModuleImport) -> None:
         guards.module_imports(ctx.parents, node)
     ):
         return  # the file is a CuTe DSL kernel: its `import cutlass` is the one finding
+    if package.gpu_words and not _asks_for_gpu(ctx.parents, node, package.gpu_words):
+        return  # xgboost on the CPU: its default, which runs on ROCm as anywhere
+    top = imported.module.split(".", 1)[0]
+    if package.status in _USABLE_ON_ROCM and _imported_where_in_use(ctx.parents, node, top):
+        return
     if not ctx.first_time(CUDA_ONLY_IMPORT, package.name):
         return
     if (
