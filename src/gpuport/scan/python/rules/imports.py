@@ -20,6 +20,10 @@ _KERNEL_BACKEND_CATEGORIES = frozenset({"attention kernel", "kernel DSL", "kerne
 # NVIDIA's CUDA Python bindings, which CuTe DSL kernels launch through: in a CuTe DSL file the
 # DSL's own finding covers them.
 _CUTE_DSL_RUNTIME = frozenset({"cuda-python", "cuda-bindings", "cuda-core"})
+# Other NVIDIA-only kernel packages whose kernels a module launches through those bindings (a
+# CUstream for cuDNN frontend's fused kernels): the bindings go wherever that package goes, so
+# the package's own finding (or its dependency line) is the decision.
+_BINDINGS_USERS = NVIDIA_ONLY_DSL_MODULES | {"cudnn"}
 
 # How the knowledge base writes an entry's confidence.
 _CONFIDENCE_WORDS = {"high": Confidence.HIGH, "medium": Confidence.MEDIUM, "low": Confidence.LOW}
@@ -67,7 +71,8 @@ CUDA_ONLY_IMPORT = rule(
         "handler with no `raise`, the `else:` of a `try:` that probes for the package, or an "
         'availability check (`if HAS_FLASH_ATTENTION:`, or `if find_spec("vllm") is None: '
         "return` before the import). NVIDIA's CUDA Python bindings in a "
-        "CuTe DSL file are covered by the file's `import cutlass`. Imports under "
+        "CuTe DSL file, or in one that imports cuDNN's Python frontend (`import cudnn`), are "
+        "covered by that import. Imports under "
         "`if TYPE_CHECKING:` are ignored, and so are an import of a package that works on ROCm "
         "once built for it, or in part, inside an `if` whose test names the package (`if "
         "…deepspeed_plugin…: import deepspeed`: the program already uses it), and an import "
@@ -157,10 +162,10 @@ def cuda_only_import(ctx: PythonContext, imported: ModuleImport) -> None:
     node = imported.node
     if guards.under_type_checking(ctx.parents, node):
         return
-    if package.name in _CUTE_DSL_RUNTIME and not NVIDIA_ONLY_DSL_MODULES.isdisjoint(
+    if package.name in _CUTE_DSL_RUNTIME and not _BINDINGS_USERS.isdisjoint(
         guards.module_imports(ctx.parents, node)
     ):
-        return  # the file is a CuTe DSL kernel: its `import cutlass` is the one finding
+        return  # the file's CuTe DSL or cuDNN frontend import is the one finding
     if package.gpu_words and not _asks_for_gpu(ctx.parents, node, package.gpu_words):
         return  # xgboost on the CPU: its default, which runs on ROCm as anywhere
     top = imported.module.split(".", 1)[0]
