@@ -66,7 +66,8 @@ CUDA_ONLY_IMPORT = rule(
         "source (LOW). Frameworks such as torch, whose only change is the install index, are "
         "left to the dependency rules (GP1xx). An import guarded by `try/except ImportError` "
         "is at most LOW, because the code already copes with its absence, and not reported "
-        "at all for a package whose ROCm build comes from elsewhere, or for one kernel backend "
+        "at all for a package whose ROCm build comes from elsewhere, a CUDA-only artifact (the "
+        "`nvidia` runtime wheels), or one kernel backend "
         "among others (FlashAttention-3/4, CuTe DSL), when the code carries on without it: a "
         "handler with no `raise`, the `else:` of a `try:` that probes for the package, or an "
         'availability check (`if HAS_FLASH_ATTENTION:`, or `if find_spec("vllm") is None: '
@@ -119,6 +120,13 @@ def _asks_for_gpu(parents: guards.Parents, node: ast.AST, words: tuple[str, ...]
     return False
 
 
+# Packages whose absence code may cope with on ROCm: one whose ROCm build is installed from
+# elsewhere, and a CUDA-only artifact (the nvidia-* runtime wheels, which a ROCm install never
+# needs: code that looks in them for CUDA headers or libraries and carries on without them
+# does the right thing there).
+_ABSENT_ON_ROCM_IS_FINE = frozenset(
+    {kb.PackageStatus.NEEDS_ROCM_BUILD, kb.PackageStatus.NOT_APPLICABLE}
+)
 # The statuses of packages that run on ROCm once the right build is installed, or with limits:
 # importing one only where the code already knows it is in use is no new porting work.
 _USABLE_ON_ROCM = frozenset({kb.PackageStatus.NEEDS_ROCM_BUILD, kb.PackageStatus.PARTIAL})
@@ -174,14 +182,13 @@ def cuda_only_import(ctx: PythonContext, imported: ModuleImport) -> None:
     if not ctx.first_time(CUDA_ONLY_IMPORT, package.name):
         return
     if (
-        package.status is kb.PackageStatus.NEEDS_ROCM_BUILD
-        or package.category in _KERNEL_BACKEND_CATEGORIES
+        package.status in _ABSENT_ON_ROCM_IS_FINE or package.category in _KERNEL_BACKEND_CATEGORIES
     ) and (
         guards.import_has_fallback(ctx.parents, node)
         or reach.import_probed(ctx.parents, node, imported.module.split(".", 1)[0])
     ):
-        # Missing on ROCm until its ROCm build is installed, or one kernel backend among
-        # others, and the code carries on without it (DeepSpeed's optional apex, exllamav2's
+        # Missing on ROCm until its ROCm build is installed, never needed there (a CUDA
+        # runtime wheel), or one kernel backend among others, and the code carries on without it (DeepSpeed's optional apex, exllamav2's
         # flash_attn, TransformerEngine's FlashAttention-3 probe): nothing breaks.
         return
     where_imported = python_code.statuses_where_imported()[package.status]
