@@ -543,6 +543,11 @@ def _only_refuses(parents: Mapping[ast.AST, ast.AST], node: ast.Compare) -> bool
     code runs after it, and what that code needs on ROCm is reported where it is written (the
     kernels, the imports, the dtypes). At worst an AMD GPU gets past a check that would have
     stopped it with a clearer message, or is stopped by one meant for old NVIDIA GPUs."""
+    return _refusal_test(parents, node) or _flag_only_refuses(parents, node)
+
+
+def _refusal_test(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
+    """``node`` is (a part of) the test of an ``assert`` or of an ``if`` that only refuses."""
     child: ast.AST = node
     parent = parents.get(node)
     while isinstance(parent, (ast.BoolOp, ast.UnaryOp)):
@@ -558,6 +563,30 @@ def _only_refuses(parents: Mapping[ast.AST, ast.AST], node: ast.Compare) -> bool
         and called_name(s.value) in _NOTICE_CALLS
         for s in before
     )
+
+
+def _flag_only_refuses(parents: Mapping[ast.AST, ast.AST], node: ast.Compare) -> bool:
+    """``blackwell = cap >= (10, 0)`` in a function whose every read of ``blackwell`` is the
+    test of a refusal (``if not blackwell: raise …``): the same refusal, through a local."""
+    statement = parents.get(node)
+    if not (
+        isinstance(statement, ast.Assign)
+        and statement.value is node
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+    ):
+        return False
+    name = statement.targets[0].id
+    function = guards.scope_of(parents, statement)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False  # a module's name may be imported elsewhere
+    local = _scope_parents(function)
+    reads = [
+        sub
+        for sub in local
+        if isinstance(sub, ast.Name) and sub.id == name and not isinstance(sub.ctx, ast.Store)
+    ]
+    return bool(reads) and all(_refusal_test(local, read) for read in reads)
 
 
 # Calls named for the CUDA toolkit's version (torchao's ``is_cuda_version_at_least(12, 8)``):
