@@ -4,7 +4,8 @@ The scan folds every finding inside an NVIDIA-only component (one the project's 
 leaves out, with a ROCm alternative the project already has) into **one** GP601 finding for the
 component, keeping the originals in ``ScanResult.set_aside`` (nothing is lost); another
 vendor's extras (CUDA, XPU) of a pyproject into one GP602 finding; every other finding of a
-file GP330 calls a Blackwell-only kernel under that one finding; every GP201 import of a package
+file GP330 calls a Blackwell-only kernel under that one finding, and of a folder named for NVFP4
+(NVIDIA's FP4 format) under its first finding; every GP201 import of a package
 whose ROCm build must be installed, and every guarded import of a package with no ROCm build,
 under the product dependency finding (GP1xx) naming it (imports of such a package that no
 dependency line names, in several files, under the first of them); the CUDA renames (GP300) of
@@ -142,6 +143,7 @@ def triage(
         else:
             kept.append(finding)
     kept = _fold_blackwell_files(kept, set_aside)
+    kept = _fold_nvfp4_folders(kept, set_aside)
     kept = _fold_cudnn_graph_files(kept, set_aside)
     kept = _fold_imports_under_dependency(kept, set_aside)
     if HOPPER_FEATURE_RULE in enabled:
@@ -179,6 +181,63 @@ def _fold_blackwell_files(findings: list[Finding], set_aside: list[Finding]) -> 
         note = f"; {len(folded)} other finding(s) in this file set aside ({_rule_counts(folded)})"
         kept[kept.index(head)] = replace(head, message=head.message + note)
         set_aside.extend(folded)
+    return kept
+
+
+# A folder named for NVFP4 (nvfp4/, nvfp4_training/, cast/nvfp4/): NVIDIA's FP4 format (E2M1
+# values with an E4M3 scale per 16, Blackwell's tensor cores,
+# https://developer.nvidia.com/blog/introducing-nvfp4-for-efficient-and-accurate-low-precision-inference/),
+# which no AMD GPU implements: gfx950 has the OCP MX formats (MXFP4, MXFP6, MXFP8,
+# https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html). Its code is one
+# feature a port keeps (emulated) or leaves out as a whole.
+_NVFP4_FOLDER_RE = re.compile(r"(?i)(?:^|[_-])nvfp4(?:$|[_-])")
+
+
+def _nvfp4_folder(path: str) -> str | None:
+    """The outermost folder of ``path`` named for NVFP4, or None."""
+    parts = path.split("/")[:-1]
+    for at, part in enumerate(parts):
+        if _NVFP4_FOLDER_RE.search(part):
+            return "/".join(parts[: at + 1])
+    return None
+
+
+def _fold_nvfp4_folders(findings: list[Finding], set_aside: list[Finding]) -> list[Finding]:
+    """``findings`` with the findings of each folder named for NVFP4 (two or more, per tier)
+    set aside under the folder's first one, whose message counts them (appended to
+    ``set_aside``): keeping NVFP4 on ROCm, or leaving it out, is one decision for the folder,
+    not one per PTX conversion, CuTe DSL import or capability check in it."""
+    groups: dict[tuple[str, Tier], list[Finding]] = defaultdict(list)
+    for finding in findings:
+        folder = _nvfp4_folder(finding.location.path)
+        if folder is not None and finding.rule_id not in _PROJECT_RULES:
+            groups[(folder, finding.tier)].append(finding)
+    heads: dict[int, tuple[str, list[Finding]]] = {}
+    folded: set[int] = set()
+    for (folder, _tier), group in groups.items():
+        if len(group) < 2:
+            continue
+        head = min(group, key=lambda f: f.sort_key)
+        rest = [f for f in group if f is not head]
+        heads[id(head)] = (folder, rest)
+        folded.update(id(f) for f in rest)
+    if not heads:
+        return findings
+    kept: list[Finding] = []
+    for finding in findings:
+        if id(finding) in folded:
+            set_aside.append(finding)
+        elif id(finding) in heads:
+            folder, rest = heads[id(finding)]
+            note = (
+                f"; {len(rest)} other finding(s) in {folder}/ set aside ({_rule_counts(rest)}): "
+                "the folder holds NVFP4 code, NVIDIA's FP4 format, which no AMD GPU implements "
+                "(gfx950 has MXFP4/MXFP8): a port keeps it (emulated) or leaves it out as one "
+                "decision"
+            )
+            kept.append(replace(finding, message=finding.message + note))
+        else:
+            kept.append(finding)
     return kept
 
 
