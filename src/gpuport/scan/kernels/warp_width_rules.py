@@ -31,6 +31,7 @@ from gpuport.scan.kernels.lane_groups import (
     groups_with_half_trees,
     groups_without_exchange,
     logical_32_lanes,
+    logical_groups_only,
     never_read_after,
     only_rotates,
     sizes_only,
@@ -289,7 +290,11 @@ def warp_size_hardcoded(src: KernelSource) -> Iterator[Finding]:
             checked_64[name] = next(words(also_64, code), None) is not None
         if checked_64[name]:
             continue
-        if never_read_after(src, name, end) or sizes_only(src, name, end):
+        if (
+            never_read_after(src, name, end)
+            or sizes_only(src, name, end)
+            or logical_groups_only(src, name, end)
+        ):
             continue
         if judged and f"{src.rel}:{name}" in judged:
             continue  # a header's: every read in the files reaching it is a size
