@@ -131,8 +131,9 @@ def inline_ptx_assembly(src: KernelSource) -> Iterator[Finding]:
 
 
 # A branch of an if/else chain: `if (...)`, `if constexpr (...)`, `else if (...)`, `else`.
-_IF_BEFORE_RE = re.compile(r"\bif(?:\s+constexpr)?\s*$")
-_ELSE_BEFORE_RE = re.compile(r"\belse\s*$")
+# (not a preprocessor `#if (X)` or `#else`, which chooses what is compiled, not a branch)
+_IF_BEFORE_RE = re.compile(r"(?<![#\w])(?<!#\s)if(?:\s+constexpr)?\s*$")
+_ELSE_BEFORE_RE = re.compile(r"(?<![#\w])(?<!#\s)else\s*$")
 _STATEMENT_IF_RE = re.compile(r"\s*(?:else\s+)?(if)\b")
 _BRACES_RE = re.compile(r"[{}]")
 _BRANCH_LOOKBACK = 20_000  # how far back the block around a statement is looked for
