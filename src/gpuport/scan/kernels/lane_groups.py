@@ -382,9 +382,17 @@ _LOOP_FROM_16_RE = re.compile(
 )
 
 
+# The butterfly written upwards: offsets 1, 2, 4, 8, 16 (`for (m = 1; m < 32; m *= 2)`, the bound
+# a 32 constant, group 2).
+_LOOP_UP_TO_32_RE = re.compile(
+    r"for\s*\(\s*(?:[A-Za-z_]\w*\s+)*?(\w+)\s*=\s*1[uU]?\s*;\s*\1\s*<\s*(\w+)\s*;"
+    r"\s*(?:\1\s*\*=\s*2|\1\s*<<=\s*1|\1\s*=\s*\1\s*(?:\*\s*2|<<\s*1))\s*\)"
+)
+
+
 def groups_with_half_trees(src: KernelSource, at: int, helpers: bool = False) -> bool:
     """Is ``at`` in a device function whose only lane exchanges are xor or shuffle-down trees
-    with offsets of 16 or less (literals, or a loop counting down from 16)?
+    with offsets of 16 or less (literals, a loop counting down from 16, or up from 1 to below 32)?
 
     Such a tree never crosses a 32-lane boundary for the lane that keeps the result: with xor
     every lane of each 32-lane half ends with its half's total, with shuffle-down the half's
@@ -405,7 +413,8 @@ def groups_with_half_trees(src: KernelSource, at: int, helpers: bool = False) ->
         return False
     loops = [
         (m.group(1), *body_after(code, src.brackets, m.end()))
-        for m in _LOOP_FROM_16_RE.finditer(code, brace, close)
+        for pattern in (_LOOP_FROM_16_RE, _LOOP_UP_TO_32_RE)
+        for m in pattern.finditer(code, brace, close)
         if m.group(2) is None or _is_32(src, m.group(2))
     ]
     trees = 0
