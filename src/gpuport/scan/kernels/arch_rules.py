@@ -197,10 +197,15 @@ def _blackwell_guarded_kernels(src: KernelSource) -> Iterator[Finding]:
             return  # a helper other code may call: the file is not only its Blackwell kernels
     start, _end, condition = guards[0]
     shown = " ".join(condition.split())
+    expanded = _expanded(src, condition, {}, 0) or condition
+    if evaluate_for(expanded, _HOPPER, lambda name: False) == 0:
+        built = "only for Blackwell (sm_100 and newer)"
+    else:
+        built = "only by the CUDA 12.8+ toolkit that brought Blackwell and its FP4 types"
     message = (
-        f"every kernel of this file ({kernels}) is compiled only for Blackwell (under "
-        f"`#if {shown}` and like tests), so a ROCm build compiles it to nothing or to error "
-        "stubs: leave the file out on ROCm, or write an AMD kernel for its operation"
+        f"every kernel of this file ({kernels}) is compiled {built}, under `#if {shown}` and "
+        "like tests, so a ROCm build compiles it to nothing or to error stubs: leave the file "
+        "out on ROCm, or write an AMD kernel for its operation"
     )
     yield src.finding(BLACKWELL_ONLY_KERNEL, start, message=message)
 
