@@ -143,6 +143,7 @@ def triage(
             kept.append(finding)
     kept = _fold_blackwell_files(kept, set_aside)
     kept = _fold_cudnn_graph_files(kept, set_aside)
+    kept = _fold_cudnn_entry_headers(kept, set_aside)
     kept = _fold_imports_under_dependency(kept, set_aside)
     if HOPPER_FEATURE_RULE in enabled:
         kept = _fold_hopper_features(kept, model, set_aside)
@@ -640,3 +641,61 @@ def _hopper_fold_finding(scope: str, files: Counter[str], group: list[Finding]) 
         severity=max(f.severity for f in group),
         confidence=min(f.confidence for f in group),
     )
+
+
+# -- the header of a cuDNN-graph file's entry points ---------------------------------------------
+
+# GP314's message for a header that names cuDNN only as the handle type of its declarations:
+# "cuDNN in this file: 2 references (cudnnHandle_t x2)", maybe "and #include <cudnn.h>".
+_HANDLE_ONLY_RE = re.compile(
+    r"^cuDNN in this file: \d+ references? \(cudnnHandle_t(?: x\d+)?\)"
+    r"(?: and #include <cudnn\.h>)?;"
+)
+_SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx")
+_HEADER_SUFFIXES = (".h", ".cuh", ".hpp", ".hh")
+
+
+def _fold_cudnn_entry_headers(findings: list[Finding], set_aside: list[Finding]) -> list[Finding]:
+    """``findings`` with the GP314 line of a header that only declares a cuDNN-graph file's
+    entry points set aside under that file's GP314 line (appended to ``set_aside``).
+
+    The header (``fused_attn.h`` beside ``fused_attn.cu``, same folder and stem) names cuDNN
+    only as the ``cudnnHandle_t`` parameter of those declarations (and includes <cudnn.h> for
+    it); the source file is cuDNN-graph code (it calls ``cudnn_frontend``). Replacing that
+    backend rewrites the declarations with it: one decision, counted on the source's line. A
+    header with other cuDNN names (descriptors, status checks, the frontend) keeps its line."""
+    graph: dict[str, Finding] = {}
+    for finding in findings:
+        path = finding.location.path
+        if (
+            finding.rule_id == CUDNN_RULE
+            and path.endswith(_SOURCE_SUFFIXES)
+            and _CUDNN_GRAPH_RE.search(finding.message)
+        ):
+            graph[path.rsplit(".", 1)[0]] = finding
+    if not graph:
+        return findings
+    kept: list[Finding] = []
+    folded: dict[str, Finding] = {}  # stem -> the header's line
+    for finding in findings:
+        path = finding.location.path
+        head = graph.get(path.rsplit(".", 1)[0]) if path.endswith(_HEADER_SUFFIXES) else None
+        if (
+            head is not None
+            and finding.rule_id == CUDNN_RULE
+            and finding.tier is head.tier
+            and _HANDLE_ONLY_RE.match(finding.message)
+        ):
+            folded[path.rsplit(".", 1)[0]] = finding
+        else:
+            kept.append(finding)
+    for stem, header in folded.items():
+        head = graph[stem]
+        note = (
+            f"; {header.location.path.rsplit('/', 1)[-1]} only declares this file's entry points "
+            f"with a cudnnHandle_t (GP314, line {header.location.line}): it goes with the rewrite "
+            "and is set aside"
+        )
+        kept[kept.index(head)] = replace(head, message=head.message + note)
+        set_aside.append(header)
+    return kept

@@ -1,0 +1,67 @@
+"""Features a port drops as a whole, reported once: a file whose every kernel is compiled only
+for Blackwell (GP330), and the header of a cuDNN-graph file's entry points (GP314)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpuport.findings import Category, Confidence, Finding, Location, Severity
+from gpuport.project.model import ProjectModel
+from gpuport.project.triage import triage
+from gpuport.scan.engine import ScanOptions, scan_path
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+BLACKWELL = FIXTURES / "kernels" / "GP330-blackwell-only-kernel"
+ENTRY_HEADER = FIXTURES / "project" / "cudnn_entry_header"
+
+
+def _finding(rule_id: str, path: str, line: int, message: str) -> Finding:
+    return Finding(
+        rule_id, message, Location(path, line), Severity.MEDIUM, Confidence.HIGH, Category.KERNELS
+    )
+
+
+def test_a_file_of_blackwell_only_kernels_is_one_line_and_a_mixed_file_keeps_its_findings() -> None:
+    result = scan_path(BLACKWELL, ScanOptions(jobs=1), display_root=BLACKWELL.name)
+    shown = [f for f in result.findings if f.location.path == "sm100_only_kernels.cu"]
+    assert [f.rule_id for f in shown] == ["GP330"]
+    assert "compiled only for Blackwell" in shown[0].message
+    assert "other finding(s) in this file set aside (GP300 x1, GP324 x1)" in shown[0].message
+    aside = {(f.rule_id, f.location.path) for f in result.set_aside}
+    assert {("GP300", "sm100_only_kernels.cu"), ("GP324", "sm100_only_kernels.cu")} <= aside
+    # negatives: a portable kernel beside, an exported helper, a Hopper guard
+    for path in (
+        "sm100_beside_portable.cu",
+        "sm100_kernel_with_exported_helper.cuh",
+        "sm90_only_kernels.cu",
+    ):
+        rules = {f.rule_id for f in result.findings if f.location.path == path}
+        assert "GP324" in rules and "GP330" not in rules, path
+
+
+def test_a_header_that_only_declares_a_graph_files_entry_points_folds_under_its_line() -> None:
+    result = scan_path(ENTRY_HEADER, ScanOptions(jobs=1), display_root=ENTRY_HEADER.name)
+    shown = {(f.rule_id, f.location.path) for f in result.findings}
+    aside = {(f.rule_id, f.location.path) for f in result.set_aside}
+    assert ("GP314", "src/softmax_graph.h") in aside
+    (head,) = [f for f in result.findings if f.location.path == "src/softmax_graph.cu"]
+    assert "softmax_graph.h only declares this file's entry points" in head.message
+    # negative: a header with cuDNN work of its own keeps its line
+    assert {("GP314", "src/pool_graph.h"), ("GP314", "src/pool_graph.cu")} <= shown
+
+
+def test_the_header_fold_needs_the_same_stem_and_a_graph_source() -> None:
+    model = ProjectModel(name="p")
+    enabled = frozenset({"GP314"})
+    graph = _finding(
+        "GP314", "a/attn.cu", 3, "cuDNN in this file: 9 references (cudnn_frontend x6)"
+    )
+    legacy = _finding(
+        "GP314", "a/attn.cu", 3, "cuDNN in this file: 9 references (cudnnTensorDescriptor_t x9)"
+    )
+    header = "cuDNN in this file: 2 references (cudnnHandle_t x2); MIOpen is the counterpart"
+    kept, aside = triage([graph, _finding("GP314", "a/attn.h", 5, header)], model, enabled)
+    assert [f.location.path for f in aside] == ["a/attn.h"] and len(kept) == 1
+    for head, other in ((graph, "a/other.h"), (graph, "b/attn.h"), (legacy, "a/attn.h")):
+        kept, aside = triage([head, _finding("GP314", other, 5, header)], model, enabled)
+        assert not aside and len(kept) == 2
