@@ -65,3 +65,31 @@ def test_the_header_fold_needs_the_same_stem_and_a_graph_source() -> None:
     for head, other in ((graph, "a/other.h"), (graph, "b/attn.h"), (legacy, "a/attn.h")):
         kept, aside = triage([head, _finding("GP314", other, 5, header)], model, enabled)
         assert not aside and len(kept) == 2
+
+
+def _target(path: str, line: int, target: str, counterpart: str) -> Finding:
+    message = f"{target} is a CUDA toolkit target; ROCm's counterpart is {counterpart}"
+    return _finding("GP505", path, line, message)
+
+
+def test_cuda_targets_with_one_rocm_counterpart_fold_per_build_file() -> None:
+    runtime = "HIP runtime (driver and runtime APIs in one library, amdhip64)"
+    findings = [
+        _target("CMakeLists.txt", 10, "CUDA::cublas", "hipBLAS"),
+        _target("CMakeLists.txt", 11, "CUDA::cudart", runtime),
+        _target("CMakeLists.txt", 40, "CUDA::cuda_driver", runtime + " (and 1 more on this line)"),
+        _target("tests/CMakeLists.txt", 5, "CUDA::cudart", runtime),
+    ]
+    kept, aside = triage(findings, ProjectModel(name="p"), frozenset({"GP505"}))
+    assert [(f.location.path, f.location.line) for f in aside] == [("CMakeLists.txt", 40)]
+    shown = {(f.location.path, f.location.line): f.message for f in kept}
+    assert set(shown) == {
+        ("CMakeLists.txt", 10),
+        ("CMakeLists.txt", 11),
+        ("tests/CMakeLists.txt", 5),
+    }
+    assert "1 more link(s) in this file" in shown[("CMakeLists.txt", 11)]
+    assert "CUDA::cuda_driver line 40" in shown[("CMakeLists.txt", 11)]
+    # negative: a target with another counterpart, and another file, keep their lines
+    assert "set aside" not in shown[("CMakeLists.txt", 10)]
+    assert "set aside" not in shown[("tests/CMakeLists.txt", 5)]

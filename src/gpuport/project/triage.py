@@ -144,6 +144,7 @@ def triage(
     kept = _fold_blackwell_files(kept, set_aside)
     kept = _fold_cudnn_graph_files(kept, set_aside)
     kept = _fold_cudnn_entry_headers(kept, set_aside)
+    kept = _fold_same_counterpart_targets(kept, set_aside)
     kept = _fold_imports_under_dependency(kept, set_aside)
     if HOPPER_FEATURE_RULE in enabled:
         kept = _fold_hopper_features(kept, model, set_aside)
@@ -698,4 +699,59 @@ def _fold_cudnn_entry_headers(findings: list[Finding], set_aside: list[Finding])
         )
         kept[kept.index(head)] = replace(head, message=head.message + note)
         set_aside.append(header)
+    return kept
+
+
+# -- CUDA:: targets of one CMake file with one ROCm counterpart ----------------------------------
+
+# GP505 (scan/build/cmake.py) writes "CUDA::cudart is a CUDA toolkit target; ROCm's counterpart
+# is HIP runtime (driver and runtime APIs in one library, amdhip64)", maybe ending "(and 1 more
+# on this line)".
+CUDA_TARGET_RULE = "GP505"
+_TARGET_RE = re.compile(
+    r"^(CUDA::\w+) is a CUDA toolkit target; ROCm's counterpart is (.+?)"
+    r"(?: \(and \d+ more on this line\))?$"
+)
+
+
+def _fold_same_counterpart_targets(
+    findings: list[Finding], set_aside: list[Finding]
+) -> list[Finding]:
+    """``findings`` with the GP505 lines of one build file whose CUDA targets have the same ROCm
+    counterpart (``CUDA::cudart`` and ``CUDA::cuda_driver``: both the HIP runtime) set aside
+    under the first of them, counted there (appended to ``set_aside``).
+
+    A port links that counterpart once for the file (``hip::host``), and the link lines follow;
+    a target with another counterpart (``CUDA::cublas``: hipBLAS) keeps its own line."""
+    groups: dict[tuple[str, str, Tier], list[tuple[Finding, str]]] = defaultdict(list)
+    for finding in findings:
+        if finding.rule_id == CUDA_TARGET_RULE:
+            m = _TARGET_RE.match(finding.message)
+            if m is not None:
+                key = (finding.location.path, m.group(2), finding.tier)
+                groups[key].append((finding, m.group(1)))
+    folded: dict[int, list[tuple[Finding, str]]] = {}  # id(head) -> the lines under it
+    gone: set[int] = set()
+    for group in groups.values():
+        if len(group) < _MIN_FILES_TO_FOLD:
+            continue
+        group.sort(key=lambda pair: pair[0].sort_key)
+        folded[id(group[0][0])] = group[1:]
+        gone.update(id(f) for f, _ in group[1:])
+    if not folded:
+        return findings
+    kept: list[Finding] = []
+    for finding in findings:
+        if id(finding) in gone:
+            set_aside.append(finding)
+            continue
+        under = folded.get(id(finding))
+        if under is not None:
+            listed = ", ".join(f"{target} line {f.location.line}" for f, target in under)
+            note = (
+                f"; {len(under)} more link(s) in this file with the same ROCm counterpart set "
+                f"aside ({listed}): one decision, the same ROCm target replaces each"
+            )
+            finding = replace(finding, message=finding.message + note)
+        kept.append(finding)
     return kept
