@@ -93,3 +93,20 @@ def test_cuda_targets_with_one_rocm_counterpart_fold_per_build_file() -> None:
     # negative: a target with another counterpart, and another file, keep their lines
     assert "set aside" not in shown[("CMakeLists.txt", 10)]
     assert "set aside" not in shown[("tests/CMakeLists.txt", 5)]
+
+
+def test_a_cutlass_source_and_its_header_are_one_line() -> None:
+    def cutlass(path: str, n: int) -> Finding:
+        return _finding(
+            "GP312", path, 3, f"CUTLASS/CuTe in this file: {n} references (cutlass::gemm)"
+        )
+
+    model, enabled = ProjectModel(name="p"), frozenset({"GP312"})
+    kept, aside = triage([cutlass("g/gemm.cu", 8), cutlass("g/gemm.cuh", 40)], model, enabled)
+    assert [f.location.path for f in aside] == ["g/gemm.cu"]
+    (head,) = kept
+    assert head.location.path == "g/gemm.cuh" and "gemm.cu (GP312, line 3)" in head.message
+    # negative: other stems, or another folder, keep both lines
+    for pair in (("g/gemm.cu", "g/attn.cuh"), ("g/gemm.cu", "h/gemm.cuh")):
+        kept, aside = triage([cutlass(pair[0], 8), cutlass(pair[1], 40)], model, enabled)
+        assert not aside and len(kept) == 2

@@ -145,6 +145,7 @@ def triage(
     kept = _fold_cudnn_graph_files(kept, set_aside)
     kept = _fold_cudnn_entry_headers(kept, set_aside)
     kept = _fold_same_counterpart_targets(kept, set_aside)
+    kept = _fold_cutlass_header_pairs(kept, set_aside)
     kept = _fold_imports_under_dependency(kept, set_aside)
     if HOPPER_FEATURE_RULE in enabled:
         kept = _fold_hopper_features(kept, model, set_aside)
@@ -751,6 +752,60 @@ def _fold_same_counterpart_targets(
             note = (
                 f"; {len(under)} more link(s) in this file with the same ROCm counterpart set "
                 f"aside ({listed}): one decision, the same ROCm target replaces each"
+            )
+            finding = replace(finding, message=finding.message + note)
+        kept.append(finding)
+    return kept
+
+
+# -- a CUTLASS source and its header, one backend -------------------------------------------------
+
+CUTLASS_RULE = "GP312"
+# GP312 writes "CUTLASS/CuTe in this file: 42 references (cutlass::gemm x8, …) and #include …".
+_REFERENCES_RE = re.compile(r" in this file: (\d+) references?")
+
+
+def _references(finding: Finding) -> int:
+    m = _REFERENCES_RE.search(finding.message)
+    return int(m.group(1)) if m else 0
+
+
+def _fold_cutlass_header_pairs(findings: list[Finding], set_aside: list[Finding]) -> list[Finding]:
+    """``findings`` with the two GP312 lines of a CUTLASS source file and its header (same
+    folder and stem: ``grouped_gemm.cu`` and ``grouped_gemm.cuh``) made one: the line of the
+    file with more CUTLASS references stays and counts the other (appended to ``set_aside``).
+
+    The header holds the kernels and the source instantiates them: one CUTLASS backend, which
+    a port replaces (hipBLASLt, composable_kernel) or leaves out as a whole."""
+    by_stem: dict[tuple[str, Tier], list[Finding]] = defaultdict(list)
+    for finding in findings:
+        path = finding.location.path
+        if finding.rule_id == CUTLASS_RULE and path.endswith(_SOURCE_SUFFIXES + _HEADER_SUFFIXES):
+            by_stem[(path.rsplit(".", 1)[0], finding.tier)].append(finding)
+    pairs: dict[int, Finding] = {}  # id(the line that stays) -> the line set aside
+    for group in by_stem.values():
+        sources = [f for f in group if f.location.path.endswith(_SOURCE_SUFFIXES)]
+        headers = [f for f in group if f.location.path.endswith(_HEADER_SUFFIXES)]
+        if len(sources) != 1 or len(headers) != 1:
+            continue
+        stays, goes = sorted(
+            (sources[0], headers[0]), key=lambda f: (-_references(f), f.location.path)
+        )
+        pairs[id(stays)] = goes
+    if not pairs:
+        return findings
+    gone = {id(f) for f in pairs.values()}
+    kept: list[Finding] = []
+    for finding in findings:
+        if id(finding) in gone:
+            set_aside.append(finding)
+            continue
+        other = pairs.get(id(finding))
+        if other is not None:
+            note = (
+                f"; {other.location.path.rsplit('/', 1)[-1]} (GP312, line "
+                f"{other.location.line}) is the other half of this CUTLASS code and is set aside: "
+                "one backend to replace"
             )
             finding = replace(finding, message=finding.message + note)
         kept.append(finding)
