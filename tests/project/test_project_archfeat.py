@@ -32,6 +32,7 @@ def test_a_file_of_blackwell_only_kernels_is_one_line_and_a_mixed_file_keeps_its
     # negatives: a portable kernel beside, an exported helper, a Hopper guard
     for path in (
         "sm100_beside_portable.cu",
+        "sm100_beside_empty_kernel.cu",
         "sm100_kernel_with_exported_helper.cuh",
         "sm90_only_kernels.cu",
     ):

@@ -184,12 +184,13 @@ def _blackwell_guarded_kernels(src: KernelSource) -> Iterator[Finding]:
     bodies: list[tuple[int, int]] = []
     for kind, name, open_at, close_at in _device_functions(src):
         bodies.append((open_at, close_at))
-        if _left_to_rocm(code, open_at + 1, close_at, guards):
+        guarded = any(start < close_at and open_at < end for start, end, _ in guards)
+        if not guarded or _left_to_rocm(code, open_at + 1, close_at, guards):
             if kind == "global":
-                return  # a kernel ROCm compiles: the file is not Blackwell-only
+                return  # a kernel ROCm compiles (or an empty one): not Blackwell-only
             helpers.append((name, open_at, close_at))
-        elif kind == "global":
-            kernels += 1
+        else:
+            kernels += kind == "global"
     if kernels == 0:
         return
     for name, open_at, close_at in helpers:
