@@ -56,7 +56,8 @@ BLACKWELL_ONLY_KERNEL = rule(
         "tests such as TransformerEngine's `FP4_TYPE_SUPPORTED`, a macro the file or a project "
         "header defines) and whose device helpers are under such tests or called only there: "
         "on ROCm the file compiles to nothing or to error stubs. A file with one portable "
-        "kernel beside its Blackwell ones is not such a file. "
+        "kernel beside its Blackwell ones is not such a file; a header of device functions "
+        "only is one when every one of them is under such tests. "
         "The scan sets the file's other findings aside under this one: they are part of the "
         "same decision."
     ),
@@ -81,7 +82,7 @@ BLACKWELL_ONLY_KERNEL = rule(
     ),
     mechanical=False,
     references=(COMPOSABLE_KERNEL, HIPBLASLT),
-    needles=("asm", *_BLACKWELL_ANCHORS, "sm10", "sm11", "sm12", "__global__"),
+    needles=("asm", *_BLACKWELL_ANCHORS, "sm10", "sm11", "sm12", "__global__", "__device__"),
 )
 
 
@@ -172,14 +173,15 @@ _MAX_MACRO_DEPTH = 3
 
 def _blackwell_guarded_kernels(src: KernelSource) -> Iterator[Finding]:
     """One finding, at the first Blackwell-only test, for a file whose every kernel is compiled
-    only for Blackwell and whose device helpers are under such tests or called only there."""
+    only for Blackwell and whose device helpers are under such tests or called only there; or,
+    in a file with no kernel, whose every device function is compiled only for Blackwell."""
     code = src.code
-    if "__global__" not in code:
+    if "__global__" not in code and "__device__" not in code:
         return
     guards = _blackwell_guards(src)
     if not guards:
         return
-    kernels = 0
+    kernels = functions = 0
     helpers: list[tuple[str, int, int]] = []  # (name, '{', '}') of helpers ROCm compiles
     bodies: list[tuple[int, int]] = []
     for kind, name, open_at, close_at in _device_functions(src):
@@ -191,8 +193,9 @@ def _blackwell_guarded_kernels(src: KernelSource) -> Iterator[Finding]:
             helpers.append((name, open_at, close_at))
         else:
             kernels += kind == "global"
-    if kernels == 0:
-        return
+            functions += 1
+    if kernels == 0 and (helpers or functions == 0):
+        return  # a header of device functions: Blackwell-only when all of them are
     for name, open_at, close_at in helpers:
         if not _called_only_inside(code, name, (open_at, close_at), guards, bodies):
             return  # a helper other code may call: the file is not only its Blackwell kernels
@@ -203,8 +206,13 @@ def _blackwell_guarded_kernels(src: KernelSource) -> Iterator[Finding]:
         built = "only for Blackwell (sm_100 and newer)"
     else:
         built = "only by the CUDA 12.8+ toolkit that brought Blackwell and its FP4 types"
+    what = (
+        f"kernel of this file ({kernels})"
+        if kernels
+        else f"device function of this file ({functions})"
+    )
     message = (
-        f"every kernel of this file ({kernels}) is compiled {built}, under `#if {shown}` and "
+        f"every {what} is compiled {built}, under `#if {shown}` and "
         "like tests, so a ROCm build compiles it to nothing or to error stubs: leave the file "
         "out on ROCm, or write an AMD kernel for its operation"
     )
