@@ -266,7 +266,6 @@ class _ModuleIndex:
 
     def __init__(self, module: ast.AST) -> None:
         self.loads: dict[str, list[ast.AST]] = {}
-        self.script = False
         self.imported: set[str] = set()  # top-level modules imported anywhere in it
         self.strings: dict[str, str] = {}  # module-level NAME = "text", assigned once
         assigned: dict[str, list[ast.AST | None]] = {}  # None: not a plain `name = value`
@@ -320,15 +319,7 @@ class _ModuleIndex:
                 and isinstance(statement.value.value, str)
             ):
                 self.strings[statement.targets[0].id] = statement.value.value
-        for statement in getattr(module, "body", []):
-            if isinstance(statement, ast.If) and _MAIN_RE.search(ast.unparse(statement.test)):
-                self.script = True  # if __name__ == "__main__":
-            elif (
-                isinstance(statement, ast.Expr)
-                and isinstance(statement.value, ast.Call)
-                and last_name(statement.value.func) == "setup"
-            ):
-                self.script = True  # a setup.py: setup(...) at module level
+        self.script = _is_script(module)
 
 
 def _falsy_constant(value: ast.AST | None) -> bool:
@@ -371,6 +362,24 @@ def _in_cuda_branch(parents: Parents, node: ast.AST, flags: frozenset[str]) -> b
 
 
 _MAIN_RE = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
+
+
+@functools.lru_cache(maxsize=4)
+def _is_script(module: ast.AST) -> bool:
+    """The module runs as a script: ``if __name__ == "__main__":`` or a setup.py's
+    ``setup(...)`` at module level (its helpers have no callers outside it). Apart from the
+    module index, which costs a walk of the whole module, so that a public helper of an
+    imported module is turned down without one."""
+    for statement in getattr(module, "body", []):
+        if isinstance(statement, ast.If) and _MAIN_RE.search(ast.unparse(statement.test)):
+            return True  # if __name__ == "__main__":
+        if (
+            isinstance(statement, ast.Expr)
+            and isinstance(statement.value, ast.Call)
+            and last_name(statement.value.func) == "setup"
+        ):
+            return True  # a setup.py: setup(...) at module level
+    return False
 
 
 @functools.lru_cache(maxsize=4)
@@ -432,10 +441,10 @@ def _called_only_where_guarded(
         key = function.name
     else:
         return False  # a nested function: its callers are in the enclosing one
-    index = _module_index(top)
     private = function.name.startswith("_") and not function.name.endswith("__")
-    if not (private or index.script):
+    if not (private or _is_script(top)):
         return False
+    index = _module_index(top)
     uses = [
         use
         for use in index.loads.get(key, [])
