@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -238,3 +239,30 @@ def test_a_command_loads_only_its_own_module() -> None:
     ).stdout
     assert out.split() == ["False", "True", "True"]
     assert [c.name for c in COMMANDS] == list(COMMAND_MODULES) == list(main.commands)
+
+
+def test_a_python_only_scan_to_a_file_loads_no_requirement_reader_and_no_bar(
+    tmp_path: Path,
+) -> None:
+    """`gpuport scan` of Python code written to a file starts without ``packaging`` (about 40
+    ms, imported where a requirement is read), ``rich.progress`` (shown only on a terminal)
+    and the C++ lexer's expressions (compiled where C++ is tokenized)."""
+    (tmp_path / "m.py").write_text("import torch\nprint(torch.version.cuda)\n", encoding="utf-8")
+    code = (
+        "import sys\n"
+        "from gpuport.cli import main\n"
+        "try:\n"
+        f"    main(['scan', {str(tmp_path)!r}, '--format', 'json', '-o', "
+        f"{str(tmp_path / 'out.json')!r}])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "import gpuport.syntax.cxx as cxx\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'packaging'"
+        " or m == 'rich.progress'), cxx._master.cache_info().currsize)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    assert out.split("\n")[-2] == "[] 0"
+    assert (tmp_path / "out.json").is_file()

@@ -484,6 +484,20 @@ def test_gone_labels_the_scan_lists_as_set_aside_are_set_aside_not_lost() -> Non
     assert score.set_aside_places({}) == set()
 
 
+def test_sites_a_fold_line_names_by_line_are_set_aside_not_lost() -> None:
+    """GP301's one line for the PTX in the branches of one if/else names each site's line."""
+    fold = {
+        "rule_id": "GP301",
+        "location": {"path": "k/store.cuh", "line": 10},
+        "message": "inline PTX in 2 statements across the branches of this if/else "
+        "(lines 11, 14), alternatives of one helper that one rewrite covers",
+    }
+    places = score.set_aside_places({"findings": [fold]})
+    assert places == {("GP301", "k/store.cuh", 11), ("GP301", "k/store.cuh", 14)}
+    plain = dict(fold, message="inline PTX must be rewritten for AMD: prmt → __byte_perm")
+    assert score.set_aside_places({"findings": [plain]}) == set()
+
+
 def _run_of(report: dict[str, Any], project: str = "p") -> Any:
     return score.ScanRun(
         project=project,

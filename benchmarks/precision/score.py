@@ -25,6 +25,7 @@ import json
 import math
 import os
 import random
+import re
 import shlex
 import shutil
 import subprocess
@@ -63,6 +64,10 @@ NVIDIA_ONLY_STATUS = "NVIDIA-only"
 # excerpt; its text is the folder it folds, which its message names first ("the project" when
 # it folds the whole project), and a gone label of that rule inside the folder is set aside.
 RULE_FOLD_MARKS = {"GP309": " uses Hopper-or-newer NVIDIA features"}
+# Rules that fold several sites of one file into one line of theirs, naming the sites' lines in
+# its message ("... across the branches of this if/else (lines 139, 142, 145) ..."): a gone
+# label of that rule, file and line is set aside under it (scan/kernels/ptx_rules.py, GP301).
+LINE_FOLD_MARKS = {"GP301": re.compile(r"across the branches of this if/else \(lines ([\d, ]+)\)")}
 WHOLE_PROJECT = "the project"
 # Severities that cost nothing in assess's effort (gpuport.findings.Severity.INFO's label).
 INFO_SEVERITIES = frozenset({"info"})
@@ -241,6 +246,14 @@ def set_aside_places(report: dict[str, object]) -> set[tuple[str, str, int]]:
     for item in raw if isinstance(raw, list) else []:
         if isinstance(item, dict):
             places.add((str(item["rule_id"]), str(item["path"]), int(item["line"])))
+    found = report.get("findings")
+    for item in found if isinstance(found, list) else []:
+        mark = LINE_FOLD_MARKS.get(str(item.get("rule_id"))) if isinstance(item, dict) else None
+        fold = mark.search(str(item.get("message", ""))) if mark is not None else None
+        if fold is not None:
+            path = str(item["location"]["path"])
+            for line in fold.group(1).split(","):
+                places.add((str(item["rule_id"]), path, int(line)))
     return places
 
 

@@ -8,21 +8,16 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    SpinnerColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
-from rich.progress import Progress as RichProgress
 from rich.text import Text
 
 from gpuport.io import write_atomic
+
+if TYPE_CHECKING:  # rich.progress (about 15 ms) is imported where a bar is shown
+    from rich.progress import Progress as RichProgress
+    from rich.progress import TaskID
 
 # A progress bar appears only once a job is clearly long: this many items, or this long.
 PROGRESS_AFTER_ITEMS = 300
@@ -77,6 +72,9 @@ class Progress:
             long_enough = time.monotonic() - self._started > PROGRESS_AFTER_SECONDS
             if done < PROGRESS_AFTER_ITEMS and not long_enough:
                 return
+            from rich.progress import BarColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import Progress as RichProgress
+
             self._bar = RichProgress(
                 SpinnerColumn(),
                 TextColumn("{task.description}"),
@@ -100,6 +98,15 @@ class CountBar:
         self._bar: RichProgress | None = None
         self._task: TaskID | None = None
         if enabled and sys.stderr.isatty():
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                SpinnerColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+            from rich.progress import Progress as RichProgress
+
             columns = [SpinnerColumn()] if spinner else []
             self._bar = RichProgress(
                 *columns,

@@ -48,6 +48,11 @@ class Package:
     # The first release (PEP 440) usable on ROCm from its ordinary channel; older pins need
     # an upgrade. None when there is no such release or the question does not apply.
     rocm_min_version: str | None = None
+    # For a package whose CPU path works anywhere and whose GPU path is asked for by a
+    # parameter (xgboost's device="cuda", tree_method="gpu_hist", gpu_id=0): how those
+    # parameters start, as a string literal or a keyword's name. Code that writes none of them
+    # runs on the CPU, which ROCm does not change.
+    gpu_words: tuple[str, ...] = ()
 
     def index_for(self, rocm_version: str = DEFAULT_ROCM_VERSION) -> str | None:
         """The ROCm index URL for ``rocm_version`` (e.g. "6.4"), or None when there is none.
@@ -91,6 +96,7 @@ def packages() -> Mapping[str, Package]:
             patterns=entry.texts("patterns"),
             cuda_extras=entry.texts("cuda_extras"),
             rocm_min_version=entry.optional_text("rocm_min_version"),
+            gpu_words=entry.texts("gpu_words"),
         ),
     )
 

@@ -4,7 +4,8 @@ The scan folds every finding inside an NVIDIA-only component (one the project's 
 leaves out, with a ROCm alternative the project already has) into **one** GP601 finding for the
 component, keeping the originals in ``ScanResult.set_aside`` (nothing is lost); another
 vendor's extras (CUDA, XPU) of a pyproject into one GP602 finding; every other finding of a
-file GP330 calls a Blackwell-only kernel under that one finding; every GP201 import of a package
+file GP330 calls a Blackwell-only kernel under that one finding, and of a folder named for NVFP4
+(NVIDIA's FP4 format) under its first finding; every GP201 import of a package
 whose ROCm build must be installed, and every guarded import of a package with no ROCm build,
 under the product dependency finding (GP1xx) naming it (imports of such a package that no
 dependency line names, in several files, under the first of them); the CUDA renames (GP300) of
@@ -157,9 +158,13 @@ def triage(
         else:
             kept.append(finding)
     kept = _fold_blackwell_files(kept, set_aside)
+    kept = _fold_nvfp4_folders(kept, set_aside)
     if UNREACHED_HELPERS.id in enabled:
         kept = _set_aside_unreached_helpers(kept, model, list(calls), set_aside)
     kept = _fold_cudnn_graph_files(kept, set_aside)
+    kept = _fold_cudnn_entry_headers(kept, set_aside)
+    kept = _fold_same_counterpart_targets(kept, set_aside)
+    kept = _fold_cutlass_header_pairs(kept, set_aside)
     kept = _fold_imports_under_dependency(kept, set_aside)
     if HOPPER_FEATURE_RULE in enabled:
         kept = _fold_hopper_features(kept, model, set_aside)
@@ -196,6 +201,63 @@ def _fold_blackwell_files(findings: list[Finding], set_aside: list[Finding]) -> 
         note = f"; {len(folded)} other finding(s) in this file set aside ({_rule_counts(folded)})"
         kept[kept.index(head)] = replace(head, message=head.message + note)
         set_aside.extend(folded)
+    return kept
+
+
+# A folder named for NVFP4 (nvfp4/, nvfp4_training/, cast/nvfp4/): NVIDIA's FP4 format (E2M1
+# values with an E4M3 scale per 16, Blackwell's tensor cores,
+# https://developer.nvidia.com/blog/introducing-nvfp4-for-efficient-and-accurate-low-precision-inference/),
+# which no AMD GPU implements: gfx950 has the OCP MX formats (MXFP4, MXFP6, MXFP8,
+# https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html). Its code is one
+# feature a port keeps (emulated) or leaves out as a whole.
+_NVFP4_FOLDER_RE = re.compile(r"(?i)(?:^|[_-])nvfp4(?:$|[_-])")
+
+
+def _nvfp4_folder(path: str) -> str | None:
+    """The outermost folder of ``path`` named for NVFP4, or None."""
+    parts = path.split("/")[:-1]
+    for at, part in enumerate(parts):
+        if _NVFP4_FOLDER_RE.search(part):
+            return "/".join(parts[: at + 1])
+    return None
+
+
+def _fold_nvfp4_folders(findings: list[Finding], set_aside: list[Finding]) -> list[Finding]:
+    """``findings`` with the findings of each folder named for NVFP4 (two or more, per tier)
+    set aside under the folder's first one, whose message counts them (appended to
+    ``set_aside``): keeping NVFP4 on ROCm, or leaving it out, is one decision for the folder,
+    not one per PTX conversion, CuTe DSL import or capability check in it."""
+    groups: dict[tuple[str, Tier], list[Finding]] = defaultdict(list)
+    for finding in findings:
+        folder = _nvfp4_folder(finding.location.path)
+        if folder is not None and finding.rule_id not in _PROJECT_RULES:
+            groups[(folder, finding.tier)].append(finding)
+    heads: dict[int, tuple[str, list[Finding]]] = {}
+    folded: set[int] = set()
+    for (folder, _tier), group in groups.items():
+        if len(group) < 2:
+            continue
+        head = min(group, key=lambda f: f.sort_key)
+        rest = [f for f in group if f is not head]
+        heads[id(head)] = (folder, rest)
+        folded.update(id(f) for f in rest)
+    if not heads:
+        return findings
+    kept: list[Finding] = []
+    for finding in findings:
+        if id(finding) in folded:
+            set_aside.append(finding)
+        elif id(finding) in heads:
+            folder, rest = heads[id(finding)]
+            note = (
+                f"; {len(rest)} other finding(s) in {folder}/ set aside ({_rule_counts(rest)}): "
+                "the folder holds NVFP4 code, NVIDIA's FP4 format, which no AMD GPU implements "
+                "(gfx950 has MXFP4/MXFP8): a port keeps it (emulated) or leaves it out as one "
+                "decision"
+            )
+            kept.append(replace(finding, message=finding.message + note))
+        else:
+            kept.append(finding)
     return kept
 
 
@@ -657,6 +719,173 @@ def _hopper_fold_finding(scope: str, files: Counter[str], group: list[Finding]) 
         severity=max(f.severity for f in group),
         confidence=min(f.confidence for f in group),
     )
+
+
+# -- the header of a cuDNN-graph file's entry points ---------------------------------------------
+
+# GP314's message for a header that names cuDNN only as the handle type of its declarations:
+# "cuDNN in this file: 2 references (cudnnHandle_t x2)", maybe "and #include <cudnn.h>".
+_HANDLE_ONLY_RE = re.compile(
+    r"^cuDNN in this file: \d+ references? \(cudnnHandle_t(?: x\d+)?\)"
+    r"(?: and #include <cudnn\.h>)?;"
+)
+_SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx")
+_HEADER_SUFFIXES = (".h", ".cuh", ".hpp", ".hh")
+
+
+def _fold_cudnn_entry_headers(findings: list[Finding], set_aside: list[Finding]) -> list[Finding]:
+    """``findings`` with the GP314 line of a header that only declares a cuDNN-graph file's
+    entry points set aside under that file's GP314 line (appended to ``set_aside``).
+
+    The header (``fused_attn.h`` beside ``fused_attn.cu``, same folder and stem) names cuDNN
+    only as the ``cudnnHandle_t`` parameter of those declarations (and includes <cudnn.h> for
+    it); the source file is cuDNN-graph code (it calls ``cudnn_frontend``). Replacing that
+    backend rewrites the declarations with it: one decision, counted on the source's line. A
+    header with other cuDNN names (descriptors, status checks, the frontend) keeps its line."""
+    graph: dict[str, Finding] = {}
+    for finding in findings:
+        path = finding.location.path
+        if (
+            finding.rule_id == CUDNN_RULE
+            and path.endswith(_SOURCE_SUFFIXES)
+            and _CUDNN_GRAPH_RE.search(finding.message)
+        ):
+            graph[path.rsplit(".", 1)[0]] = finding
+    if not graph:
+        return findings
+    kept: list[Finding] = []
+    folded: dict[str, Finding] = {}  # stem -> the header's line
+    for finding in findings:
+        path = finding.location.path
+        head = graph.get(path.rsplit(".", 1)[0]) if path.endswith(_HEADER_SUFFIXES) else None
+        if (
+            head is not None
+            and finding.rule_id == CUDNN_RULE
+            and finding.tier is head.tier
+            and _HANDLE_ONLY_RE.match(finding.message)
+        ):
+            folded[path.rsplit(".", 1)[0]] = finding
+        else:
+            kept.append(finding)
+    for stem, header in folded.items():
+        head = graph[stem]
+        note = (
+            f"; {header.location.path.rsplit('/', 1)[-1]} only declares this file's entry points "
+            f"with a cudnnHandle_t (GP314, line {header.location.line}): it goes with the rewrite "
+            "and is set aside"
+        )
+        kept[kept.index(head)] = replace(head, message=head.message + note)
+        set_aside.append(header)
+    return kept
+
+
+# -- CUDA:: targets of one CMake file with one ROCm counterpart ----------------------------------
+
+# GP505 (scan/build/cmake.py) writes "CUDA::cudart is a CUDA toolkit target; ROCm's counterpart
+# is HIP runtime (driver and runtime APIs in one library, amdhip64)", maybe ending "(and 1 more
+# on this line)".
+CUDA_TARGET_RULE = "GP505"
+_TARGET_RE = re.compile(
+    r"^(CUDA::\w+) is a CUDA toolkit target; ROCm's counterpart is (.+?)"
+    r"(?: \(and \d+ more on this line\))?$"
+)
+
+
+def _fold_same_counterpart_targets(
+    findings: list[Finding], set_aside: list[Finding]
+) -> list[Finding]:
+    """``findings`` with the GP505 lines of one build file whose CUDA targets have the same ROCm
+    counterpart (``CUDA::cudart`` and ``CUDA::cuda_driver``: both the HIP runtime) set aside
+    under the first of them, counted there (appended to ``set_aside``).
+
+    A port links that counterpart once for the file (``hip::host``), and the link lines follow;
+    a target with another counterpart (``CUDA::cublas``: hipBLAS) keeps its own line."""
+    groups: dict[tuple[str, str, Tier], list[tuple[Finding, str]]] = defaultdict(list)
+    for finding in findings:
+        if finding.rule_id == CUDA_TARGET_RULE:
+            m = _TARGET_RE.match(finding.message)
+            if m is not None:
+                key = (finding.location.path, m.group(2), finding.tier)
+                groups[key].append((finding, m.group(1)))
+    folded: dict[int, list[tuple[Finding, str]]] = {}  # id(head) -> the lines under it
+    gone: set[int] = set()
+    for group in groups.values():
+        if len(group) < _MIN_FILES_TO_FOLD:
+            continue
+        group.sort(key=lambda pair: pair[0].sort_key)
+        folded[id(group[0][0])] = group[1:]
+        gone.update(id(f) for f, _ in group[1:])
+    if not folded:
+        return findings
+    kept: list[Finding] = []
+    for finding in findings:
+        if id(finding) in gone:
+            set_aside.append(finding)
+            continue
+        under = folded.get(id(finding))
+        if under is not None:
+            listed = ", ".join(f"{target} line {f.location.line}" for f, target in under)
+            note = (
+                f"; {len(under)} more link(s) in this file with the same ROCm counterpart set "
+                f"aside ({listed}): one decision, the same ROCm target replaces each"
+            )
+            finding = replace(finding, message=finding.message + note)
+        kept.append(finding)
+    return kept
+
+
+# -- a CUTLASS source and its header, one backend -------------------------------------------------
+
+CUTLASS_RULE = "GP312"
+# GP312 writes "CUTLASS/CuTe in this file: 42 references (cutlass::gemm x8, …) and #include …".
+_REFERENCES_RE = re.compile(r" in this file: (\d+) references?")
+
+
+def _references(finding: Finding) -> int:
+    m = _REFERENCES_RE.search(finding.message)
+    return int(m.group(1)) if m else 0
+
+
+def _fold_cutlass_header_pairs(findings: list[Finding], set_aside: list[Finding]) -> list[Finding]:
+    """``findings`` with the two GP312 lines of a CUTLASS source file and its header (same
+    folder and stem: ``grouped_gemm.cu`` and ``grouped_gemm.cuh``) made one: the line of the
+    file with more CUTLASS references stays and counts the other (appended to ``set_aside``).
+
+    The header holds the kernels and the source instantiates them: one CUTLASS backend, which
+    a port replaces (hipBLASLt, composable_kernel) or leaves out as a whole."""
+    by_stem: dict[tuple[str, Tier], list[Finding]] = defaultdict(list)
+    for finding in findings:
+        path = finding.location.path
+        if finding.rule_id == CUTLASS_RULE and path.endswith(_SOURCE_SUFFIXES + _HEADER_SUFFIXES):
+            by_stem[(path.rsplit(".", 1)[0], finding.tier)].append(finding)
+    pairs: dict[int, Finding] = {}  # id(the line that stays) -> the line set aside
+    for group in by_stem.values():
+        sources = [f for f in group if f.location.path.endswith(_SOURCE_SUFFIXES)]
+        headers = [f for f in group if f.location.path.endswith(_HEADER_SUFFIXES)]
+        if len(sources) != 1 or len(headers) != 1:
+            continue
+        stays, goes = sorted(
+            (sources[0], headers[0]), key=lambda f: (-_references(f), f.location.path)
+        )
+        pairs[id(stays)] = goes
+    if not pairs:
+        return findings
+    gone = {id(f) for f in pairs.values()}
+    kept: list[Finding] = []
+    for finding in findings:
+        if id(finding) in gone:
+            set_aside.append(finding)
+            continue
+        other = pairs.get(id(finding))
+        if other is not None:
+            note = (
+                f"; {other.location.path.rsplit('/', 1)[-1]} (GP312, line "
+                f"{other.location.line}) is the other half of this CUTLASS code and is set aside: "
+                "one backend to replace"
+            )
+            finding = replace(finding, message=finding.message + note)
+        kept.append(finding)
+    return kept
 
 
 UNREACHED_HELPERS = rule(

@@ -93,7 +93,15 @@ _PATTERNS: list[tuple[str, str]] = [
     ),
     ("OTHER", r"(?:.|\n)"),
 ]
-_MASTER = re.compile("|".join(f"(?P<{name}>{pat})" for name, pat in _PATTERNS), re.DOTALL)
+
+
+# Compiled on first use: a character class reaching U+FFFF costs the compiler a pass over 65,000
+# code points (about 5 ms a pattern), which a scan of Python-only code would pay for nothing.
+@functools.cache
+def _master() -> re.Pattern[str]:
+    return re.compile("|".join(f"(?P<{name}>{pat})" for name, pat in _PATTERNS), re.DOTALL)
+
+
 HEADER_RE = re.compile(r"<[^>\r\n]*+>|\"[^\"\r\n]*+\"")
 _KIND_OF = {
     "NEWLINE": Kind.NEWLINE,
@@ -119,7 +127,7 @@ def tokenize(text: str) -> Iterator[Token]:
     at_line_start = True  # only whitespace/comments seen since the last newline
     expect_header = False  # just saw `# include`
     directive_tokens = 0
-    match = _MASTER.match
+    match = _master().match
     while pos < n:
         if expect_header:
             hm = HEADER_RE.match(text, pos)
@@ -204,7 +212,11 @@ ID_START_CHARS = r"A-Za-z_$\u00c0-\uffff"
 # Between '#' and `include` the lexer allows blanks, continuations and comments.
 DIRECTIVE_GAP_RE_TEXT = rf"(?:(?:[ \t\f\v]|\\(?:\r\n|\r|\n))++|{COMMENT_RE_TEXT})*+"
 
-_ANY_TOKEN_RE = re.compile(rf"[{ID_START_CHARS}][{ID_CHARS}]*|.", re.DOTALL)
+
+@functools.cache
+def _any_token() -> re.Pattern[str]:
+    """One identifier or one character (compiled on first use, as :func:`_master`)."""
+    return re.compile(rf"[{ID_START_CHARS}][{ID_CHARS}]*|.", re.DOTALL)
 
 
 # `#include` up to its header name, which is read only once the '#' is known to start its line
@@ -319,7 +331,7 @@ def code_only(text: str) -> str:
         if m is None:  # a token no rule takes whole (`R"x` without '('): step over it
             stop = _code_walker(True).match(text, pos)
             at = stop.end() if stop else pos
-            token = _ANY_TOKEN_RE.match(text, at)
+            token = _any_token().match(text, at)
             end = at + (len(token.group()) if token else 1)
             out.append(text[pos:end])
             pos = end

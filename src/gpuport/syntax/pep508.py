@@ -12,10 +12,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from packaging.requirements import InvalidRequirement
-from packaging.requirements import Requirement as Pep508Requirement
-from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
-from packaging.version import InvalidVersion
+# ``packaging`` (about 40 ms to import) is imported where a requirement is read: a scan of a
+# tree without requirements, a Python-only one, never loads it.
 
 URL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://|^file:")
 _ARCHIVE_RE = re.compile(r"\.(whl|zip|tar\.gz|tgz|tar\.bz2|tar\.xz|tar)$", re.IGNORECASE)
@@ -26,7 +24,14 @@ _LOCAL_RE = re.compile(r"\+([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 def normalize(name: str) -> str:
     """PEP 503 normalized distribution name."""
-    return str(canonicalize_name(name)) if name else ""
+    if not name:
+        return ""
+    # PEP 503's ``re.sub(r"[-_.]+", "-", name).lower()`` as ``packaging.utils.canonicalize_name``
+    # works it out (https://peps.python.org/pep-0503/#normalized-names), without importing it.
+    value = name.lower().replace("_", "-").replace(".", "-")
+    while "--" in value:
+        value = value.replace("--", "-")
+    return value
 
 
 def local_label(version_text: str) -> str:
@@ -41,6 +46,9 @@ def name_from_url(url: str) -> tuple[str, str]:
     parts = urlsplit(url)
     filename = unquote(posixpath.basename(parts.path.rstrip("/")))
     if filename.lower().endswith(".whl"):
+        from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+        from packaging.version import InvalidVersion
+
         try:
             name, version, _build, _tags = parse_wheel_filename(filename)
         except (InvalidWheelFilename, InvalidVersion):
@@ -93,6 +101,9 @@ def parse_requirement_string(text: str) -> ParsedSpec:
             else ()
         )
         return ParsedSpec(name, extras, "", marker, location, local)
+    from packaging.requirements import InvalidRequirement
+    from packaging.requirements import Requirement as Pep508Requirement
+
     try:
         req = Pep508Requirement(stripped)
     except InvalidRequirement as exc:

@@ -11,10 +11,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
-
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
+from typing import TYPE_CHECKING, Any
 
 from gpuport.findings import Skipped
 from gpuport.syntax.dependencies import (
@@ -29,6 +26,9 @@ from gpuport.syntax.dependencies import (
 )
 from gpuport.syntax.pep508 import local_label, name_from_url, normalize
 from gpuport.syntax.toml import TomlLocator, load_document
+
+if TYPE_CHECKING:  # packaging (about 40 ms) is imported where a version is read
+    from packaging.specifiers import SpecifierSet
 
 # ---------------------------------------------------------------------------------------------
 # TOML records shared with the Pipfile reader
@@ -356,6 +356,8 @@ def allowed_versions(requirement: Requirement) -> SpecifierSet | None:
     PEP 508 strings and Pipfile tables are PEP 440 already; Poetry tables use Poetry's own
     syntax (``^0.43``, ``~0.43.3``, a bare ``0.43.3``), translated by :func:`poetry_specifier`.
     """
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     text = requirement.specifier.strip()
     if requirement.form is Form.TABLE and requirement.section.startswith("tool.poetry"):
         return poetry_specifier(text)
@@ -378,6 +380,8 @@ def poetry_specifier(text: str) -> SpecifierSet | None:
     are PEP 440's; constraints joined by commas must all hold. ``||`` (either of) is not
     translated.
     """
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     text = text.strip()
     if not text or text == "*":
         return SpecifierSet()
@@ -421,6 +425,8 @@ def _poetry_part(part: str) -> list[str] | None:
 
 
 def _looks_like_version(text: str) -> bool:
+    from packaging.version import InvalidVersion, Version
+
     try:
         Version(text)
     except InvalidVersion:

@@ -11,8 +11,6 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from packaging.markers import Marker
-
 from gpuport import kb
 from gpuport.findings import Confidence
 from gpuport.kb import dependency_rules
@@ -104,6 +102,8 @@ def marker_allows_linux(marker: str) -> bool:
     """Whether ``marker`` can be true on Linux x86-64 (unknown or odd markers count as yes)."""
     if not marker.strip():
         return True
+    from packaging.markers import Marker  # imported where a marker is read (about 40 ms)
+
     try:
         parsed = Marker(marker)
     except Exception:

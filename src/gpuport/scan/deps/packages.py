@@ -335,7 +335,10 @@ PARTIAL_ROCM_SUPPORT = rule(
     summary="Package supports ROCm only in part",
     what=(
         "Finds dependencies that work on ROCm with limits: some kernels, GPUs or features "
-        "only, an experimental backend, or a legacy path (flash-attn-3, flashinfer, autoawq...)."
+        "only, an experimental backend, or a legacy path (flash-attn-3, flashinfer, autoawq...). "
+        "A package whose CPU path works anywhere and whose GPU path is asked for by a "
+        "parameter (xgboost's `device='cuda'`) is left to GP201, which reports the import "
+        "in code that asks for the GPU."
     ),
     why=(
         "The project may install and import fine and then fail, or fall back to slow paths, "
@@ -355,7 +358,9 @@ def partial_rocm_support(
 ) -> Iterator[DependencyHit]:
     """GP107: the package works on ROCm with limits."""
     known = _with_status(record, context, kb.PackageStatus.PARTIAL)
-    if known is None:
+    if known is None or known.package.gpu_words:
+        # A package whose CPU path works anywhere and whose GPU path a parameter asks for
+        # (xgboost): installing it is no porting work; GP201 reports the code that asks.
         return
     yield unconverted(
         PARTIAL_ROCM_SUPPORT,

@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from packaging.version import InvalidVersion, Version
-
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.rules import rule
 from gpuport.scan.deps.context import (
@@ -160,6 +158,8 @@ def version_before_rocm_support(
     package, _ = found
     if not package.rocm_min_version or not requirement.specifier:
         return
+    from packaging.version import InvalidVersion, Version  # where a version is read (40 ms)
+
     allowed = allowed_versions(requirement)
     try:
         first = Version(package.rocm_min_version)
@@ -227,6 +227,7 @@ def torch_bound_below_rocm_wheels(
     if allowed is None:
         return
     releases = torch_rocm_releases()
+    from packaging.version import Version  # where a version is read (about 40 ms)
 
     def admits(release: str) -> bool:
         return any(

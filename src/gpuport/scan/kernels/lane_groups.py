@@ -373,15 +373,26 @@ def _size_read(src: KernelSource, at: int, after: int, stop: int, depth: int) ->
 
 # A shuffle that stays inside a 32-lane half of a wavefront when its offset is below 32.
 _HALF_TREE_CALL_RE = re.compile(r"__shfl_(?:xor|down)(?:_sync)?\s*\(")
+# A loop counting a shuffle offset down from 16, written `16` or as half a 32 constant
+# (`WARP_SIZE / 2`, `kWarpSize >> 1`; group 2 names the constant).
 _LOOP_FROM_16_RE = re.compile(
-    r"for\s*\(\s*(?:[A-Za-z_]\w*\s+)*?(\w+)\s*=\s*16[uU]?\s*;\s*\1\s*(?:>=?|!=)\s*[01][uU]?\s*;"
+    r"for\s*\(\s*(?:[A-Za-z_]\w*\s+)*?(\w+)\s*=\s*(?:16[uU]?|\(?\s*(\w+)\s*(?:/\s*2|>>\s*1)\s*\)?)"
+    r"\s*;\s*\1\s*(?:>=?|!=)\s*[01][uU]?\s*;"
     r"\s*(?:\1\s*>>=\s*1|\1\s*/=\s*2|\1\s*=\s*\1\s*(?:>>\s*1|/\s*2))\s*\)"
 )
 
 
-def groups_with_half_trees(src: KernelSource, at: int) -> bool:
+# The butterfly written upwards: offsets 1, 2, 4, 8, 16 (`for (m = 1; m < 32; m *= 2)`, the bound
+# a 32 constant, group 2).
+_LOOP_UP_TO_32_RE = re.compile(
+    r"for\s*\(\s*(?:[A-Za-z_]\w*\s+)*?(\w+)\s*=\s*1[uU]?\s*;\s*\1\s*<\s*(\w+)\s*;"
+    r"\s*(?:\1\s*\*=\s*2|\1\s*<<=\s*1|\1\s*=\s*\1\s*(?:\*\s*2|<<\s*1))\s*\)"
+)
+
+
+def groups_with_half_trees(src: KernelSource, at: int, helpers: bool = False) -> bool:
     """Is ``at`` in a device function whose only lane exchanges are xor or shuffle-down trees
-    with offsets of 16 or less (literals, or a loop counting down from 16)?
+    with offsets of 16 or less (literals, a loop counting down from 16, or up from 1 to below 32)?
 
     Such a tree never crosses a 32-lane boundary for the lane that keeps the result: with xor
     every lane of each 32-lane half ends with its half's total, with shuffle-down the half's
@@ -389,7 +400,9 @@ def groups_with_half_trees(src: KernelSource, at: int) -> bool:
     64-lane wavefront (lanes 0 and 32 each write their own group's slot), so the 32 is a
     logical group, not the hardware width. A ballot, broadcast (``__shfl_sync(v, 0)``), scan
     (``__shfl_up``), tile or warp helper in the function, a read of ``warpSize``, or a
-    returned lane number keeps the lane math reported.
+    returned lane number keeps the lane math reported. With ``helpers``, a call of a device
+    function of the file whose own exchanges are such trees (``warp_reduce_sum(val)``) counts
+    as one too.
     """
     span = _body_without_warpsize(src, at)
     if span is None:
@@ -400,11 +413,16 @@ def groups_with_half_trees(src: KernelSource, at: int) -> bool:
         return False
     loops = [
         (m.group(1), *body_after(code, src.brackets, m.end()))
-        for m in _LOOP_FROM_16_RE.finditer(code, brace, close)
+        for pattern in (_LOOP_FROM_16_RE, _LOOP_UP_TO_32_RE)
+        for m in pattern.finditer(code, brace, close)
+        if m.group(2) is None or _is_32(src, m.group(2))
     ]
     trees = 0
     for m in _EXCHANGE_OR_HELPER_RE.finditer(code, brace, close):
         call = _HALF_TREE_CALL_RE.match(code, m.start() - 2) if m.group() == "shfl" else None
+        if call is None and helpers and _half_tree_helper(src, m, brace):
+            trees += 1
+            continue
         if call is None:
             return False
         paren = call.end() - 1
@@ -425,6 +443,68 @@ def groups_with_half_trees(src: KernelSource, at: int) -> bool:
             return False
         trees += 1
     return trees > 0
+
+
+_HELPER_CALL_RE = re.compile(r"(\w+)\s*(?:<[^;{}()]*>\s*)?\($")
+_DEFINITION_TAIL_RE = re.compile(r"\s*(?:const\s*)?\{")
+
+
+def _half_tree_helper(src: KernelSource, m: re.Match[str], brace: int) -> bool:
+    """Is ``m`` (an exchange-or-helper match) a call of a device function of this file, not
+    the caller itself, whose body passes :func:`groups_with_half_trees` on its own?"""
+    code = src.code
+    name = _HELPER_CALL_RE.match(m.group())
+    if name is None or (m.start() > 0 and code[m.start() - 1] in ".>:"):
+        return False  # not a call, or a member or qualified name defined elsewhere
+    for d in words(re.compile(re.escape(name.group(1)) + r"\s*(?:<[^;{}()]*>\s*)?\("), code):
+        close = match_forward(src.brackets, d.end() - 1)
+        body = _DEFINITION_TAIL_RE.match(code, close + 1) if close >= 0 else None
+        if body is None:
+            continue  # a call or a declaration, not the definition
+        opened = body.end() - 1
+        if opened == brace:
+            return False  # the caller itself: recursion
+        head = max(code.rfind("__global__", 0, d.start()), code.rfind("__device__", 0, d.start()))
+        if head < 0 or ";" in code[head : d.start()] or "}" in code[head : d.start()]:
+            return False
+        return groups_with_half_trees(src, opened + 1)
+    return False
+
+
+def logical_groups_only(src: KernelSource, name: str, end: int) -> bool:
+    """Is every read of the 32 constant defined just before ``end`` a size (:func:`sizes_only`'s
+    reads) or in a device function whose lanes exchange only through shuffle trees with offsets
+    of 16 or less, directly or through the file's own helpers of that kind, or not at all?
+
+    ``#define WARP_SIZE 32`` in a source file whose ``warp_reduce_sum`` shuffles down from
+    ``WARP_SIZE / 2`` and whose block reduction keeps ``x[tid / WARP_SIZE]`` partials numbers
+    logical 32-lane groups: on a 64-lane wavefront lanes 0 and 32 each end with their own
+    group's total and write their own slot, so the 32 stays right (the 32-bit masks of those
+    shuffles are GP303's). The scope is the one :func:`sizes_only` reads; a header's file-level
+    constant is never judged here.
+    """
+    code = src.code
+    head = _block_head(code, end)
+    if head is None:
+        if not src.rel.endswith(_SOURCE_SUFFIXES):
+            return False
+        stop = len(code)
+    elif _CLASS_HEAD_RE.search(head) or _ENUM_HEAD_RE.search(head):
+        return False
+    else:
+        stop = scope_end(code, end)
+    reads = list(words(re.compile(re.escape(name) + r"\b"), code, end, stop))
+    if not reads:
+        return False
+    trees = False
+    for read in reads:
+        if _size_read(src, read.start(), read.end(), stop, 0):
+            continue
+        if groups_with_half_trees(src, read.start(), helpers=True):
+            trees = True
+        elif not groups_without_exchange(src, read.start()):
+            return False
+    return trees
 
 
 # A read as the width of a cooperative-groups tile (`tiled_partition<N>(block)`,

@@ -14,10 +14,12 @@ from collections.abc import Iterator
 from gpuport.findings import Category, Confidence, Finding, Severity
 from gpuport.kb.kernels import kernel_apis
 from gpuport.rules import rule
+from gpuport.scan.kernels.brackets import match_backward
 from gpuport.scan.kernels.ptx import (
     ASYNC,
     CLUSTER,
     HOPPER,
+    AsmStatement,
     Ptx,
     asm_of_family,
     is_hopper_wrapper,
@@ -49,7 +51,10 @@ INLINE_PTX = rule(
         "PTX, and `cuda::ptx::` wrappers, and names the PTX instructions and special registers "
         "it can see, with the HIP function that replaces each when there is one. An empty "
         'template used as a compiler barrier (`asm volatile("" ::: "memory")`) is fine '
-        "and is not reported."
+        "and is not reported. PTX in two or more branches of one if/else chain (a store per "
+        "vector width under `if constexpr (bytes == 4) ... else if constexpr (bytes == 8)`, a "
+        "path per architecture) is one finding at the chain's `if` that names each "
+        "statement's line: one rewrite of that helper covers them."
     ),
     why=(
         "PTX is NVIDIA's virtual instruction set. HIP-Clang compiles device code to AMDGPU "
@@ -79,7 +84,23 @@ INLINE_PTX = rule(
 
 def inline_ptx_assembly(src: KernelSource) -> Iterator[Finding]:
     """PTX in ``asm`` statements that no more specific rule claims, and ``cuda::ptx::`` wrappers."""
+    plain = [
+        s
+        for s in src.asm
+        if not s.hidden_template
+        and s.ptx is not None
+        and not s.ptx.family
+        and src.compiled_on_rocm(s.start)  # a member ROCm never compiles is not folded in
+    ]
+    folded = _alternatives(src, plain)
+    for head, statements in folded.items():
+        yield src.finding(
+            INLINE_PTX, head, statements[-1].end, message=_fold_message(src, statements)
+        )
+    done = {id(s) for statements in folded.values() for s in statements}
     for statement in src.asm:
+        if id(statement) in done:
+            continue
         if statement.hidden_template:
             yield src.finding(
                 INLINE_PTX,
@@ -109,8 +130,144 @@ def inline_ptx_assembly(src: KernelSource) -> Iterator[Finding]:
             )
 
 
+# A branch of an if/else chain: `if (...)`, `if constexpr (...)`, `else if (...)`, `else`.
+# (not a preprocessor `#if (X)` or `#else`, which chooses what is compiled, not a branch)
+_IF_BEFORE_RE = re.compile(r"(?<![#\w])(?<!#\s)if(?:\s+constexpr)?\s*$")
+_ELSE_BEFORE_RE = re.compile(r"(?<![#\w])(?<!#\s)else\s*$")
+_STATEMENT_IF_RE = re.compile(r"\s*(?:else\s+)?(if)\b")
+_BRACES_RE = re.compile(r"[{}]")
+_BRANCH_LOOKBACK = 20_000  # how far back the block around a statement is looked for
+
+
+def _alternatives(
+    src: KernelSource, statements: list[AsmStatement]
+) -> dict[int, list[AsmStatement]]:
+    """The PTX statements that sit in different branches of one if/else chain, by the offset of
+    the chain's first ``if``; only chains with PTX in two or more branches.
+
+    ``if constexpr (bytes == 4) { st.global.cs.u32 } else if constexpr (bytes == 8) {
+    st.global.cs.u64 } ...`` is one helper with one job done per size, or per architecture
+    (``if constexpr (is_sm_100) { redux.sync } else { abs + redux.sync }``): a port rewrites
+    that helper once (a plain or nontemporal store, a HIP reduction), not each branch. Several
+    statements one after another in one block are separate rewrites and stay separate.
+    """
+    if len(statements) < 2:
+        return {}
+    chains: dict[int, list[tuple[int, AsmStatement]]] = {}
+    for statement in statements:
+        branch = _branch_of(src, statement.start)
+        if branch is None:
+            continue
+        head = _chain_head(src, branch)
+        chains.setdefault(head, []).append((branch, statement))
+    result: dict[int, list[AsmStatement]] = {}
+    for head, members in chains.items():
+        if len({branch for branch, _ in members}) >= 2:
+            result[head] = [statement for _, statement in members]
+    return result
+
+
+def _branch_of(src: KernelSource, pos: int) -> int | None:
+    """Where the if/else branch holding the statement at ``pos`` starts (its ``if`` or
+    ``else`` keyword), when that branch is the innermost block around it; else None."""
+    code = src.code
+    keyword = _branch_keyword(src, pos)  # a branch without braces: `if (c) asm(...);`
+    if keyword is not None:
+        return keyword
+    nearest = max(code.rfind("{", 0, pos), code.rfind("}", 0, pos))
+    if nearest >= 0 and code[nearest] == "{":  # the usual case: no block closes in between
+        return _branch_keyword(src, nearest)
+    depth = 0
+    for m in reversed(list(_BRACES_RE.finditer(code, max(0, pos - _BRANCH_LOOKBACK), pos))):
+        if m.group() == "}":
+            depth += 1
+        elif depth:
+            depth -= 1
+        else:
+            return _branch_keyword(src, m.start())
+    return None
+
+
+def _branch_keyword(src: KernelSource, opened: int) -> int | None:
+    """The ``if``/``else`` keyword of the branch whose body starts at ``opened``, or None."""
+    code = src.code
+    end = _end_before(code, opened)
+    if _ELSE_BEFORE_RE.search(code, max(0, end - 5), end):
+        return end - 4
+    if end == 0 or code[end - 1] != ")":
+        return None
+    paren = match_backward(code, end - 1)
+    if paren < 0:
+        return None
+    keyword = _IF_BEFORE_RE.search(code, max(0, paren - 40), paren)
+    return keyword.start() if keyword is not None else None
+
+
+def _chain_head(src: KernelSource, branch: int) -> int:
+    """The first ``if`` of the chain whose branch starts at ``branch``: back through each
+    ``else`` to the ``}`` of the branch before it."""
+    code = src.code
+    for _ in range(32):  # a chain longer than that is not a size or arch switch
+        if code.startswith("if", branch):
+            end = _end_before(code, branch)
+            if not _ELSE_BEFORE_RE.search(code, max(0, end - 5), end):
+                return branch
+            branch = end - 4
+        end = _end_before(code, branch)  # `branch` is at an `else` now
+        if end > 0 and code[end - 1] == ";":  # the branch before has no braces: `if (c) s; else`
+            semi = end - 1
+            start = max(code.rfind(c, 0, semi) for c in ";{}") + 1
+            head = _STATEMENT_IF_RE.match(code, start, semi)
+            if head is None:
+                return branch
+            branch = head.start(1)
+            continue
+        if end == 0 or code[end - 1] != "}":
+            return branch
+        opened = match_backward(code, end - 1)
+        previous = _branch_keyword(src, opened) if opened >= 0 else None
+        if previous is None:
+            return branch
+        branch = previous
+    return branch
+
+
+def _end_before(code: str, pos: int) -> int:
+    """Where the code before ``pos`` ends, past the blanks just before it."""
+    while pos > 0 and code[pos - 1].isspace():
+        pos -= 1
+    return pos
+
+
+def _fold_message(src: KernelSource, statements: list[AsmStatement]) -> str:
+    """One line for the PTX in several branches of one if/else chain: the branches' lines and
+    what replaces each instruction."""
+    lines = ", ".join(str(src.line_of(s.start)) for s in statements)
+    advice: list[str] = []
+    for statement in statements:
+        assert statement.ptx is not None
+        for item in _advice(statement.ptx):
+            if item not in advice:
+                advice.append(item)
+    more = f"; and {len(advice) - 4} more" if len(advice) > 4 else ""
+    return (
+        f"inline PTX in {len(statements)} statements across the branches of this if/else "
+        f"(lines {lines}), alternatives of one helper that one rewrite covers; it must be "
+        "rewritten for AMD: " + "; ".join(advice[:4]) + more
+    )
+
+
 def _rewrite(ptx: Ptx) -> str:
     """inline-ptx-assembly's message: what replaces each instruction in HIP."""
+    advice = _advice(ptx)
+    if not advice:
+        return "inline PTX assembly must be rewritten for AMD GPUs"
+    more = f"; and {len(advice) - 4} more" if len(advice) > 4 else ""
+    return "inline PTX must be rewritten for AMD: " + "; ".join(advice[:4]) + more
+
+
+def _advice(ptx: Ptx) -> list[str]:
+    """What replaces each of ``ptx``'s instructions and special registers in HIP."""
     advice: list[str] = []
     with_special = {op for op, _ in ptx.special}
     for op, reg in ptx.special:
@@ -120,10 +277,7 @@ def _rewrite(ptx: Ptx) -> str:
             continue
         hip = ptx_op_hip(op)
         advice.append(f"{op} → {hip}" if hip else f"{op} (no direct HIP equivalent)")
-    if not advice:
-        return "inline PTX assembly must be rewritten for AMD GPUs"
-    more = f"; and {len(advice) - 4} more" if len(advice) > 4 else ""
-    return "inline PTX must be rewritten for AMD: " + "; ".join(advice[:4]) + more
+    return advice
 
 
 _HOPPER_NAME_ANCHORS = (

@@ -31,6 +31,7 @@ from gpuport.scan.kernels.lane_groups import (
     groups_with_half_trees,
     groups_without_exchange,
     logical_32_lanes,
+    logical_groups_only,
     never_read_after,
     only_rotates,
     sizes_only,
@@ -244,7 +245,10 @@ WARP_SIZE_HARDCODED = rule(
         "selection) are left alone, and so are copies nothing reads: a struct member its "
         "struct never names, or a source file's constant the file never uses; and so is a "
         "function's or source file's constant read only as a launch shape, an array extent, "
-        "a loop step or in a static_assert (a logical 32-lane group that wave64 runs twice). "
+        "a loop step or in a static_assert (a logical 32-lane group that wave64 runs twice), "
+        "or read in device functions whose lanes exchange only through shuffle-down or xor "
+        "trees from 16 (`for (i = WARP_SIZE / 2; i > 0; i >>= 1)`, directly or through the "
+        "file's own helper of that kind): each 32-lane half of a wavefront keeps its own total. "
         "A header's constant is left when every project file including it reads it only so, "
         "as a cooperative-groups tile width, in functions whose lanes exchange only through "
         "such tiles, or not at all; a header nothing in the project includes, or one under "
@@ -289,7 +293,11 @@ def warp_size_hardcoded(src: KernelSource) -> Iterator[Finding]:
             checked_64[name] = next(words(also_64, code), None) is not None
         if checked_64[name]:
             continue
-        if never_read_after(src, name, end) or sizes_only(src, name, end):
+        if (
+            never_read_after(src, name, end)
+            or sizes_only(src, name, end)
+            or logical_groups_only(src, name, end)
+        ):
             continue
         if judged and f"{src.rel}:{name}" in judged:
             continue  # a header's: every read in the files reaching it is a size

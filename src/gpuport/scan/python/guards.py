@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from gpuport.kb import python_code
 from gpuport.scan.python.nodes import CHILD_FIELDS, child_fields, last_name, walk_parents
@@ -266,7 +266,6 @@ class _ModuleIndex:
 
     def __init__(self, module: ast.AST) -> None:
         self.loads: dict[str, list[ast.AST]] = {}
-        self.script = False
         self.imported: set[str] = set()  # top-level modules imported anywhere in it
         self.strings: dict[str, str] = {}  # module-level NAME = "text", assigned once
         assigned: dict[str, list[ast.AST | None]] = {}  # None: not a plain `name = value`
@@ -320,15 +319,7 @@ class _ModuleIndex:
                 and isinstance(statement.value.value, str)
             ):
                 self.strings[statement.targets[0].id] = statement.value.value
-        for statement in getattr(module, "body", []):
-            if isinstance(statement, ast.If) and _MAIN_RE.search(ast.unparse(statement.test)):
-                self.script = True  # if __name__ == "__main__":
-            elif (
-                isinstance(statement, ast.Expr)
-                and isinstance(statement.value, ast.Call)
-                and last_name(statement.value.func) == "setup"
-            ):
-                self.script = True  # a setup.py: setup(...) at module level
+        self.script = _is_script(module)
 
 
 def _falsy_constant(value: ast.AST | None) -> bool:
@@ -371,6 +362,24 @@ def _in_cuda_branch(parents: Parents, node: ast.AST, flags: frozenset[str]) -> b
 
 
 _MAIN_RE = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
+
+
+@functools.lru_cache(maxsize=4)
+def _is_script(module: ast.AST) -> bool:
+    """The module runs as a script: ``if __name__ == "__main__":`` or a setup.py's
+    ``setup(...)`` at module level (its helpers have no callers outside it). Apart from the
+    module index, which costs a walk of the whole module, so that a public helper of an
+    imported module is turned down without one."""
+    for statement in getattr(module, "body", []):
+        if isinstance(statement, ast.If) and _MAIN_RE.search(ast.unparse(statement.test)):
+            return True  # if __name__ == "__main__":
+        if (
+            isinstance(statement, ast.Expr)
+            and isinstance(statement.value, ast.Call)
+            and last_name(statement.value.func) == "setup"
+        ):
+            return True  # a setup.py: setup(...) at module level
+    return False
 
 
 @functools.lru_cache(maxsize=4)
@@ -432,10 +441,10 @@ def _called_only_where_guarded(
         key = function.name
     else:
         return False  # a nested function: its callers are in the enclosing one
-    index = _module_index(top)
     private = function.name.startswith("_") and not function.name.endswith("__")
-    if not (private or index.script):
+    if not (private or _is_script(top)):
         return False
+    index = _module_index(top)
     uses = [
         use
         for use in index.loads.get(key, [])
@@ -597,3 +606,69 @@ def stops_the_run(guard: ast.AST) -> bool:
         and isinstance(last.value, ast.Call)
         and last_name(last.value.func) in ("exit", "quit", "_exit")
     )
+
+
+# A test of one part of an ``and`` that the caller knows is never true on ROCm (beyond
+# :func:`_cuda_only`): the part, and the parents to read it with (the whole module's, for a
+# helper's callers).
+OffRocm = Callable[[Parents, ast.AST], bool]
+
+
+def decided_off_rocm(parents: Parents, node: ast.AST, off_rocm: OffRocm) -> bool:
+    """``node`` (a test) changes nothing on ROCm, because the ``and`` it is a part of holds
+    another part never true there (:func:`_cuda_only`, or what ``off_rocm`` recognises):
+    ``major == 10 and is_cuda_version_at_least(12, 8)`` is False on every ROCm GPU whatever the
+    capability says. Also when ``node`` is (a part of an ``and`` that is) what a helper
+    returns, the helper is private to its module (as :func:`_called_only_where_guarded` asks),
+    and every use of it is such a part or already tells ROCm apart: ``def _is_sm_10x(): return
+    cap[0] == 10`` used only as ``_is_sm_10x() and is_cuda_version_at_least(12, 8)``."""
+    return _decided_off_rocm(parents, node, off_rocm, frozenset())
+
+
+def _decided_off_rocm(
+    parents: Parents, node: ast.AST, off_rocm: OffRocm, seen: frozenset[ast.AST]
+) -> bool:
+    child, parent = node, parents.get(node)
+    while isinstance(parent, (ast.BoolOp, ast.UnaryOp)):
+        if isinstance(parent, ast.BoolOp) and isinstance(parent.op, ast.And):
+            for value in parent.values:
+                if value is not child and (_cuda_only(parents, value) or off_rocm(parents, value)):
+                    return True
+        child, parent = parent, parents.get(parent)
+    if not isinstance(parent, ast.Return):
+        return False
+    function = scope_of(parents, parent)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function in seen:
+        return False
+    top = _module_of(parents, function)
+    if top is None:
+        return False
+    index = _module_index(top)
+    owner = index.parents.get(function)
+    if isinstance(owner, ast.ClassDef):
+        key = "." + function.name
+    elif owner is top:
+        key = function.name
+    else:
+        return False
+    if (
+        not (function.name.startswith("_") and not function.name.endswith("__"))
+        and not index.script
+    ):
+        return False  # another module may call it
+    inner = seen | {function}
+    uses = [
+        use
+        for use in index.loads.get(key, [])
+        if not any(up is function for _, up in ancestors(index.parents, use))
+    ]
+    for use in uses:
+        call = index.parents.get(use)
+        if not (isinstance(call, ast.Call) and call.func is use):
+            return False  # passed on as a value: its callers are elsewhere
+        if not (
+            _decided_off_rocm(index.parents, call, off_rocm, inner)
+            or _rocm_guarded(index.parents, call, frozenset())
+        ):
+            return False
+    return bool(uses)

@@ -20,6 +20,7 @@ from gpuport.files import FileKind, SourceText
 from gpuport.findings import Finding, Location, SkipKind, Skipped
 from gpuport.scan.base import scanner
 from gpuport.scan.containers.analyze import CONTAINER_RULES, analyze_commands
+from gpuport.scan.python import callers
 from gpuport.scan.python.checks import dispatch_for
 from gpuport.scan.python.notebook import (
     Cell,
@@ -73,6 +74,7 @@ def scan_python(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding
     if not file_prefilter(dispatch, source.facts.first_party)(source.text):
         return
     text = _parsable(source)
+    callers.scanning(source.file.root, source.file.rel)  # where its helpers' callers may be
     try:
         tree = _parse(text, source.file.rel)
     except SyntaxError as exc:
@@ -120,6 +122,7 @@ def scan_notebook(source: SourceText, enabled: frozenset[str]) -> Iterator[Findi
         reason = f"notebook kernel language is {language!r}; gpuport reads Python notebooks only"
         yield Skipped(rel, SkipKind.SYNTAX, reason)
         return
+    callers.scanning(None)  # a notebook's functions are not called from other files
     walker = PythonWalker(rel, dispatch, source.facts.first_party)
     for cell in cells:
         yield from _scan_cell(rel, walker, cell, enabled)

@@ -17,7 +17,7 @@ from typing import Any
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.kb import gpu_stack
 from gpuport.rules import rule
-from gpuport.scan.python import guards
+from gpuport.scan.python import callers, guards
 from gpuport.scan.python.checks import looks_at
 from gpuport.scan.python.context import CUDA_VERSION, PythonContext, ValueKind
 from gpuport.scan.python.nodes import (
@@ -169,6 +169,8 @@ def cuda_version_check(ctx: PythonContext, node: ast.Attribute | ast.Name) -> No
             return  # reached only once the value is known to be set: fine on ROCm
     elif _guards_a_use(parents, node):
         return
+    if callers.only_called_on_cuda_side(parents, node):
+        return  # in a helper every caller runs only on CUDA (the else of `if is_rocm:`)
     if reason == "checks for None":
         reason = "compares"
     what = f"{node.id} (torch.version.cuda)" if isinstance(node, ast.Name) else CUDA_VERSION
@@ -218,7 +220,12 @@ DEVICE_CAPABILITY_GATE = rule(
         "asks for nothing ROCm lacks (bf16, matrix cores, flash attention through AOTriton/CK). "
         "Also left alone: gates whose branches only pick numbers (a workspace or block size) or "
         "narrow a list of autotune configs, a result stored in a function's local that the "
-        "function never reads, and `sm_XX` names built only to label a record or a log line."
+        "function never reads, `sm_XX` names built only to label a record or a log line, "
+        "a gate whose branch only refuses (`assert`, or an `if` that only raises or exits: "
+        "it selects no code), and a gate ANDed with a condition never true on ROCm (the "
+        "CUDA version, `is_cuda_version_at_least(…)`, a package with no ROCm build such as "
+        "DeepGEMM or CuTe DSL being there), also through a private helper every call of "
+        "which is such a part."
     ),
     example="if torch.cuda.get_device_capability() >= (9, 0):\n    use_hopper_fp8_kernels()\n",
     instead=(
@@ -517,6 +524,133 @@ def _stored_unread(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
     return True
 
 
+# Calls that stop the run: a refusal (``sys.exit``), not a path the code takes.
+_EXIT_CALLS = frozenset({"exit", "quit", "_exit"})
+
+
+def _stops(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Raise):
+        return True
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Call)
+        and called_name(statement.value) in _EXIT_CALLS
+    )
+
+
+def _only_refuses(parents: Mapping[ast.AST, ast.AST], node: ast.Compare) -> bool:
+    """The gate only refuses to go on: ``assert cap >= (9, 0), "needs Hopper"`` or ``if
+    recipe == "mxfp8" and major < 10: raise ValueError(...)`` (a notice before the ``raise`` or
+    ``sys.exit`` allowed, no ``else``). It selects no code: on every GPU that passes, the same
+    code runs after it, and what that code needs on ROCm is reported where it is written (the
+    kernels, the imports, the dtypes). At worst an AMD GPU gets past a check that would have
+    stopped it with a clearer message, or is stopped by one meant for old NVIDIA GPUs."""
+    return _refusal_test(parents, node) or _flag_only_refuses(parents, node)
+
+
+def _refusal_test(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
+    """``node`` is (a part of) the test of an ``assert`` or of an ``if`` that only refuses."""
+    child: ast.AST = node
+    parent = parents.get(node)
+    while isinstance(parent, (ast.BoolOp, ast.UnaryOp)):
+        child, parent = parent, parents.get(parent)
+    if isinstance(parent, ast.Assert):
+        return parent.test is child
+    if not isinstance(parent, ast.If) or parent.test is not child or parent.orelse:
+        return False
+    *before, last = parent.body
+    return _stops(last) and all(
+        isinstance(s, ast.Expr)
+        and isinstance(s.value, ast.Call)
+        and called_name(s.value) in _NOTICE_CALLS
+        for s in before
+    )
+
+
+def _flag_only_refuses(parents: Mapping[ast.AST, ast.AST], node: ast.Compare) -> bool:
+    """``blackwell = cap >= (10, 0)`` in a function whose every read of ``blackwell`` is the
+    test of a refusal (``if not blackwell: raise …``): the same refusal, through a local."""
+    statement = parents.get(node)
+    if not (
+        isinstance(statement, ast.Assign)
+        and statement.value is node
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+    ):
+        return False
+    name = statement.targets[0].id
+    function = guards.scope_of(parents, statement)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False  # a module's name may be imported elsewhere
+    local = _scope_parents(function)
+    reads = [
+        sub
+        for sub in local
+        if isinstance(sub, ast.Name) and sub.id == name and not isinstance(sub.ctx, ast.Store)
+    ]
+    return bool(reads) and all(_refusal_test(local, read) for read in reads)
+
+
+# Calls named for the CUDA toolkit's version (torchao's ``is_cuda_version_at_least(12, 8)``):
+# they read torch.version.cuda, which is None on ROCm, so in a condition they are False there
+# (GP202 reports them where they parse it without checking).
+_CUDA_VERSION_CALL_RE = re.compile(r"(?i)cuda_?(?:toolkit_?|runtime_?)?version")
+# Packages with no ROCm build as availability tests spell them (``HAS_DEEP_GEMM``,
+# ``_cutedsl_runtime_available()``, ``caps = _get_deepgemm_capabilities()``), lower case with
+# no underscores: DeepGEMM's kernels are SM90/SM100 only
+# (https://github.com/deepseek-ai/DeepGEMM#requirements); CuTe DSL, TensorRT and PyCUDA are
+# not-supported in kb/packages.toml (nvidia-cutlass-dsl, tensorrt, pycuda).
+_NVIDIA_ONLY_PACKAGE_WORDS = ("deepgemm", "cutedsl", "cutlassdsl", "tensorrt", "pycuda")
+
+
+def _words(node: ast.AST) -> str:
+    """The names, attributes and strings ``node`` spells, lower case without underscores."""
+    parts: list[str] = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            parts.append(sub.id)
+        elif isinstance(sub, ast.Attribute):
+            parts.append(sub.attr)
+        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            parts.append(sub.value)
+    return " ".join(parts).lower().replace("_", "").replace("-", "")
+
+
+def _assigned_in_scope(parents: Mapping[ast.AST, ast.AST], name: ast.Name) -> list[ast.AST]:
+    """The values the function (or module) holding ``name`` assigns to it by ``name = …``,
+    and for a value that calls a function of the module, that function."""
+    scope = guards.scope_of(parents, name)
+    values: list[ast.AST] = [
+        sub.value
+        for sub in ast.walk(scope)
+        if isinstance(sub, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == name.id for t in sub.targets)
+    ]
+    called = {v.func.id for v in values if isinstance(v, ast.Call) and isinstance(v.func, ast.Name)}
+    if called:
+        module: ast.AST | None = scope
+        while module is not None and not isinstance(module, ast.Module):
+            module = parents.get(module)
+        for statement in getattr(module, "body", []):
+            if isinstance(statement, ast.FunctionDef) and statement.name in called:
+                values.append(statement)
+    return values
+
+
+def _off_rocm_part(parents: Mapping[ast.AST, ast.AST], part: ast.AST) -> bool:
+    """A part of an ``and`` that is never true on ROCm: a call named for the CUDA version, or a
+    test of a package with no ROCm build being there (also through a name the function
+    assigns from a call that names it)."""
+    for sub in ast.walk(part):
+        if isinstance(sub, ast.Call) and _CUDA_VERSION_CALL_RE.search(called_name(sub) or ""):
+            return True
+    spelled = _words(part)
+    for sub in ast.walk(part):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+            spelled += " " + " ".join(_words(v) for v in _assigned_in_scope(parents, sub))
+    return any(word in spelled for word in _NVIDIA_ONLY_PACKAGE_WORDS)
+
+
 @looks_at(DEVICE_CAPABILITY_GATE, nodes=(ast.Compare, ast.JoinedStr))
 def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr) -> None:
     if ctx.imports_nvidia_only_dsl():
@@ -556,6 +690,8 @@ def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr
             and not _only_tunes(ctx.parents, node)
             and not guards.rocm_guarded(ctx.parents, node)
             and not _stored_unread(ctx.parents, node)
+            and not _only_refuses(ctx.parents, node)
+            and not guards.decided_off_rocm(ctx.parents, node, _off_rocm_part)
         ):
             shown = ast.unparse(numbers[0])
             misled = _misled(answer) if answer is not None else ()
@@ -679,6 +815,8 @@ def device_name_match(ctx: PythonContext, node: ast.Compare | ast.Call) -> None:
         return  # nothing literal to judge, or the code already names AMD products
     if guards.rocm_guarded(ctx.parents, node) or _only_disables(ctx.parents, node):
         return
+    if callers.only_called_on_cuda_side(ctx.parents, node):
+        return  # in a helper every caller runs only on CUDA
     shown = ", ".join(repr(s) for s in strings[:3])
     ctx.report(
         DEVICE_NAME_MATCH,

@@ -20,6 +20,10 @@ _KERNEL_BACKEND_CATEGORIES = frozenset({"attention kernel", "kernel DSL", "kerne
 # NVIDIA's CUDA Python bindings, which CuTe DSL kernels launch through: in a CuTe DSL file the
 # DSL's own finding covers them.
 _CUTE_DSL_RUNTIME = frozenset({"cuda-python", "cuda-bindings", "cuda-core"})
+# Other NVIDIA-only kernel packages whose kernels a module launches through those bindings (a
+# CUstream for cuDNN frontend's fused kernels): the bindings go wherever that package goes, so
+# the package's own finding (or its dependency line) is the decision.
+_BINDINGS_USERS = NVIDIA_ONLY_DSL_MODULES | {"cudnn"}
 
 # How the knowledge base writes an entry's confidence.
 _CONFIDENCE_WORDS = {"high": Confidence.HIGH, "medium": Confidence.MEDIUM, "low": Confidence.LOW}
@@ -62,13 +66,19 @@ CUDA_ONLY_IMPORT = rule(
         "source (LOW). Frameworks such as torch, whose only change is the install index, are "
         "left to the dependency rules (GP1xx). An import guarded by `try/except ImportError` "
         "is at most LOW, because the code already copes with its absence, and not reported "
-        "at all for a package whose ROCm build comes from elsewhere, or for one kernel backend "
+        "at all for a package whose ROCm build comes from elsewhere, a CUDA-only artifact (the "
+        "`nvidia` runtime wheels), or one kernel backend "
         "among others (FlashAttention-3/4, CuTe DSL), when the code carries on without it: a "
         "handler with no `raise`, the `else:` of a `try:` that probes for the package, or an "
         'availability check (`if HAS_FLASH_ATTENTION:`, or `if find_spec("vllm") is None: '
         "return` before the import). NVIDIA's CUDA Python bindings in a "
-        "CuTe DSL file are covered by the file's `import cutlass`. Imports under "
-        "`if TYPE_CHECKING:` are ignored."
+        "CuTe DSL file, or in one that imports cuDNN's Python frontend (`import cudnn`), are "
+        "covered by that import. Imports under "
+        "`if TYPE_CHECKING:` are ignored, and so are an import of a package that works on ROCm "
+        "once built for it, or in part, inside an `if` whose test names the package (`if "
+        "…deepspeed_plugin…: import deepspeed`: the program already uses it), and an import "
+        "of a package whose CPU path works anywhere (xgboost) in a file that never asks for "
+        "its GPU (`device='cuda'`, `tree_method='gpu_hist'`)."
     ),
     why=(
         "Packages such as TensorRT, PyCUDA, pynvml or numba.cuda talk to the CUDA driver or "
@@ -92,6 +102,64 @@ CUDA_ONLY_IMPORT = rule(
 )
 
 
+def _asks_for_gpu(parents: guards.Parents, node: ast.AST, words: tuple[str, ...]) -> bool:
+    """The module holding ``node`` writes a string literal or a keyword argument starting
+    with one of ``words`` (the package's GPU parameters: ``device="cuda"``, ``gpu_id=0``)."""
+    module: ast.AST | None = node
+    while module is not None and not isinstance(module, ast.Module):
+        module = parents.get(module)
+    for sub in ast.walk(module or node):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            text = sub.value.lower()
+        elif isinstance(sub, ast.keyword) and sub.arg:
+            text = sub.arg.lower()
+        else:
+            continue
+        if text.startswith(words):
+            return True
+    return False
+
+
+# Packages whose absence code may cope with on ROCm: one whose ROCm build is installed from
+# elsewhere, and a CUDA-only artifact (the nvidia-* runtime wheels, which a ROCm install never
+# needs: code that looks in them for CUDA headers or libraries and carries on without them
+# does the right thing there).
+_ABSENT_ON_ROCM_IS_FINE = frozenset(
+    {kb.PackageStatus.NEEDS_ROCM_BUILD, kb.PackageStatus.NOT_APPLICABLE}
+)
+# The statuses of packages that run on ROCm once the right build is installed, or with limits:
+# importing one only where the code already knows it is in use is no new porting work.
+_USABLE_ON_ROCM = frozenset({kb.PackageStatus.NEEDS_ROCM_BUILD, kb.PackageStatus.PARTIAL})
+
+
+def _words(node: ast.AST) -> str:
+    """The names, attributes and strings ``node`` spells, lower case without underscores."""
+    parts: list[str] = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            parts.append(sub.id)
+        elif isinstance(sub, ast.Attribute):
+            parts.append(sub.attr)
+        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            parts.append(sub.value)
+    return " ".join(parts).lower().replace("_", "")
+
+
+def _imported_where_in_use(parents: guards.Parents, node: ast.AST, top: str) -> bool:
+    """The import sits in the body of an ``if`` (in its own function) whose test names the
+    package: ``if accelerator.state.deepspeed_plugin.zero_stage == 3: import deepspeed``,
+    ``if backend == "flashinfer": import flashinfer``. It runs only where the program already uses the
+    package (the user's configuration says so), so the package's ROCm question is the
+    dependency's (GP1xx), not this line's."""
+    name = top.lower().replace("_", "")
+    for child, parent in guards.ancestors(parents, node):
+        if isinstance(parent, ast.If) and child in parent.body and name in _words(parent.test):
+            return True
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False
+    return False
+
+
 @looks_at(CUDA_ONLY_IMPORT, events=(ModuleImport,))
 def cuda_only_import(ctx: PythonContext, imported: ModuleImport) -> None:
     if ctx.is_first_party(imported.module):
@@ -102,21 +170,25 @@ def cuda_only_import(ctx: PythonContext, imported: ModuleImport) -> None:
     node = imported.node
     if guards.under_type_checking(ctx.parents, node):
         return
-    if package.name in _CUTE_DSL_RUNTIME and not NVIDIA_ONLY_DSL_MODULES.isdisjoint(
+    if package.name in _CUTE_DSL_RUNTIME and not _BINDINGS_USERS.isdisjoint(
         guards.module_imports(ctx.parents, node)
     ):
-        return  # the file is a CuTe DSL kernel: its `import cutlass` is the one finding
+        return  # the file's CuTe DSL or cuDNN frontend import is the one finding
+    if package.gpu_words and not _asks_for_gpu(ctx.parents, node, package.gpu_words):
+        return  # xgboost on the CPU: its default, which runs on ROCm as anywhere
+    top = imported.module.split(".", 1)[0]
+    if package.status in _USABLE_ON_ROCM and _imported_where_in_use(ctx.parents, node, top):
+        return
     if not ctx.first_time(CUDA_ONLY_IMPORT, package.name):
         return
     if (
-        package.status is kb.PackageStatus.NEEDS_ROCM_BUILD
-        or package.category in _KERNEL_BACKEND_CATEGORIES
+        package.status in _ABSENT_ON_ROCM_IS_FINE or package.category in _KERNEL_BACKEND_CATEGORIES
     ) and (
         guards.import_has_fallback(ctx.parents, node)
         or reach.import_probed(ctx.parents, node, imported.module.split(".", 1)[0])
     ):
-        # Missing on ROCm until its ROCm build is installed, or one kernel backend among
-        # others, and the code carries on without it (DeepSpeed's optional apex, exllamav2's
+        # Missing on ROCm until its ROCm build is installed, never needed there (a CUDA
+        # runtime wheel), or one kernel backend among others, and the code carries on without it (DeepSpeed's optional apex, exllamav2's
         # flash_attn, TransformerEngine's FlashAttention-3 probe): nothing breaks.
         return
     where_imported = python_code.statuses_where_imported()[package.status]

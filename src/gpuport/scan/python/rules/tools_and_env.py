@@ -13,9 +13,10 @@ from gpuport import kb
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.kb import python_code
 from gpuport.rules import rule
-from gpuport.scan.python import guards, reach
+from gpuport.scan.python import callers, guards, reach
 from gpuport.scan.python.checks import EnvAccess, ShellCommand, looks_at
 from gpuport.scan.python.context import PythonContext
+from gpuport.scan.python.nodes import last_name
 
 # Calls that start a process, and the position of the command (or program) argument.
 _PROCESS_CALLS: dict[str, int] = {
@@ -203,6 +204,8 @@ def nvidia_tool_call(ctx: PythonContext, subject: ast.Call | ShellCommand) -> No
         return
     if not looks_up and reach.missing_program_handled(ctx.parents, subject):
         return  # written for machines without the tool: on ROCm it takes that path
+    if callers.only_called_on_cuda_side(ctx.parents, subject):
+        return  # in a helper every caller runs only on CUDA (the else of `if is_rocm:`)
     for tool, entry in tools:
         report(subject.lineno, subject.col_offset + 1, tool, entry, runs=not looks_up)
 
@@ -324,6 +327,63 @@ def _handles_rocm_too(ctx: PythonContext, node: ast.AST, entry: kb.EnvVar | None
     return any(isinstance(sub, ast.Constant) and sub.value in rocm_names for sub in ast.walk(scope))
 
 
+def _reads(node: ast.AST, name: str) -> bool:
+    """``node`` reads variable ``name``: ``os.getenv("X")``, ``os.environ.get("X")``,
+    ``os.environ["X"]``."""
+    if isinstance(node, ast.Call):
+        first = node.args[0] if node.args else None
+        return (
+            isinstance(first, ast.Constant)
+            and first.value == name
+            and last_name(node.func) in ("get", "getenv")
+        )
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+        return isinstance(node.slice, ast.Constant) and node.slice.value == name
+    return False
+
+
+def _test_of(ctx: PythonContext, node: ast.AST) -> ast.If | None:
+    """The ``if`` whose test holds ``node``, within its statement."""
+    for child, parent in guards.ancestors(ctx.parents, node):
+        if isinstance(parent, ast.If):
+            return parent if parent.test is child else None
+        if isinstance(parent, ast.stmt):
+            return None
+    return None
+
+
+def _tested_above(ctx: PythonContext, node: ast.AST, name: str) -> bool:
+    """``node`` reads ``name`` in the body of an ``if`` whose own test reads it (``if
+    os.getenv("CUDA_HOME"): home = Path(os.getenv("CUDA_HOME"))``): the read is the same
+    lookup as the test's, one edit with it; the test's finding counts it."""
+    for child, parent in guards.ancestors(ctx.parents, node):
+        if (
+            isinstance(parent, ast.If)
+            and child in parent.body
+            and any(_reads(sub, name) for sub in ast.walk(parent.test))
+        ):
+            return True
+        if isinstance(parent, guards._SCOPE_NODES):
+            return False
+    return False
+
+
+def _read_again_below(ctx: PythonContext, node: ast.AST, name: str) -> list[int]:
+    """The lines where the body of the ``if`` whose test reads ``name`` at ``node`` reads it
+    again (:func:`_tested_above` leaves those)."""
+    statement = _test_of(ctx, node)
+    if statement is None:
+        return []
+    at = getattr(node, "lineno", 0)
+    lines = {
+        getattr(sub, "lineno", 0)
+        for body in statement.body
+        for sub in ast.walk(body)
+        if _reads(sub, name) and getattr(sub, "lineno", 0) != at
+    }
+    return sorted(lines)
+
+
 def _first_in_statement(ctx: PythonContext, node: ast.AST) -> bool:
     """The first CUDA variable access of its statement: one finding stands for a statement
     that names several (``(os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"))``, one
@@ -361,6 +421,10 @@ def cuda_env_var(ctx: PythonContext, access: EnvAccess) -> None:
         return
     if access.node is not None and not _first_in_statement(ctx, access.node):
         return
+    if access.node is not None and callers.only_called_on_cuda_side(ctx.parents, access.node):
+        return  # in a helper every caller runs only on CUDA (the else of `if is_rocm:`)
+    if access.node is not None and not access.write and _tested_above(ctx, access.node, name):
+        return  # counted on the finding of the `if` that tests the same variable
     read_severity = Severity.parse(severities.read) if severities else Severity.LOW
     write_severity = Severity.parse(severities.write) if severities else Severity.LOW
     if entry is None:
@@ -376,6 +440,10 @@ def cuda_env_var(ctx: PythonContext, access: EnvAccess) -> None:
             fix = f"{'Set' if access.write else 'Read'} {names} on ROCm. {entry.notes}".strip()
         elif entry.notes:
             fix = entry.notes
+    again = _read_again_below(ctx, access.node, name) if access.node is not None else []
+    if again:
+        lines = ", ".join(str(line) for line in again)
+        detail += f"; read again in this if's body on line {lines}: the same one edit"
     ctx.report(
         CUDA_ENV_VAR,
         (access.line, access.column),

@@ -1,0 +1,257 @@
+"""Who calls a function: a public helper whose every call sits on the CUDA side of a ROCm test.
+
+:func:`gpuport.scan.python.guards.rocm_guarded` follows a *private* helper (or one of a script)
+to its callers in the module. A public one may also be called from other modules, so it is
+followed only here, and only where it is cheap: the module holding the finding tests ROCm
+somewhere (``if not self.is_rocm_pytorch(): assert_no_cuda_mismatch()``), and the helper's
+name is looked up, as text, in the project's other Python files; every file that names it is
+parsed and each use there must sit on the CUDA side too. An import that re-exports the name
+without using it, a use in a string (``getattr(obj, "name")``), a file that cannot be read or
+parsed: each keeps the finding (the helper may run on ROCm after all).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+import re
+import warnings
+from pathlib import Path
+
+from gpuport.scan.python import guards
+
+_root: Path | None = None
+_own: str | None = None  # the real path of the file being scanned
+_FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+# Project folders no scan reads code from (the walk's own skips are wider; these only keep the
+# text search small).
+_SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "build", "dist"})
+_MAX_FILES = 20_000
+_MAX_BYTES = 2_000_000
+_DEPTH = 3  # public callers of public callers…
+
+
+def scanning(root: Path | None, rel: str = "") -> None:
+    """The project root and path of the file about to be scanned (root None: no other files
+    are looked at)."""
+    global _root, _own
+    _root = root
+    _own = os.path.realpath(root / rel) if root is not None else None
+
+
+@functools.lru_cache(maxsize=2)
+def _project_files(root: Path) -> tuple[tuple[str, str], ...]:
+    """(real path, text) of the project's Python files, read once per process."""
+    found: list[tuple[str, str]] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS]
+        for name in files:
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(folder, name)
+            try:
+                # a link may lead outside the project root, which gpuport never reads
+                if os.path.islink(path) or os.path.getsize(path) > _MAX_BYTES:
+                    continue
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    found.append((os.path.realpath(path), handle.read()))
+            except OSError:
+                continue
+            if len(found) > _MAX_FILES:
+                return ()
+    return tuple(found)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(path: str, text: str) -> ast.Module | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+@functools.lru_cache(maxsize=16)
+def _tests_rocm(module: ast.Module) -> bool:
+    """Some name the module loads names ROCm (``is_rocm_pytorch``, ``torch.version.hip``)."""
+    return any(
+        guards._rocm_identifier(key.lstrip(".")) for key in guards._module_index(module).loads
+    )
+
+
+def _enclosing_function(parents: guards.Parents, node: ast.AST) -> _FunctionNode | None:
+    for _, parent in guards.ancestors(parents, node):
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return parent
+        if isinstance(parent, (ast.Lambda, ast.ClassDef)):
+            return None
+    return None
+
+
+def only_called_on_cuda_side(parents: guards.Parents, node: ast.AST) -> bool:
+    """``node`` sits in a public module-level function or method of a module that tests ROCm,
+    and every use of that function, in the module and in the project's other Python files,
+    is code that already tells ROCm apart on its CUDA side (``if not self.is_rocm_pytorch():
+    assert_no_cuda_mismatch()``, the ``else:`` of ``if is_rocm:``), directly or through
+    other such helpers: the function is CUDA-path code, what it does there is no porting
+    work. Private helpers are :func:`guards.rocm_guarded`'s own."""
+    module = guards._module_of(parents, node)
+    if module is None or not _tests_rocm(module):
+        return False
+    index = guards._module_index(module)
+    function = _enclosing_function(index.parents, node)
+    return function is not None and _cuda_side(module, _own, function, frozenset(), 0)
+
+
+def _cuda_side(
+    module: ast.Module,
+    own: str | None,
+    function: _FunctionNode,
+    seen: frozenset[ast.AST],
+    depth: int,
+) -> bool:
+    name = function.name
+    if function in seen or depth > _DEPTH or name.startswith("__"):
+        return False
+    index = guards._module_index(module)
+    owner = index.parents.get(function)
+    method = isinstance(owner, ast.ClassDef)
+    if not (method or owner is module):
+        return False  # a nested function: its callers are in the enclosing one
+    key = "." + name if method else name
+    inner = seen | {function}
+    uses = [
+        use
+        for use in index.loads.get(key, [])
+        if not any(up is function for _, up in guards.ancestors(index.parents, use))
+    ]
+    if not all(_use_on_cuda_side(module, own, use, inner, depth) for use in uses):
+        return False
+    if _root is None or own is None:
+        return False
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    elsewhere = 0
+    for path, text in _project_files(_root):
+        if path == own or not word.search(text):
+            continue
+        other = _parsed(path, text)
+        if other is None:
+            return False
+        counted = _uses_elsewhere(other, path, name, method, inner, depth)
+        if counted is None:
+            return False
+        elsewhere += counted
+    return bool(uses) or elsewhere > 0
+
+
+def _use_on_cuda_side(
+    module: ast.Module, own: str | None, use: ast.AST, seen: frozenset[ast.AST], depth: int
+) -> bool:
+    index = guards._module_index(module)
+    if _on_cuda_side(index.parents, use):
+        return True
+    caller = _enclosing_function(index.parents, use)
+    return caller is not None and _cuda_side(module, own, caller, seen, depth + 1)
+
+
+def _uses_elsewhere(
+    module: ast.Module,
+    own: str,
+    name: str,
+    method: bool,
+    seen: frozenset[ast.AST],
+    depth: int,
+) -> int | None:
+    """How many uses of ``name`` another module makes, all on the CUDA side; None when one is
+    not (or the name is re-exported, or named in a string)."""
+    index = guards._module_index(module)
+    bound = {name}
+    for node in index.parents:
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name == name:
+                    if not index.loads.get(alias.asname or name):
+                        return None  # re-exported: callers beyond the project may use it
+                    bound.add(alias.asname or name)
+        elif isinstance(node, ast.Constant) and node.value == name:
+            return None  # getattr(obj, "name"), __all__ = ["name"]
+    keys = ["." + name] + ([] if method else sorted(bound))
+    uses = [use for key in keys for use in index.loads.get(key, [])]
+    if not all(_use_on_cuda_side(module, own, use, seen, depth + 1) for use in uses):
+        return None
+    return len(uses)
+
+
+def _rocm_polarity(test: ast.AST) -> bool | None:
+    """True: ``test`` holds only on ROCm (``torch.version.hip``, ``is_rocm()``); False: only
+    off it (``not is_rocm()``, ``torch.version.hip is None``); None: it does not say."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _rocm_polarity(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        parts = [_rocm_polarity(value) for value in test.values]
+        if isinstance(test.op, ast.And):
+            if True in parts and False not in parts:
+                return True
+            return False if False in parts and True not in parts else None
+        return parts[0] if len(set(parts)) == 1 else None
+    if isinstance(test, ast.Compare):
+        if len(test.ops) != 1 or not guards.mentions_rocm(test):
+            return None
+        op, right = test.ops[0], test.comparators[0]
+        if isinstance(right, ast.Constant) and right.value is None:
+            side = _rocm_polarity(test.left)
+            if side is None:
+                return None
+            return side if isinstance(op, ast.IsNot) else not side
+        if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant):
+            return isinstance(op, ast.Eq)  # platform == "rocm"
+        return None
+    if isinstance(test, (ast.Name, ast.Attribute, ast.Call)):
+        return True if guards.mentions_rocm(test) else None
+    return None
+
+
+def _on_cuda_side(parents: guards.Parents, node: ast.AST) -> bool:
+    """``node`` runs only where ROCm does not, within its function: in the body of an ``if``
+    true only off ROCm (``if not is_rocm():``, ``if torch.version.cuda:``), the ``else`` of one
+    true only on ROCm, after ``if is_rocm(): return``, or after such a test in an ``and``.
+    Code in a ROCm branch, or under a test that does not say, is not."""
+    for child, parent in guards.ancestors(parents, node):
+        if isinstance(parent, (ast.If, ast.IfExp, ast.While)):
+            body, orelse = parent.body, parent.orelse
+            in_body = child in body if isinstance(body, list) else child is body
+            in_else = child in orelse if isinstance(orelse, list) else child is orelse
+            polarity = _rocm_polarity(parent.test)
+            if in_body and (polarity is False or guards._cuda_only(parents, parent.test)):
+                return True
+            if in_else and polarity is True:
+                return True
+        elif (
+            isinstance(parent, ast.BoolOp)
+            and isinstance(parent.op, ast.And)
+            and child in parent.values
+            and any(
+                _rocm_polarity(value) is False
+                for value in parent.values[: parent.values.index(child)]
+            )
+        ):
+            return True
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(parent, name, None)
+            if (
+                isinstance(block, list)
+                and child in block
+                and any(
+                    isinstance(statement, ast.If)
+                    and _rocm_polarity(statement.test) is True
+                    and guards._rocm_early_exit(statement)
+                    for statement in block[: block.index(child)]
+                )
+            ):
+                return True
+        if isinstance(parent, guards._SCOPE_NODES):
+            return False
+    return False
