@@ -207,16 +207,26 @@ def split_set_aside(
     components: dict[str, list[str]],
     folds: dict[str, list[tuple[str, str]]] | None = None,
     aside: dict[str, set[tuple[str, str, int]]] | None = None,
+    aside_found: dict[str, list[Current]] | None = None,
 ) -> tuple[list[Label], list[Label]]:
     """(labels whose finding the scan folded into another line, labels really gone): a label
     inside an NVIDIA-only component of its project, of a rule whose findings a fold line of
     that rule covers (its folder), or whose (rule, path, line) the scan lists as set aside (an
-    import folded under its dependency line), is set aside, not lost or fixed."""
+    import folded under its dependency line; or a set-aside place with the label's text, at
+    most ``MAX_PAIR_DISTANCE`` lines away), is set aside, not lost or fixed."""
+    gone = list(gone)
+    # a set-aside place whose line moved is paired by text, as labels pair with findings
+    by_text = {
+        id(lab)
+        for lab, _f in match(gone, [f for fs in (aside_found or {}).values() for f in fs]).pairs
+    }
     folded: list[Label] = []
     rest: list[Label] = []
     for label in gone:
         paths = components.get(label.project, [])
-        listed = (label.rule_id, label.path, label.line) in (aside or {}).get(label.project, set())
+        listed = (label.rule_id, label.path, label.line) in (aside or {}).get(
+            label.project, set()
+        ) or id(label) in by_text
         covered = (
             listed
             or any(inside(label.path, c) for c in paths)
@@ -245,6 +255,25 @@ def set_aside_places(report: dict[str, object]) -> set[tuple[str, str, int]]:
             for line in fold.group(1).split(","):
                 places.add((str(item["rule_id"]), path, int(line)))
     return places
+
+
+def set_aside_found(project: str, report: dict[str, object]) -> list[Current]:
+    """The scan's set-aside places as findings with their line's text (when the JSON has it),
+    to pair gone labels with by text."""
+    found: list[Current] = []
+    raw = report.get("set_aside")
+    for item in raw if isinstance(raw, list) else []:
+        if isinstance(item, dict) and item.get("text") is not None:
+            found.append(
+                Current(
+                    project=project,
+                    rule_id=str(item["rule_id"]),
+                    path=str(item["path"]),
+                    line=int(item["line"]),
+                    text=strip_text(str(item["text"])),
+                )
+            )
+    return found
 
 
 def read_labels(path: Path = LABELS) -> list[Label]:
@@ -492,6 +521,7 @@ class ScanRun:
     nvidia_only: list[str] = field(default_factory=list)  # the folded components' paths
     # (rule, path, line) of every finding the scan set aside
     aside: set[tuple[str, str, int]] = field(default_factory=set)
+    aside_found: list[Current] = field(default_factory=list)  # those places, with their text
 
 
 def saved_scan(folder: Path, name: str) -> Path | None:
@@ -555,6 +585,7 @@ def scan_project(
         set_aside=int((report.get("summary") or {}).get("set_aside", 0)),
         nvidia_only=nvidia_only_components(report),
         aside=set_aside_places(report),
+        aside_found=set_aside_found(name, report),
     )
 
 
@@ -683,7 +714,11 @@ def report_markdown(
     components = {run.project: run.nvidia_only for run in runs}
     folds = {run.project: rule_folds(run.findings) for run in runs}
     folded, gone = split_set_aside(
-        matching.gone, components, folds, {run.project: run.aside for run in runs}
+        matching.gone,
+        components,
+        folds,
+        {run.project: run.aside for run in runs},
+        {run.project: run.aside_found for run in runs},
     )
     folded_by_project: dict[str, Tally] = defaultdict(Tally)
     for lab in folded:

@@ -170,3 +170,27 @@ class ScanStats:
     bytes_scanned: int = 0
     seconds: float = 0.0
     by_kind: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceHelper:
+    """A ``__device__`` function defined in a CUDA file (scan/kernels/callers.py)."""
+
+    name: str
+    first: int  # its lines
+    last: int
+    calls: frozenset[str]  # the names its body holds in code ROCm compiles
+    template: bool  # HIP compiles its body only when a call instantiates it
+    inline: bool  # inline or static: HIP emits it only when something calls it
+    host: bool  # also __host__: host code the index never reads may call it
+
+
+@dataclass(frozen=True, slots=True)
+class CallFacts:
+    """One CUDA file's part of the project's device call index."""
+
+    rel: str
+    live: frozenset[str]  # identifiers in code a ROCm build compiles (outside device helpers)
+    dead: frozenset[str]  # identifiers only in code a ROCm build never compiles
+    helpers: tuple[DeviceHelper, ...]
+    included: frozenset[str] = frozenset()  # the file names of the headers it includes

@@ -70,7 +70,9 @@ def _project_of(path: Path) -> Path:
 # rules whose line takes the imports of a package that needs its ROCm build, and GP509, whose
 # nvcc-only flag line takes the CUDA setting on the same line (scan/build).
 _GATHERING = frozenset(
-    r.id for r in all_rules() if r.id in {"GP509", "GP601", "GP602"} or r.id.startswith("GP1")
+    r.id
+    for r in all_rules()
+    if r.id in {"GP509", "GP601", "GP602", "GP603"} or r.id.startswith("GP1")
 )
 
 

@@ -143,13 +143,21 @@ def scan_body(result: ScanResult) -> dict[str, Any]:
         "rules": sorted(r.id for r in result.rules),
     }
     if result.set_aside:  # where each folded finding is, so that a reader can find it again
-        body["set_aside"] = [
-            {"rule_id": f.rule_id, "path": f.location.path, "line": f.location.line}
-            for f in result.set_aside
-        ]
+        body["set_aside"] = [_set_aside_dict(f) for f in result.set_aside]
     if result.change is not None:  # `scan --diff`: the findings are those of a change only
         body["change"] = change_dict(result.change, result.outside_change)
     return body
+
+
+def _set_aside_dict(finding: Finding) -> dict[str, Any]:
+    """Where a set-aside finding is, with its line's text when its excerpt has it (so that a
+    reader who pairs by text, like the precision scorer, finds it after lines moved)."""
+    loc = finding.location
+    place: dict[str, Any] = {"rule_id": finding.rule_id, "path": loc.path, "line": loc.line}
+    excerpt = finding.excerpt
+    if excerpt is not None and 0 <= loc.line - excerpt.start_line < len(excerpt.lines):
+        place["text"] = excerpt.lines[loc.line - excerpt.start_line]
+    return place
 
 
 def _header(kind: str, options: RenderOptions) -> dict[str, Any]:

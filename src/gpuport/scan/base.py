@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from gpuport.files import FileKind, SourceText
-from gpuport.findings import Finding, Skipped
+from gpuport.findings import CallFacts, Finding, Skipped
 
-ScanOutput = Iterable[Finding | Skipped]
+ScanOutput = Iterable[Finding | Skipped | CallFacts]
 # (the file's text, the ids of the enabled rules): a scanner may skip work no enabled rule
 # needs; the engine drops findings of rules that are not enabled either way.
 ScanFunction = Callable[[SourceText, frozenset[str]], ScanOutput]

@@ -34,7 +34,17 @@ from gpuport.files import (
     read_text,
     walk,
 )
-from gpuport.findings import Excerpt, Finding, Fix, ScanStats, Severity, SkipKind, Skipped, Tier
+from gpuport.findings import (
+    CallFacts,
+    Excerpt,
+    Finding,
+    Fix,
+    ScanStats,
+    Severity,
+    SkipKind,
+    Skipped,
+    Tier,
+)
 from gpuport.project.build import build_model
 from gpuport.project.model import ProjectModel
 from gpuport.project.triage import triage
@@ -98,6 +108,8 @@ class ScanResult:
     # Findings folded into one finding about their component (an NVIDIA-only component the
     # ROCm build leaves out): kept, so that nothing is lost, but not listed one by one.
     set_aside: list[Finding] = field(default_factory=list)
+    # Each CUDA file's names called where ROCm compiles them and not (scan/kernels/callers.py)
+    calls: list[CallFacts] = field(default_factory=list)
 
     @property
     def crashed(self) -> list[Skipped]:
@@ -126,6 +138,7 @@ class _FileOutcome:
     path: str  # the scanned file's rel
     # sort keys of suppressed findings located in other files, counted once per scan
     elsewhere_suppressed: list[tuple[str, int, int, str, str]] = field(default_factory=list)
+    calls: list[CallFacts] = field(default_factory=list)  # the file's part of the call index
 
 
 def _header_warp_judge(files: dict[str, str]) -> frozenset[str]:
@@ -186,7 +199,9 @@ def scan_path(
         canonical = _Canonical()
         merge_all(_scan_file(f, max_bytes, enabled, need_prints, canonical, facts) for f in files)
     if result.project is not None:
-        result.findings, result.set_aside = triage(result.findings, result.project, enabled)
+        result.findings, result.set_aside = triage(
+            result.findings, result.project, enabled, result.calls
+        )
         if options.changed is not None:  # the findings triage made stand where it put them
             kept = [f for f in result.findings if options.changed.covers(f)]
             result.outside_change += len(result.findings) - len(kept)
@@ -235,6 +250,7 @@ def _merge(
             elsewhere.add(problem)
         result.skipped.append(problem)
     result.suppressed += outcome.suppressed
+    result.calls.extend(outcome.calls)
     for key in outcome.elsewhere_suppressed:
         if key in elsewhere:
             result.suppressed -= 1
@@ -459,10 +475,11 @@ def _scan_file(
         source = replace(source, facts=facts)
     skipped: list[Skipped] = [source.problem] if source.problem else []
     raw: list[Finding] = []
+    calls: list[CallFacts] = []
     with _collector_paused():
-        _run_scanners(file, source, enabled, raw, skipped)
+        _run_scanners(file, source, enabled, raw, skipped, calls)
     if not raw:
-        return _FileOutcome([], skipped, 0, True, file.size, file.kind.value, file.rel)
+        return _FileOutcome([], skipped, 0, True, file.size, file.kind.value, file.rel, calls=calls)
     # A finding may sit in another file than the one scanned (a requirements file reached only
     # through `-r`): its excerpt, suppression markers and fingerprint come from that file.
     texts: dict[str, _LinesOf] = {file.rel: _LinesOf(source.text.splitlines())}
@@ -497,7 +514,7 @@ def _scan_file(
             fingerprint = finding.fingerprint(line_text)
         kept.append((finding, fingerprint))
     return _FileOutcome(
-        kept, skipped, suppressed, True, file.size, file.kind.value, file.rel, elsewhere
+        kept, skipped, suppressed, True, file.size, file.kind.value, file.rel, elsewhere, calls
     )
 
 
@@ -524,6 +541,7 @@ def _run_scanners(
     enabled: frozenset[str],
     raw: list[Finding],
     skipped: list[Skipped],
+    calls: list[CallFacts],
 ) -> None:
     """The findings (to ``raw``) and input problems (to ``skipped``) of every scanner of
     ``file``'s kind; a scanner that crashes is reported as one and the others still run."""
@@ -532,6 +550,8 @@ def _run_scanners(
             for item in sc.function(source, enabled):
                 if isinstance(item, Skipped):
                     skipped.append(item)
+                elif isinstance(item, CallFacts):
+                    calls.append(item)
                 elif item.rule_id in enabled:
                     raw.append(item)
         except Exception as exc:  # a bug in gpuport: report it, keep going

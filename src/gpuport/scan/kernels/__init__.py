@@ -17,7 +17,7 @@ import functools
 from collections.abc import Callable, Iterable, Iterator
 
 from gpuport.files import NO_PROJECT_FACTS, FileKind, ProjectFacts, SourceText
-from gpuport.findings import Finding, Skipped
+from gpuport.findings import CallFacts, Finding, Skipped
 from gpuport.rules import NeedleSet, Rule
 from gpuport.scan.base import scanner
 from gpuport.scan.kernels import (
@@ -30,6 +30,7 @@ from gpuport.scan.kernels import (
     warp_width_rules,
     wave_rules,
 )
+from gpuport.scan.kernels.callers import call_facts, names_only
 from gpuport.scan.kernels.cuda_files import mentions_cuda, uses_cuda
 from gpuport.scan.kernels.masks import FULL_MASK_64
 from gpuport.scan.kernels.source import KernelSource
@@ -117,14 +118,20 @@ def _enabled_checks(
 
 
 @scanner(FileKind.CUDA, FileKind.CXX, name="kernels")
-def scan_kernels(source: SourceText, enabled: frozenset[str]) -> Iterable[Finding | Skipped]:
-    """CUDA files always; C/C++ files only when their code uses CUDA."""
+def scan_kernels(
+    source: SourceText, enabled: frozenset[str]
+) -> Iterable[Finding | Skipped | CallFacts]:
+    """CUDA files always; C/C++ files only when their code uses CUDA. Every such file also
+    gives its part of the project's device call index (:mod:`.callers`), for triage."""
     checks, needles = _enabled_checks(enabled)
     text = source.text
     if source.file.kind is FileKind.CXX and not mentions_cuda(text):
         return []  # cheap: most C++ files stop here
-    if not checks or (needles is not None and not needles.found_in(text)):
-        return []  # no enabled rule can fire here
+    if not checks:
+        return []
+    if needles is not None and not needles.found_in(text):
+        # no enabled rule can fire here; its calls still count
+        return [names_only(source)]
     code = code_only(text)
     if source.file.kind is FileKind.CXX and not mentions_cuda(code):
         return []  # CUDA only in comments or strings
@@ -137,4 +144,5 @@ def scan_kernels(source: SourceText, enabled: frozenset[str]) -> Iterable[Findin
         path=file.path,
         root=file.root if file.confined else None,
     )
-    return _run(kernel_source, checks)
+    found = _run(kernel_source, checks)
+    return [*found, call_facts(kernel_source, indexed=bool(found))]
