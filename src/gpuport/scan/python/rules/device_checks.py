@@ -548,6 +548,22 @@ def _only_refuses(parents: Mapping[ast.AST, ast.AST], node: ast.Compare) -> bool
     return _refusal_test(parents, node) or _flag_only_refuses(parents, node)
 
 
+_HOPPER = (9, 0)
+_BLACKWELL = (10, 0)
+
+
+def _blackwell_for_amd(answer: Callable[[_Capability], bool] | None) -> bool:
+    """The gate answers some AMD GPU as it answers Blackwell and not as it answers Hopper: a
+    refusal that asks for Blackwell lets RDNA cards through (ROCm torch reports gfx1030 as
+    (10, 3), gfx1100 as (11, 0)), which have none of Blackwell's MXFP8/NVFP4 paths, so they
+    fail later instead of at the check; one that asks for Hopper lets MI200/MI300 through,
+    the Hopper-class peers, as intended."""
+    if answer is None:
+        return False
+    blackwell = answer(_BLACKWELL)
+    return blackwell != answer(_HOPPER) and any(answer(c) == blackwell for c in _amd_capabilities())
+
+
 def _refusal_test(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
     """``node`` is (a part of) the test of an ``assert`` or of an ``if`` that only refuses."""
     child: ast.AST = node
@@ -690,7 +706,7 @@ def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr
             and not _only_tunes(ctx.parents, node)
             and not guards.rocm_guarded(ctx.parents, node)
             and not _stored_unread(ctx.parents, node)
-            and not _only_refuses(ctx.parents, node)
+            and not (_only_refuses(ctx.parents, node) and not _blackwell_for_amd(answer))
             and not guards.decided_off_rocm(ctx.parents, node, _off_rocm_part)
         ):
             shown = ast.unparse(numbers[0])
@@ -700,12 +716,17 @@ def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr
                 if answer is not None and misled
                 else ""
             )
+            outcome = (
+                "so an RDNA GPU gets past a refusal that asks for Blackwell, and fails later "
+                "on a path it lacks"
+                if _only_refuses(ctx.parents, node)
+                else "so an AMD GPU takes a path written for newer NVIDIA GPUs"
+            )
             ctx.report(
                 DEVICE_CAPABILITY_GATE,
                 node,
                 f"compares the CUDA compute capability with {shown}: on ROCm it is the gfx "
-                f"version ((9, 4) for MI300, (11, 0) for RDNA3){taken}, so an AMD GPU takes a "
-                "path written for newer NVIDIA GPUs",
+                f"version ((9, 4) for MI300, (11, 0) for RDNA3){taken}, {outcome}",
             )
     for operand in operands:
         text = literal(operand)
