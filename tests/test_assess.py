@@ -264,7 +264,7 @@ def test_more_files_needing_a_redesign_than_the_limit_is_blocked_not_a_port() ->
 
 
 def test_files_a_gp309_line_gathers_still_count_toward_a_redesign() -> None:
-    # One GP309 line stands for the TMA uses of many files (project/triage.py); the line folds
+    # One GP309 line stands for the TMA uses of many files (project/file_folds.py); the line folds
     # how the work is shown, so the verdict counts its files as if it had not.
     members = [finding("GP309", f"k{i}.cu", 1, Severity.HIGH) for i in range(REDESIGN_FILES + 1)]
     line = finding("GP309", "k0.cu", 1, Severity.HIGH)

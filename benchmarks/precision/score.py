@@ -60,7 +60,7 @@ EXTRAS_RULE = "GP602"
 EXTRAS_MARK = " has "
 NVIDIA_ONLY_STATUS = "NVIDIA-only"
 # Rules whose findings the scan folds, per component, into one line of the same rule that names
-# the one decision (gpuport.project.triage: GP309's Hopper-or-newer features). The line has no
+# the one decision (gpuport.project.file_folds: GP309's Hopper-or-newer features). The line has no
 # excerpt; its text is the folder it folds, which its message names first ("the project" when
 # it folds the whole project), and a gone label of that rule inside the folder is set aside.
 RULE_FOLD_MARKS = {"GP309": " uses Hopper-or-newer NVIDIA features"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpuport.project.triage import _nvfp4_folder
+from gpuport.project.file_folds import _nvfp4_folder
 from gpuport.scan.engine import ScanOptions, scan_path
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "project" / "nvfp4_folder"

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from expect import check_findings
 from gpuport.findings import Category, Confidence, Finding, Location, Severity, Tier
+from gpuport.project.file_folds import fold_by_folder
 from gpuport.project.model import Component, ComponentStatus, Evidence, ProjectModel
-from gpuport.project.triage import NVIDIA_ONLY_COMPONENT, fold_by_folder, triage
+from gpuport.project.triage import NVIDIA_ONLY_COMPONENT, triage
 from gpuport.scan.engine import ScanOptions, scan_path
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "project"

@@ -66,9 +66,10 @@ def _project_of(path: Path) -> Path:
     return FIXTURES.joinpath(*parts[:2]) if parts[0] == "project" else FIXTURES / parts[0]
 
 
-# Rules whose one line gathers other findings: the folds (project/triage.py), the dependency
-# rules whose line takes the imports of a package that needs its ROCm build, and GP509, whose
-# nvcc-only flag line takes the CUDA setting on the same line (scan/build).
+# Rules whose one line gathers other findings: the folds (project/triage.py, file_folds.py and
+# unreached_helpers.py), the dependency rules whose line takes the imports of a package that
+# needs its ROCm build, and GP509, whose nvcc-only flag line takes the CUDA setting on the same
+# line (scan/build).
 _GATHERING = frozenset(
     r.id
     for r in all_rules()

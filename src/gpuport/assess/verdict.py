@@ -30,7 +30,7 @@ from gpuport.assess.guidance import (
     rocm_support,
 )
 from gpuport.findings import Category, Finding, Severity, Tier
-from gpuport.project.triage import gathered_by_hopper_lines
+from gpuport.project.file_folds import gathered_by_hopper_lines
 from gpuport.scan.engine import ScanResult
 
 if TYPE_CHECKING:

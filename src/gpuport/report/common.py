@@ -19,7 +19,7 @@ from rich.console import Console
 from gpuport.assess.guidance import FoldedComponent
 from gpuport.assess.verdict import Assessment, day_range
 from gpuport.findings import Finding, Severity, Skipped, Tier
-from gpuport.project.triage import fold_by_folder
+from gpuport.project.file_folds import fold_by_folder
 from gpuport.report import RenderOptions
 from gpuport.report.json_stream import json_chunks
 from gpuport.vcs import ChangedLines
@@ -306,7 +306,7 @@ def listed_findings(findings: list[Finding]) -> Listed:
     """``findings`` with "one decision" mentions listed once per folder, with count and files.
 
     GP300 rename counts and GP312's CUTLASS type per instantiation file share one fix per
-    folder (project.triage.FOLD_BY_FOLDER): the terminal, Markdown and HTML reports list each
+    folder (project.file_folds.FOLD_BY_FOLDER): the terminal, Markdown and HTML reports list each
     folder once, naming its files. JSON and SARIF keep every finding, since baselines,
     suppressions and ``port`` work per file.
     """

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-import gpuport.project.triage  # registers GP601, the rule the triage reports
+import gpuport.project.triage  # registers GP601 and GP602, the rules the triage reports
+import gpuport.project.unreached_helpers  # registers GP603
 import gpuport.scan  # noqa: F401  (importing the scanners registers every rule)
 from gpuport.findings import Category
 from gpuport.rules import Rule, registered

@@ -3,7 +3,7 @@
 Blackwell's fifth-generation tensor cores (``tcgen05`` PTX, CuTe's UMMA and SM100 MMA/TMEM
 atoms, CUTLASS's sm100 pipelines) compute out of tensor memory, which no AMD GPU has. A file
 that uses them is one kernel design, not a list of lines to port: the rule fires once per file,
-and the scan's triage sets the file's other findings aside under it (project/triage.py).
+and the scan's triage sets the file's other findings aside under it (project/file_folds.py).
 
 So is a file whose every kernel is compiled only for Blackwell: each ``__global__`` body sits
 under an ``#if`` that a ROCm build reads as false and NVIDIA compilers read as true only for

@@ -3,7 +3,7 @@
 A ``__device__`` helper whose every call site in the project sits where HIP never compiles it
 (inside ``#if __CUDA_ARCH__ >= 1000``, ``#if CUDA_VERSION >= 12080``, the CUDA arm of
 ``#ifdef USE_ROCM``), or that nothing calls at all, is never emitted on ROCm: its inline PTX and
-error-trap fallbacks are not porting work (project/triage.py says which findings of such a
+error-trap fallbacks are not porting work (project/unreached_helpers.py says which findings of such a
 helper still are). Each CUDA file reports, once, the names it holds in code ROCm compiles and in
 code it never compiles, and where its device functions are; triage then sets aside findings
 inside a helper no compiled code calls, under one GP603 line per file.

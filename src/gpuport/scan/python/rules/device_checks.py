@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import ast
 import functools
-import operator
 import re
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
 
 from gpuport.findings import Category, Confidence, Severity
-from gpuport.kb import gpu_stack
 from gpuport.rules import rule
 from gpuport.scan.python import callers, guards
 from gpuport.scan.python.checks import looks_at
@@ -27,6 +24,11 @@ from gpuport.scan.python.nodes import (
     number_like,
     strings_in,
     walk_parents,
+)
+from gpuport.scan.python.rules.capabilities import (
+    answers,
+    blackwell_for_amd,
+    misled,
 )
 from gpuport.scan.python.rules.references import PYTORCH_HIP_NOTES
 
@@ -247,122 +249,6 @@ DEVICE_CAPABILITY_GATE = rule(
     ),
     needles=("get_device_capability", "get_device_properties", *_ARCH_NAME_NEEDLES),
 )
-
-
-# NVIDIA GPUs from before FP8 (Pascal to Ampere): a path a gate keeps for them needs nothing
-# ROCm lacks, so an AMD GPU that answers a gate as one of them is not misled.
-_PRE_FP8_CAPABILITIES = ((6, 0), (6, 1), (7, 0), (7, 2), (7, 5), (8, 0), (8, 6), (8, 7))
-_GFX_RE = re.compile(r"^gfx(\d{1,2})([0-9a-f])[0-9a-f]$")
-
-
-@functools.cache
-def _amd_capabilities() -> tuple[tuple[int, int], ...]:
-    """(major, minor) that torch on ROCm reports for each target its wheels are built for: the
-    gfx version (gfx90a -> (9, 0), gfx942 -> (9, 4), gfx1030 -> (10, 3), gfx1201 -> (12, 0))."""
-    found: set[tuple[int, int]] = set()
-    for wheel in gpu_stack.torch_rocm_archs():
-        for arch in wheel.archs:
-            if match := _GFX_RE.match(arch):
-                found.add((int(match[1]), int(match[2], 16)))
-    return tuple(sorted(found))
-
-
-_Capability = tuple[int, int]
-_CONTAINERS = (ast.Tuple, ast.List, ast.Set)
-_Value = tuple[int, ...] | int | float
-
-
-def _number(node: ast.AST) -> _Value | None:
-    """The value of a number or a tuple of numbers written out (``8``, ``(9, 0)``, ``8.9``)."""
-    if not number_like(node) or isinstance(node, (ast.List, ast.Set)):
-        return None
-    try:
-        value = ast.literal_eval(node)
-    except ValueError:  # pragma: no cover - number_like admits only literals
-        return None
-    if isinstance(value, tuple):
-        return value if all(type(v) is int for v in value) else None
-    return value if type(value) in (int, float) else None
-
-
-def _minor_operand(node: ast.AST) -> bool:
-    """``cap[1]``, ``props.minor`` or a name such as ``cc_minor``: the minor number alone."""
-    if isinstance(node, ast.Subscript):
-        return isinstance(node.slice, ast.Constant) and node.slice.value == 1
-    if isinstance(node, ast.Attribute):
-        return node.attr == "minor"
-    return isinstance(node, ast.Name) and "minor" in node.id.lower()
-
-
-def _view(capability: _Capability, like: _Value, minor: bool) -> _Value:
-    """The capability as the code compares it with ``like``: the tuple, the major or minor
-    number, ``major * 10 + minor`` (sm = 90) or ``major.minor`` as a float (8.9)."""
-    major, minor_number = capability
-    if isinstance(like, tuple):
-        return capability[: len(like)] if len(like) <= 2 else capability
-    if minor:
-        return minor_number
-    if isinstance(like, float):
-        return major + minor_number / 10
-    return major * 10 + minor_number if like >= 20 else major
-
-
-_ORDER: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-}
-
-
-def _answers(
-    node: ast.Compare, kinds: list[ValueKind | None]
-) -> Callable[[_Capability], bool] | None:
-    """The comparison as a function of the capability, when its other operands are numbers
-    written out (``major in (10, 12)``, ``(10, 0) <= cap < (12, 0)``); None otherwise."""
-    operands = [node.left, *node.comparators]
-    sides: list[bool | list[_Value]] = []  # the capability (is it the minor alone?) or values
-    for index, (operand, kind) in enumerate(zip(operands, kinds, strict=True)):
-        if kind is ValueKind.CAPABILITY:
-            sides.append(_minor_operand(operand))
-            continue
-        container = index > 0 and isinstance(node.ops[index - 1], (ast.In, ast.NotIn))
-        parts = operand.elts if container and isinstance(operand, _CONTAINERS) else [operand]
-        found = [_number(part) for part in parts]
-        values = [value for value in found if value is not None]
-        if not values or len(values) != len(found):
-            return None
-        sides.append(values)
-    likes = [value for side in sides if isinstance(side, list) for value in side]
-    if not likes or len({type(like) for like in likes}) != 1:
-        return None
-    like = likes[0]
-
-    def answer(capability: _Capability) -> bool:
-        shown = [[_view(capability, like, s)] if isinstance(s, bool) else s for s in sides]
-        for op, left, right in zip(node.ops, shown, shown[1:], strict=False):
-            if isinstance(op, (ast.In, ast.NotIn)):
-                ok = (left[0] in right) is isinstance(op, ast.In)
-            elif type(op) in _ORDER and len(left) == 1 and len(right) == 1:
-                try:
-                    ok = _ORDER[type(op)](left[0], right[0])
-                except TypeError:  # a tuple against a number: cannot tell, count it taken
-                    return True
-            else:
-                return True
-            if not ok:
-                return False
-        return True
-
-    return answer
-
-
-def _misled(answer: Callable[[_Capability], bool]) -> tuple[_Capability, ...]:
-    """The AMD capabilities that answer the gate as no NVIDIA GPU from before FP8 does."""
-    pre_fp8 = {answer(c) for c in _PRE_FP8_CAPABILITIES}
-    return tuple(c for c in _amd_capabilities() if answer(c) not in pre_fp8)
 
 
 def _numbers_only(node: ast.AST | None) -> bool:
@@ -683,29 +569,34 @@ def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr
             for o, k in zip(operands, kinds, strict=True)
             if k is not ValueKind.CAPABILITY and number_like(o)
         ]
-        answer = _answers(node, kinds) if numbers else None
+        answer = answers(node, kinds) if numbers else None
         if (
             numbers
-            and (answer is None or _misled(answer))
+            and (answer is None or misled(answer))
             and not _only_tunes(ctx.parents, node)
             and not guards.rocm_guarded(ctx.parents, node)
             and not _stored_unread(ctx.parents, node)
-            and not _only_refuses(ctx.parents, node)
+            and not (_only_refuses(ctx.parents, node) and not blackwell_for_amd(answer))
             and not guards.decided_off_rocm(ctx.parents, node, _off_rocm_part)
         ):
             shown = ast.unparse(numbers[0])
-            misled = _misled(answer) if answer is not None else ()
+            misled_gfx = misled(answer) if answer is not None else ()
             taken = (
-                f"; it is {answer(misled[0])} for gfx {misled[0]}, as on no NVIDIA GPU before Ada"
-                if answer is not None and misled
+                f"; it is {answer(misled_gfx[0])} for gfx {misled_gfx[0]}, as on no NVIDIA GPU before Ada"
+                if answer is not None and misled_gfx
                 else ""
+            )
+            outcome = (
+                "so an RDNA GPU gets past a refusal that asks for Blackwell, and fails later "
+                "on a path it lacks"
+                if _only_refuses(ctx.parents, node)
+                else "so an AMD GPU takes a path written for newer NVIDIA GPUs"
             )
             ctx.report(
                 DEVICE_CAPABILITY_GATE,
                 node,
                 f"compares the CUDA compute capability with {shown}: on ROCm it is the gfx "
-                f"version ((9, 4) for MI300, (11, 0) for RDNA3){taken}, so an AMD GPU takes a "
-                "path written for newer NVIDIA GPUs",
+                f"version ((9, 4) for MI300, (11, 0) for RDNA3){taken}, {outcome}",
             )
     for operand in operands:
         text = literal(operand)
