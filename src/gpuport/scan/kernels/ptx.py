@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from gpuport.findings import NVPTX_CONSTRAINT_MARK
 from gpuport.kb.kernels import (
     PTX_FAMILIES,
     PtxInstruction,
@@ -205,15 +206,6 @@ class AsmStatement:
             return ""
         shown = ", ".join(f'"{c}"' for c in self.nvptx_constraints)
         return f"; {NVPTX_CONSTRAINT_MARK} ({shown})"
-
-
-# The words a finding's message carries when its asm statement uses an NVPTX-only constraint:
-# triage (project/) keeps such a finding even in a helper HIP never emits.
-NVPTX_CONSTRAINT_MARK = (
-    "its operand constraints are NVPTX register classes that HIP-Clang rejects wherever the "
-    "statement is, even in a function nothing calls or a template never instantiated: guard it "
-    "with #ifndef __HIP_PLATFORM_AMD__"
-)
 
 
 @functools.cache
