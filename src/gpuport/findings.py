@@ -172,6 +172,17 @@ class ScanStats:
     by_kind: dict[str, int] = field(default_factory=dict)
 
 
+# The words a kernel finding's message carries when its asm statement uses an operand
+# constraint of an NVPTX register class (scan/kernels/ptx.py): project triage keeps such a
+# finding even inside a helper HIP never emits, since clang rejects the statement where it
+# parses it (kb/ptx.toml [[constraint]]).
+NVPTX_CONSTRAINT_MARK = (
+    "its operand constraints are NVPTX register classes that HIP-Clang rejects wherever the "
+    "statement is, even in a function nothing calls or a template never instantiated: guard it "
+    "with #ifndef __HIP_PLATFORM_AMD__"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class DeviceHelper:
     """A ``__device__`` function defined in a CUDA file (scan/kernels/callers.py)."""

@@ -23,6 +23,7 @@ TABLES: dict[tuple[str, str], type] = {
     ("ptx.toml", "special_register"): kernels.SpecialRegister,
     ("ptx.toml", "feature"): kernels.PtxFeature,
     ("ptx.toml", "wrapper"): kernels.PtxWrapper,
+    ("ptx.toml", "constraint"): kernels.PtxConstraint,
     ("cuda_kernel_apis.toml", "library"): kernels.KernelLibrary,
     ("cuda_kernel_apis.toml", "api"): kernels.KernelApi,
 }
@@ -36,6 +37,7 @@ def all_entries() -> list[tuple[str, Any]]:
     found += [(f"register {r.name}", r) for r in kernels.special_registers().values()]
     found += [(f"feature {f.family}", f) for f in kernels.ptx_features().values()]
     found += [(f"wrapper {w.family}", w) for w in kernels.ptx_wrappers().values()]
+    found += [(f"constraint {c.letter}", c) for c in kernels.nvptx_constraints().values()]
     found += [(f"library {lib.rule}", lib) for lib in kernels.kernel_libraries().values()]
     found += [(f"api {a.name}", a) for a in kernels.kernel_apis().values()]
     return found

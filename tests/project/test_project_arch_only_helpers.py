@@ -30,7 +30,7 @@ def test_a_template_helper_only_arch_guarded_code_calls_is_set_aside() -> None:
     # unused_pair_sum<T>: a template nothing calls
     assert ("GP303", "csrc/helpers.cuh", 48) in aside
     reported = _places(result.findings)
-    assert not any(rule in {"GP309", "GP301"} for rule, _path, _line in reported)
+    assert [line for rule, _path, line in reported if rule in {"GP309", "GP301"}] == [68]
     # lane_ballot: an always-compiled kernel calls it, so its trap fallback stays reported;
     # fast_broadcast: not a template, so HIP compiles its 32-bit mask even with no call;
     # host_abs: host code the scan never reads may call it
@@ -39,6 +39,10 @@ def test_a_template_helper_only_arch_guarded_code_calls_is_set_aside() -> None:
     assert ("GP324", "csrc/helpers.cuh", 54) in reported
     # lone_sum<T>: nothing calls it, but no project file includes its header either
     assert ("GP303", "csrc/snippet.cuh", 7) in reported
+    # to_half_bits<T>: only guarded code calls it, but HIP-Clang rejects its NVPTX "=h"/"f"
+    # constraints where it parses the template (kb/ptx.toml [[constraint]])
+    [to_half] = [f for f in result.findings if f.location.line == 68]
+    assert to_half.rule_id == "GP301" and '("=h", "f")' in to_half.message
 
 
 def test_one_line_per_file_counts_the_set_aside_helper_findings_and_says_why() -> None:

@@ -21,6 +21,7 @@ __all__ = [
     "PTX_FAMILIES",
     "KernelApi",
     "KernelLibrary",
+    "PtxConstraint",
     "PtxFeature",
     "PtxInstruction",
     "PtxMemoryScope",
@@ -29,6 +30,7 @@ __all__ = [
     "SpecialRegister",
     "kernel_apis",
     "kernel_libraries",
+    "nvptx_constraints",
     "ptx_features",
     "ptx_instructions",
     "ptx_memory_scopes",
@@ -84,6 +86,16 @@ class SpecialRegister:
     hip: str
     prefix: bool  # stands for every register whose name starts with ``name``
     family: str  # one of PTX_FAMILIES, or "" for none
+    sources: tuple[str, ...]
+    checked: datetime.date
+
+
+@dataclass(frozen=True, slots=True)
+class PtxConstraint:
+    """An inline-asm operand constraint letter of an NVPTX register class that AMDGPU lacks."""
+
+    letter: str
+    register: str
     sources: tuple[str, ...]
     checked: datetime.date
 
@@ -257,6 +269,21 @@ def _prefixes_by_family(
 def ptx_features() -> Mapping[str, PtxFeature]:
     """The opcode prefixes of each feature family, keyed by family."""
     return _prefixes_by_family("feature", "opcode_prefixes", "duplicate feature family", PtxFeature)
+
+
+@functools.cache
+def nvptx_constraints() -> Mapping[str, PtxConstraint]:
+    """The NVPTX-only operand constraint letters, keyed by letter."""
+    return keyed(
+        load_toml(_PTX),
+        "constraint",
+        _PTX,
+        "letter",
+        "duplicate constraint letter",
+        lambda entry, letter: PtxConstraint(
+            letter, entry.text("register"), entry.texts("sources", required=True), entry.date()
+        ),
+    )
 
 
 @functools.cache

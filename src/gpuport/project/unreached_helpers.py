@@ -13,7 +13,15 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import replace
 
-from gpuport.findings import CallFacts, Category, Confidence, DeviceHelper, Finding, Severity
+from gpuport.findings import (
+    NVPTX_CONSTRAINT_MARK,
+    CallFacts,
+    Category,
+    Confidence,
+    DeviceHelper,
+    Finding,
+    Severity,
+)
 from gpuport.project.file_folds import BLACKWELL_FILE_RULE, rule_counts
 from gpuport.project.model import ComponentStatus, ProjectModel
 from gpuport.rules import rule
@@ -137,7 +145,7 @@ def set_aside_unreached_helpers(
             home is not None
             and finding.rule_id.startswith("GP3")
             and finding.rule_id != BLACKWELL_FILE_RULE
-            and _folded_in(home[1], finding.rule_id)
+            and _folded_in(home[1], finding)
         ):
             inside[home].append(finding)
         else:
@@ -170,8 +178,13 @@ def _callers_all_read(rel: str, included: set[str]) -> bool:
     return rel.rsplit("/", 1)[-1] in included and not _PUBLIC_HEADERS_RE.search(rel)
 
 
-def _folded_in(helper: DeviceHelper, rule_id: str) -> bool:
-    """Whether HIP never compiles ``rule_id``'s problem in ``helper`` when nothing calls it."""
+def _folded_in(helper: DeviceHelper, finding: Finding) -> bool:
+    """Whether HIP never compiles ``finding``'s problem in ``helper`` when nothing calls it.
+    Never an asm statement with an NVPTX-only operand constraint: clang rejects it where it
+    parses it, in a template never instantiated too (kb/ptx.toml [[constraint]])."""
+    if NVPTX_CONSTRAINT_MARK in finding.message:
+        return False
+    rule_id = finding.rule_id
     return (
         helper.template
         or rule_id in _RUN_TIME_KERNEL_RULES

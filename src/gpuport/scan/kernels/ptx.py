@@ -12,10 +12,12 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from gpuport.findings import NVPTX_CONSTRAINT_MARK
 from gpuport.kb.kernels import (
     PTX_FAMILIES,
     PtxInstruction,
     PtxQualifier,
+    nvptx_constraints,
     ptx_features,
     ptx_instructions,
     ptx_memory_scopes,
@@ -194,6 +196,29 @@ class AsmStatement:
     end: int  # just past the closing parenthesis
     hidden_template: bool  # the template is a macro or variable gpuport cannot read
     ptx: Ptx | None  # None unless the template is PTX (not blank, not host assembly)
+    # Operand constraints of NVPTX register classes ("=h", "l"): HIP-Clang rejects them where
+    # it parses the statement, called or not (kb/ptx.toml [[constraint]]).
+    nvptx_constraints: tuple[str, ...] = ()
+
+    def constraint_note(self) -> str:
+        """What the message says about the statement's NVPTX-only constraints ("" if none)."""
+        if not self.nvptx_constraints:
+            return ""
+        shown = ", ".join(f'"{c}"' for c in self.nvptx_constraints)
+        return f"; {NVPTX_CONSTRAINT_MARK} ({shown})"
+
+
+@functools.cache
+def _constraint_re() -> re.Pattern[str]:
+    """A quoted operand constraint of an NVPTX-only register class (``"=h"(``, ``"+l" (``)."""
+    letters = "".join(sorted(nvptx_constraints()))
+    return re.compile(rf'"([=+&]*[{letters}])"\s*\(')
+
+
+def _nvptx_constraints(text: str, start: int, end: int) -> tuple[str, ...]:
+    if start < 0:
+        return ()
+    return tuple(dict.fromkeys(m.group(1) for m in _constraint_re().finditer(text, start, end)))
 
 
 def asm_of_family(
@@ -218,15 +243,16 @@ def asm_statements(text: str, code: str, brackets: Brackets) -> list[AsmStatemen
         colon = code.find(":", open_at, close_at)
         template_end = colon if colon >= 0 else close_at
         pieces = _STRING_RE.findall(text, open_at + 1, template_end)
+        constraints = _nvptx_constraints(text, colon, close_at)
         if not pieces:
             hidden = bool(code[open_at + 1 : template_end].strip())
-            found.append(AsmStatement(m.start(), close_at + 1, hidden, None))
+            found.append(AsmStatement(m.start(), close_at + 1, hidden, None, constraints))
             continue
         template = "".join(pieces).replace("\\n", "\n").replace("\\t", " ")
         ptx = read_ptx(template) if template.strip() else None
         if ptx is not None and not ptx.is_ptx:  # host assembly (x86 pause, rdtsc, …)
             ptx = None
-        found.append(AsmStatement(m.start(), close_at + 1, False, ptx))
+        found.append(AsmStatement(m.start(), close_at + 1, False, ptx, constraints))
     return found
 
 

@@ -94,8 +94,9 @@ def inline_ptx_assembly(src: KernelSource) -> Iterator[Finding]:
     ]
     folded = _alternatives(src, plain)
     for head, statements in folded.items():
+        notes = "".join(dict.fromkeys(s.constraint_note() for s in statements))
         yield src.finding(
-            INLINE_PTX, head, statements[-1].end, message=_fold_message(src, statements)
+            INLINE_PTX, head, statements[-1].end, message=_fold_message(src, statements) + notes
         )
     done = {id(s) for statements in folded.values() for s in statements}
     for statement in src.asm:
@@ -107,12 +108,15 @@ def inline_ptx_assembly(src: KernelSource) -> Iterator[Finding]:
                 statement.start,
                 statement.end,
                 message="inline assembly with a template gpuport cannot see (a macro?); "
-                "PTX must be rewritten for AMD GPUs",
+                "PTX must be rewritten for AMD GPUs" + statement.constraint_note(),
                 confidence=Confidence.MEDIUM,
             )
         elif statement.ptx is not None and statement.ptx.family is None:
             yield src.finding(
-                INLINE_PTX, statement.start, statement.end, message=_rewrite(statement.ptx)
+                INLINE_PTX,
+                statement.start,
+                statement.end,
+                message=_rewrite(statement.ptx) + statement.constraint_note(),
             )
     if "ptx::" in src.code:
         for m in src.once_per_line(ptx_wrapper_calls(src.body)):
@@ -336,6 +340,7 @@ def hopper_only_feature(src: KernelSource) -> Iterator[Finding]:
         message = (
             "inline PTX uses Hopper-or-newer instructions with no AMD counterpart: " + ptx.shown()
         )
+        message += statement.constraint_note()
         yield src.finding(HOPPER_ONLY, statement.start, statement.end, message=message)
     if "ptx::" in src.code:
         for m in src.once_per_line(ptx_wrapper_calls(src.body)):
@@ -426,6 +431,7 @@ def thread_block_clusters(src: KernelSource) -> Iterator[Finding]:
         message = (
             "inline PTX uses thread-block clusters, which AMD Instinct GPUs lack: " + ptx.shown()
         )
+        message += statement.constraint_note()
         yield src.finding(THREAD_BLOCK_CLUSTERS, statement.start, statement.end, message=message)
     for m, name in names_once_per_line(src, _cluster_names_re(), _CLUSTER_NAME_ANCHORS):
         yield src.finding(
@@ -478,6 +484,7 @@ def async_copy_pipeline(src: KernelSource) -> Iterator[Finding]:
             "inline PTX uses asynchronous copies or mbarriers with no HIP counterpart: "
             + ptx.shown()
         )
+        message += statement.constraint_note()
         yield src.finding(ASYNC_COPY, statement.start, statement.end, message=message)
     for m, name in names_once_per_line(
         src, kernel_apis()["async-copy-apis"].pattern, _ASYNC_NAME_ANCHORS
