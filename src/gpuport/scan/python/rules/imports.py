@@ -71,7 +71,11 @@ CUDA_ONLY_IMPORT = rule(
         "among others (FlashAttention-3/4, CuTe DSL), when the code carries on without it: a "
         "handler with no `raise`, the `else:` of a `try:` that probes for the package, or an "
         'availability check (`if HAS_FLASH_ATTENTION:`, or `if find_spec("vllm") is None: '
-        "return` before the import). NVIDIA's CUDA Python bindings in a "
+        "return` before the import). Any package's import is left alone when it is optional "
+        "and checked: in a `try:` that only imports and binds names, whose `except "
+        "ImportError` handler carries on, in a module that tests the imported name or a name "
+        "the handler binds before use (`if pynvml:`, `if HAS_TRT:`). NVIDIA's CUDA Python "
+        "bindings in a "
         "CuTe DSL file, or in one that imports cuDNN's Python frontend (`import cudnn`), are "
         "covered by that import. Imports under "
         "`if TYPE_CHECKING:` are ignored, and so are an import of a package that works on ROCm "
@@ -178,6 +182,11 @@ def cuda_only_import(ctx: PythonContext, imported: ModuleImport) -> None:
         return  # xgboost on the CPU: its default, which runs on ROCm as anywhere
     top = imported.module.split(".", 1)[0]
     if package.status in _USABLE_ON_ROCM and _imported_where_in_use(ctx.parents, node, top):
+        return
+    if guards.optional_import_checked(ctx.parents, node):
+        # An optional import the module checks before use (`try: import pynvml` / `except
+        # ImportError: return` … `if pynvml:`): on ROCm the package is missing and the code
+        # takes the path it already has without it; nothing to port, whatever the package.
         return
     if not ctx.first_time(CUDA_ONLY_IMPORT, package.name):
         return

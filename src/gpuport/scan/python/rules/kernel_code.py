@@ -169,7 +169,9 @@ INLINE_PTX = rule(
         "such as `mov.u32`, `cvt.rn.f16.f32`, special registers such as `%laneid`), and "
         "CUDA source strings in Python (for `load_inline`, CuPy `RawKernel`…) that contain "
         '`asm("…")` with PTX. When the asm text is not a literal it still reports, with low '
-        "confidence."
+        'confidence. PTX in several branches of one if/elif (`if sem == "relaxed": … elif '
+        'sem == "acq_rel": …`, variants of one operation picked by a constexpr) is one '
+        "finding, on the first branch, whose message names the other branches' lines."
     ),
     why=(
         "PTX is NVIDIA's virtual instruction set; AMD GPUs run AMDGCN code. Triton on ROCm and "
@@ -232,13 +234,81 @@ def inline_ptx(ctx: PythonContext, node: ast.Call | ast.Constant) -> None:
         )
         return
     match = _PTX_RE.search(asm)
-    if match:
-        ctx.report(
-            INLINE_PTX,
-            node,
-            f"inline_asm_elementwise with PTX ({match.group(0)!r}): Triton on ROCm cannot "
-            "assemble NVIDIA PTX",
+    if not match:
+        return
+    earlier, later = _ptx_in_other_branches(ctx, node)
+    if earlier:
+        return  # counted on the first branch's line
+    message = (
+        f"inline_asm_elementwise with PTX ({match.group(0)!r}): Triton on ROCm cannot "
+        "assemble NVIDIA PTX"
+    )
+    if later:
+        shown = ", ".join(str(line) for line in later)
+        message += (
+            f" (and the PTX of the same if/elif's other branch(es), line {shown}: the "
+            "variants of one operation, rewritten together)"
         )
+    ctx.report(INLINE_PTX, node, message)
+
+
+def _is_ptx_asm(ctx: PythonContext, call: ast.AST) -> bool:
+    if not (isinstance(call, ast.Call) and called_name(call).endswith("inline_asm_elementwise")):
+        return False
+    asm = ctx.string_value(argument(call, 0, "asm"))
+    return asm is not None and _PTX_RE.search(asm) is not None
+
+
+def _ptx_in_other_branches(ctx: PythonContext, node: ast.Call) -> tuple[list[int], list[int]]:
+    """The lines of PTX ``inline_asm_elementwise`` calls in the other branches of the nearest
+    if/elif/else chain holding ``node`` (in its function), before and after ``node``'s branch:
+    ``if sem == "relaxed": <PTX> elif sem == "acq_rel": <PTX>`` picks one variant of one
+    operation (a constexpr parameter's value, compiled one at a time), and a port rewrites
+    them together, so the first branch's finding counts the others."""
+    parents = ctx.parents
+    chain: ast.If | None = None
+    for child, parent in guards.ancestors(parents, node):
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            break
+        if isinstance(parent, ast.If) and child is not parent.test:
+            chain = parent
+            break
+    if chain is None:
+        return [], []
+    up = parents.get(chain)
+    while isinstance(up, ast.If) and up.orelse == [chain]:
+        chain, up = up, parents.get(up)
+    branches: list[list[ast.stmt]] = []
+    step: ast.If = chain
+    while True:
+        branches.append(step.body)
+        if len(step.orelse) == 1 and isinstance(step.orelse[0], ast.If):
+            step = step.orelse[0]
+            continue
+        if step.orelse:
+            branches.append(step.orelse)
+        break
+    if len(branches) < 2:
+        return [], []
+    own = next(
+        (
+            i
+            for i, branch in enumerate(branches)
+            if any(sub is node for statement in branch for sub in ast.walk(statement))
+        ),
+        None,
+    )
+    if own is None:
+        return [], []
+    lines: tuple[list[int], list[int]] = ([], [])
+    for i, branch in enumerate(branches):
+        if i == own:
+            continue
+        for statement in branch:
+            for sub in ast.walk(statement):
+                if _is_ptx_asm(ctx, sub):
+                    lines[0 if i < own else 1].append(getattr(sub, "lineno", 0))
+    return lines
 
 
 _WARP_SIZE_NAME_RE = re.compile(

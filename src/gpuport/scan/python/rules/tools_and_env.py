@@ -16,7 +16,7 @@ from gpuport.rules import rule
 from gpuport.scan.python import callers, guards, reach
 from gpuport.scan.python.checks import EnvAccess, ShellCommand, looks_at
 from gpuport.scan.python.context import PythonContext
-from gpuport.scan.python.nodes import last_name
+from gpuport.scan.python.nodes import is_false, keyword_value, last_name
 
 # Calls that start a process, and the position of the command (or program) argument.
 _PROCESS_CALLS: dict[str, int] = {
@@ -236,7 +236,10 @@ CUDA_ENV_VAR = rule(
         "needs nothing in place of (TORCH_CUDA_ARCH_LIST, which PyTorch's extension builder "
         "reads only for nvcc; CUDA_MODULE_LOADING; CUDA_DEVICE_ORDER), and reading "
         "CUDA_VISIBLE_DEVICES, which HIP reads with the same meaning (the code sees what the "
-        "user set). Reading CUDA_HOME/CUDA_PATH is MEDIUM: they are unset on ROCm machines."
+        "user set), and an access that comes, in a `try:`, after starting an NVIDIA tool "
+        'from an argument list (`subprocess.run(["nvidia-smi", …])`) whose missing '
+        "program the handler copes with: on ROCm the start raises first. Reading "
+        "CUDA_HOME/CUDA_PATH is MEDIUM: they are unset on ROCm machines."
     ),
     why=(
         "ROCm selects GPUs with HIP_VISIBLE_DEVICES (HIP) and ROCR_VISIBLE_DEVICES (the whole "
@@ -425,6 +428,8 @@ def cuda_env_var(ctx: PythonContext, access: EnvAccess) -> None:
         return  # in a helper every caller runs only on CUDA (the else of `if is_rocm:`)
     if access.node is not None and not access.write and _tested_above(ctx, access.node, name):
         return  # counted on the finding of the `if` that tests the same variable
+    if access.node is not None and _after_missing_nvidia_tool(ctx, access.node):
+        return  # on ROCm the NVIDIA tool started above raises first: never reached there
     read_severity = Severity.parse(severities.read) if severities else Severity.LOW
     write_severity = Severity.parse(severities.write) if severities else Severity.LOW
     if entry is None:
@@ -576,3 +581,45 @@ def nccl_env_var(ctx: PythonContext, access: EnvAccess) -> None:
         fix=entry.notes if entry is not None and entry.notes else None,
         references=entry.sources if entry else (),
     )
+
+
+# Calls that start a program from an argument list and raise FileNotFoundError when it is not
+# installed (no shell in between: `subprocess.run("nvidia-smi", shell=True)` returns 127).
+_STARTS_FROM_LIST = frozenset({"run", "check_output", "check_call", "call", "Popen"})
+
+
+def _starts_nvidia_tool(ctx: PythonContext, call: ast.AST) -> bool:
+    """``call`` starts an NVIDIA tool from a literal argument list: ``subprocess.run(["nvidia-smi",
+    …])``, with no ``shell=True``."""
+    if not (isinstance(call, ast.Call) and last_name(call.func) in _STARTS_FROM_LIST):
+        return False
+    command = call.args[0] if call.args else keyword_value(call, "args")
+    if not isinstance(command, (ast.List, ast.Tuple)) or not command.elts:
+        return False
+    shell = keyword_value(call, "shell")
+    if shell is not None and not is_false(shell):
+        return False
+    program = ctx.string_value(command.elts[0])
+    return program is not None and _nvidia_tool(program.rsplit("/", 1)[-1]) is not None
+
+
+def _after_missing_nvidia_tool(ctx: PythonContext, node: ast.AST) -> bool:
+    """``node`` comes, in the body of a ``try:`` in its own function, after a statement that
+    starts an NVIDIA tool from an argument list (``subprocess.run(["nvidia-smi", …])``), and a
+    handler of that ``try:`` catches a program that is not installed and carries on
+    (:func:`reach.missing_program_handled`). On ROCm the tool is missing, the start raises
+    FileNotFoundError, and the handler's path runs instead: ``node`` is never reached there,
+    and the tool call is the one thing to look at (GP206 leaves it alone for the same
+    reason)."""
+    for child, parent in guards.ancestors(ctx.parents, node):
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False
+        if not (isinstance(parent, (ast.Try, ast.TryStar)) and child in parent.body):
+            continue
+        for statement in parent.body[: parent.body.index(child)]:
+            for sub in ast.walk(statement):
+                if _starts_nvidia_tool(ctx, sub) and reach.missing_program_handled(
+                    ctx.parents, sub
+                ):
+                    return True
+    return False
