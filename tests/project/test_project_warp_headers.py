@@ -11,7 +11,15 @@ from gpuport.scan.engine import ScanOptions, scan_path
 from gpuport.scan.kernels.header_warp_sizes import size_only_header_constants
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "project" / "warp_size_headers"
-HEADERS = ("csrc/tiles.h", "csrc/unused.h", "csrc/raw.h", "csrc/orphan.h", "include/tilelib/api.h")
+HEADERS = (
+    "csrc/tiles.h",
+    "csrc/unused.h",
+    "csrc/raw.h",
+    "csrc/orphan.h",
+    "include/tilelib/api.h",
+    "csrc/groups.h",
+    "csrc/bcast.h",
+)
 
 
 @pytest.mark.parametrize("rel", HEADERS)

@@ -160,6 +160,6 @@ def _reads_are_sizes(
         line_start = code.rfind("\n", 0, read.start()) + 1
         if _DEFINING_DIRECTIVE_RE.match(code, line_start) or read.start() in own:
             continue  # `#ifndef WARP_SIZE`, another definition of the name
-        if not header_size_read(src, read.start(), read.end()):
+        if not header_size_read(src, read.start(), read.end(), read.group()):
             return False
     return True

@@ -51,10 +51,10 @@ _STRIDE_LOOP_RE = re.compile(
 )
 
 
-def _is_32(src: KernelSource, word: str) -> bool:
-    """Is ``word`` the literal 32, or a constant of the file or of a project header it
-    includes whose value is 32 (``kThreadsPerWarp = 32``)?"""
-    if word.rstrip("uU") == "32":
+def _is_32(src: KernelSource, word: str, known: frozenset[str] = frozenset()) -> bool:
+    """Is ``word`` the literal 32, one of the ``known`` names of 32, or a constant of the file
+    or of a project header it includes whose value is 32 (``kThreadsPerWarp = 32``)?"""
+    if word.rstrip("uU") == "32" or word in known:
         return True
     if not word or word[0].isdigit():
         return False
@@ -372,7 +372,9 @@ def _size_read(src: KernelSource, at: int, after: int, stop: int, depth: int) ->
 
 
 # A shuffle that stays inside a 32-lane half of a wavefront when its offset is below 32.
-_HALF_TREE_CALL_RE = re.compile(r"__shfl_(?:xor|down)(?:_sync)?\s*\(")
+# Any raw shuffle (group 1: its kind); one with an explicit width of 32 or less stays inside
+# its segment whatever its lane or offset.
+_HALF_TREE_CALL_RE = re.compile(r"__shfl(_xor|_down|_up)?(?:_sync)?\s*\(")
 # A loop counting a shuffle offset down from 16, written `16` or as half a 32 constant
 # (`WARP_SIZE / 2`, `kWarpSize >> 1`; group 2 names the constant).
 _LOOP_FROM_16_RE = re.compile(
@@ -390,19 +392,23 @@ _LOOP_UP_TO_32_RE = re.compile(
 )
 
 
-def groups_with_half_trees(src: KernelSource, at: int, helpers: bool = False) -> bool:
+def groups_with_half_trees(
+    src: KernelSource, at: int, helpers: bool = False, known: frozenset[str] = frozenset()
+) -> bool:
     """Is ``at`` in a device function whose only lane exchanges are xor or shuffle-down trees
-    with offsets of 16 or less (literals, a loop counting down from 16, or up from 1 to below 32)?
+    with offsets of 16 or less (literals, a loop counting down from 16, or up from 1 to below 32)
+    or shuffles of any kind with an explicit width of 32 or less?
 
     Such a tree never crosses a 32-lane boundary for the lane that keeps the result: with xor
     every lane of each 32-lane half ends with its half's total, with shuffle-down the half's
     first lane does. ``threadIdx.x % 32`` and ``/ 32`` then number exactly those groups on a
     64-lane wavefront (lanes 0 and 32 each write their own group's slot), so the 32 is a
-    logical group, not the hardware width. A ballot, broadcast (``__shfl_sync(v, 0)``), scan
-    (``__shfl_up``), tile or warp helper in the function, a read of ``warpSize``, or a
+    logical group, not the hardware width. A ballot, width-less broadcast
+    (``__shfl_sync(m, v, 0)``) or scan (``__shfl_up_sync(m, v, 1)``), tile or warp helper in the function, a read of ``warpSize``, or a
     returned lane number keeps the lane math reported. With ``helpers``, a call of a device
     function of the file whose own exchanges are such trees (``warp_reduce_sum(val)``) counts
-    as one too.
+    as one too. ``known``: names whose value is 32 where the file cannot look them up (the
+    header constant the project judge asks about).
     """
     span = _body_without_warpsize(src, at)
     if span is None:
@@ -415,12 +421,14 @@ def groups_with_half_trees(src: KernelSource, at: int, helpers: bool = False) ->
         (m.group(1), *body_after(code, src.brackets, m.end()))
         for pattern in (_LOOP_FROM_16_RE, _LOOP_UP_TO_32_RE)
         for m in pattern.finditer(code, brace, close)
-        if m.group(2) is None or _is_32(src, m.group(2))
+        if m.group(2) is None or _is_32(src, m.group(2), known)
     ]
     trees = 0
+    seen: set[int] = set()
     for m in _EXCHANGE_OR_HELPER_RE.finditer(code, brace, close):
+        seen.add(m.start())
         call = _HALF_TREE_CALL_RE.match(code, m.start() - 2) if m.group() == "shfl" else None
-        if call is None and helpers and _half_tree_helper(src, m, brace):
+        if call is None and helpers and _half_tree_helper(src, m, brace, known):
             trees += 1
             continue
         if call is None:
@@ -434,22 +442,48 @@ def groups_with_half_trees(src: KernelSource, at: int, helpers: bool = False) ->
         if len(args) <= offset_index:
             return False
         offset = args[offset_index].rstrip("uU")
-        if len(args) > offset_index + 1 and args[offset_index + 1].rstrip("uU") not in ("32", ""):
-            return False  # an explicit width other than 32
+        if len(args) > offset_index + 1:
+            if not _width_at_most_32(src, args[offset_index + 1], known):
+                return False  # an explicit width that may pass 32
+            trees += 1  # a broadcast, scan or tree inside segments of 32 lanes or fewer
+            continue
+        if call.group(1) not in ("_xor", "_down"):
+            return False  # a width-less broadcast or scan reads across the whole wavefront
         if offset.isdigit():
             if int(offset) > 16:
                 return False
         elif not any(name == offset and s <= m.start() < e for name, s, e in loops):
             return False
         trees += 1
+    if helpers:
+        # calls of the file's exchanging functions whose names say nothing (`group_sum(v)`)
+        exchanging = _exchanging_functions(src)
+        for c in _CALL_RE.finditer(code, brace, close):
+            if c.start() in seen or c.group(1) not in exchanging:
+                continue
+            if not _half_tree_helper(src, c, brace, known):
+                return False
+            trees += 1
     return trees > 0
+
+
+def _width_at_most_32(src: KernelSource, width: str, known: frozenset[str]) -> bool:
+    """Is a shuffle's explicit width 32 or a power of two below it (a literal, or a constant
+    of the file or of a header it includes whose value is 32)? Lanes then exchange inside
+    segments of that width, on a 64-lane wavefront too."""
+    width = width.strip()
+    if width.rstrip("uU").isdigit():
+        return int(width.rstrip("uU")) in (1, 2, 4, 8, 16, 32)
+    return _is_32(src, width, known)
 
 
 _HELPER_CALL_RE = re.compile(r"(\w+)\s*(?:<[^;{}()]*>\s*)?\($")
 _DEFINITION_TAIL_RE = re.compile(r"\s*(?:const\s*)?\{")
 
 
-def _half_tree_helper(src: KernelSource, m: re.Match[str], brace: int) -> bool:
+def _half_tree_helper(
+    src: KernelSource, m: re.Match[str], brace: int, known: frozenset[str]
+) -> bool:
     """Is ``m`` (an exchange-or-helper match) a call of a device function of this file, not
     the caller itself, whose body passes :func:`groups_with_half_trees` on its own?"""
     code = src.code
@@ -467,7 +501,7 @@ def _half_tree_helper(src: KernelSource, m: re.Match[str], brace: int) -> bool:
         head = max(code.rfind("__global__", 0, d.start()), code.rfind("__device__", 0, d.start()))
         if head < 0 or ";" in code[head : d.start()] or "}" in code[head : d.start()]:
             return False
-        return groups_with_half_trees(src, opened + 1)
+        return groups_with_half_trees(src, opened + 1, known=known)
     return False
 
 
@@ -546,16 +580,32 @@ def _tile_only_exchanges(src: KernelSource, at: int) -> bool:
     return tiles > 0
 
 
-def header_size_read(src: KernelSource, at: int, after: int) -> bool:
+def header_size_read(src: KernelSource, at: int, after: int, name: str = "") -> bool:
     """Is the read at ``at`` (to ``after``) of a header's warp-size constant a size the code
-    chose: a tile width, any read in a function exchanging only through tiles, or what
-    :func:`sizes_only` accepts (a launch shape, an extent, a loop step, a static_assert)?"""
+    chose or a logical 32-lane group: a tile width, any read in a function exchanging only
+    through tiles, what :func:`sizes_only` accepts (a launch shape, an extent, a loop step, a
+    static_assert), or a read in a device function whose lanes exchange only through
+    shuffle-down or xor trees with offsets of 16 or less or widths of 32 or less (directly or
+    through the file's own helper of that kind: :func:`groups_with_half_trees`), or not at all
+    (:func:`groups_without_exchange`)?
+
+    The last two are the exemptions :func:`logical_groups_only` makes for a source file's
+    constant, asked of every reader in the project: ``tid / N`` and ``tid % N`` then number
+    the groups each 32-lane half of a wavefront holds. A width-less broadcast
+    (``__shfl_sync(m, v, 0)`` reads lane 0 of the whole wavefront), a ballot, ``warpSize``, a
+    returned lane number or a helper defined elsewhere keeps the constant reported. ``name``:
+    the constant read, known to be 32 (the reader's source cannot look up its headers here)."""
     code = src.code
     if _TILE_WIDTH_BEFORE_RE.search(code, max(0, at - 40), at):
         return True
     if _tile_only_exchanges(src, at):
         return True
-    return _size_read(src, at, after, len(code), 0)
+    if _size_read(src, at, after, len(code), 0):
+        return True
+    known = frozenset({name}) if name else frozenset()
+    return groups_with_half_trees(src, at, helpers=True, known=known) or groups_without_exchange(
+        src, at
+    )
 
 
 def _body_without_warpsize(src: KernelSource, at: int) -> tuple[int, int] | None:
