@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from gpuport import kb
 from gpuport.findings import Category, Finding, Fix, Location, Tier
 from gpuport.project.model import ComponentStatus, ProjectModel
+from gpuport.rules import registered
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +149,41 @@ _RENAME_FAMILY_RE = re.compile(r"(?:^|; )(\w+) \d+ \(")
 # Names a rewrite of the file's cuDNN code rewrites with it: the stream and error calls and the
 # CUDA headers around the graph calls. Driver or library families are other work.
 _INCIDENTAL_FAMILIES = frozenset({"runtime", "headers"})
+
+
+# GP300's message in a file that includes torch's headers, read per file as hipified by torch
+# (scan/kernels/renames.py): "N CUDA API references in a PyTorch extension, which torch's own
+# hipify renames when torch.utils.cpp_extension builds it for ROCm: runtime 8 (…)".
+_TORCH_HIPIFIED_RE = re.compile(
+    r"^(\d+ CUDA API references?) in a PyTorch extension, which torch's own hipify renames "
+    r"when torch\.utils\.cpp_extension builds it for ROCm: (.*)$"
+)
+
+
+def not_hipified_by_torch(finding: Finding, model: ProjectModel) -> Finding:
+    """``finding`` as GP300's plain rename finding (its own severity and fix) when it was read
+    as hipified by torch but the project builds its torch extensions only as ``CppExtension``
+    (:attr:`ProjectModel.torch_cpp_only`): torch hipifies CUDAExtension and load() builds only,
+    so the renames are work. Any other finding is returned as it is; so is every finding of a
+    project with no torch extension build found (the per-file guess stands)."""
+    if finding.rule_id != "GP300" or not model.torch_cpp_only:
+        return finding
+    m = _TORCH_HIPIFIED_RE.match(finding.message)
+    rule = next((r for r in registered() if r.id == "GP300"), None)
+    if m is None or rule is None:
+        return finding
+    where = model.torch_cpp_only[0]
+    message = (
+        f"{m.group(1)} that gpuport port renames to HIP: {m.group(2)}: the project builds this "
+        f"PyTorch extension as a CppExtension ({where.path}:{where.line}), which torch does not "
+        "hipify"
+    )
+    return replace(
+        finding,
+        message=message,
+        severity=rule.severity,
+        fix=Fix(rule.fix, mechanical=rule.mechanical),
+    )
 
 
 def fold_cudnn_graph_files(findings: list[Finding], set_aside: list[Finding]) -> list[Finding]:
