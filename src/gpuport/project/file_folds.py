@@ -48,6 +48,8 @@ _MIN_FILES_TO_FOLD = 2  # one file's finding stays as it is
 # A file this rule fires in is built on Blackwell-only hardware (scan/kernels/arch_rules.py).
 BLACKWELL_FILE_RULE = "GP330"
 PROJECT_RULES = frozenset({"GP601", "GP602", "GP603"})  # the folds' own lines are never folded
+# …except a file's GP603 line under its GP330 line: both say the same file is one decision.
+_KEPT_BESIDE_GP330 = PROJECT_RULES - {"GP603"}
 
 
 def shown_names(names: tuple[str, ...], most: int = 4) -> str:
@@ -62,7 +64,8 @@ def rule_counts(findings: list[Finding]) -> str:
 
 def fold_blackwell_files(findings: list[Finding], set_aside: list[Finding]) -> list[Finding]:
     """``findings`` with every other finding of a file GP330 calls a Blackwell-only kernel set
-    aside under GP330's one line (appended to ``set_aside``): the file is one decision."""
+    aside under GP330's one line (appended to ``set_aside``): the file is one decision. Its
+    GP603 line (helpers only its guarded kernels call) is one of them, counted there too."""
     heads = {f.location.path: f for f in findings if f.rule_id == BLACKWELL_FILE_RULE}
     if not heads:
         return findings
@@ -70,7 +73,7 @@ def fold_blackwell_files(findings: list[Finding], set_aside: list[Finding]) -> l
     inside: dict[str, list[Finding]] = defaultdict(list)
     for finding in findings:
         head = heads.get(finding.location.path)
-        if head is None or finding is head or finding.rule_id in PROJECT_RULES:
+        if head is None or finding is head or finding.rule_id in _KEPT_BESIDE_GP330:
             kept.append(finding)
         else:
             inside[finding.location.path].append(finding)

@@ -150,10 +150,11 @@ def triage(
             set_aside.append(finding)
         else:
             kept.append(finding)
-    kept = fold_blackwell_files(kept, set_aside)
-    kept = fold_nvfp4_folders(kept, set_aside)
     if UNREACHED_HELPERS.id in enabled:
         kept = set_aside_unreached_helpers(kept, model, list(calls), set_aside)
+    # After GP603: a GP330 file's GP603 line is folded under GP330's, counted there.
+    kept = fold_blackwell_files(kept, set_aside)
+    kept = fold_nvfp4_folders(kept, set_aside)
     kept = fold_cudnn_graph_files(kept, set_aside)
     kept = fold_cudnn_entry_headers(kept, set_aside)
     kept = fold_same_counterpart_targets(kept, set_aside)
