@@ -35,9 +35,25 @@ def test_a_file_of_blackwell_only_kernels_is_one_line_and_a_mixed_file_keeps_its
         "sm100_beside_empty_kernel.cu",
         "sm100_kernel_with_exported_helper.cuh",
         "sm90_only_kernels.cu",
+        "sm90_ampere_barrier_only.cu",
     ):
         rules = {f.rule_id for f in result.findings if f.location.path == path}
         assert "GP324" in rules and "GP330" not in rules, path
+
+
+def test_a_file_of_hopper_only_tma_kernels_is_one_line_and_a_fallback_keeps_its_findings() -> None:
+    result = scan_path(BLACKWELL, ScanOptions(jobs=1), display_root=BLACKWELL.name)
+    path = "sm90_tma_only_kernels.cu"
+    (line,) = [f for f in result.findings if f.location.path == path]
+    assert line.rule_id == "GP330"
+    assert "compiled only for Hopper and newer NVIDIA GPUs (sm_90+)" in line.message
+    assert "`mbarrier.arrive.expect_tx.shared::cta.b64` PTX" in line.message
+    assert "other finding(s) in this file set aside (GP300 x1, GP309 x2, GP324 x1)" in line.message
+    aside = sorted(f.rule_id for f in result.set_aside if f.location.path == path)
+    assert aside == ["GP300", "GP309", "GP309", "GP324"]
+    # negative: a portable #else beside the TMA path keeps the file's findings listed
+    kept = {f.rule_id for f in result.findings if f.location.path == "sm90_tma_with_fallback.cu"}
+    assert "GP330" not in kept and {"GP300", "GP309"} <= kept
 
 
 def test_a_header_that_only_declares_a_graph_files_entry_points_folds_under_its_line() -> None:

@@ -26,7 +26,11 @@ from gpuport.project.extension_imports import extension_importers
 from gpuport.project.extras import vendor_extras
 from gpuport.project.header_components import unreached_headers
 from gpuport.project.headers import header_facts, include_dirs
-from gpuport.project.hipify import native_cuda_dirs, torch_hipify_evidence
+from gpuport.project.hipify import (
+    cpp_extension_only_evidence,
+    native_cuda_dirs,
+    torch_hipify_evidence,
+)
 from gpuport.project.model import Component, ProjectModel, VendorExtras
 from gpuport.project.rocm import rocm_archs, rocm_evidence, rocm_macros
 from gpuport.project.survey import Survey, survey
@@ -127,6 +131,7 @@ def build_model(root: Path, header_warp_judge: HeaderWarpJudge | None = None) ->
         vendor_extras=tuple(extras),
         torch_hipify=tuple(torch_hipify_evidence(texts, found)),
         native_cuda_dirs=tuple(native_cuda_dirs(texts, found)),
+        torch_cpp_only=tuple(cpp_extension_only_evidence(texts, found)),
         tiers=tuple(tiers),
         notes=tuple(notes),
     )

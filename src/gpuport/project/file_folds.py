@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from gpuport import kb
 from gpuport.findings import Category, Finding, Fix, Location, Tier
 from gpuport.project.model import ComponentStatus, ProjectModel
+from gpuport.rules import registered
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +48,8 @@ _MIN_FILES_TO_FOLD = 2  # one file's finding stays as it is
 # A file this rule fires in is built on Blackwell-only hardware (scan/kernels/arch_rules.py).
 BLACKWELL_FILE_RULE = "GP330"
 PROJECT_RULES = frozenset({"GP601", "GP602", "GP603"})  # the folds' own lines are never folded
+# …except a file's GP603 line under its GP330 line: both say the same file is one decision.
+_KEPT_BESIDE_GP330 = PROJECT_RULES - {"GP603"}
 
 
 def shown_names(names: tuple[str, ...], most: int = 4) -> str:
@@ -61,7 +64,8 @@ def rule_counts(findings: list[Finding]) -> str:
 
 def fold_blackwell_files(findings: list[Finding], set_aside: list[Finding]) -> list[Finding]:
     """``findings`` with every other finding of a file GP330 calls a Blackwell-only kernel set
-    aside under GP330's one line (appended to ``set_aside``): the file is one decision."""
+    aside under GP330's one line (appended to ``set_aside``): the file is one decision. Its
+    GP603 line (helpers only its guarded kernels call) is one of them, counted there too."""
     heads = {f.location.path: f for f in findings if f.rule_id == BLACKWELL_FILE_RULE}
     if not heads:
         return findings
@@ -69,7 +73,7 @@ def fold_blackwell_files(findings: list[Finding], set_aside: list[Finding]) -> l
     inside: dict[str, list[Finding]] = defaultdict(list)
     for finding in findings:
         head = heads.get(finding.location.path)
-        if head is None or finding is head or finding.rule_id in PROJECT_RULES:
+        if head is None or finding is head or finding.rule_id in _KEPT_BESIDE_GP330:
             kept.append(finding)
         else:
             inside[finding.location.path].append(finding)
@@ -148,6 +152,41 @@ _RENAME_FAMILY_RE = re.compile(r"(?:^|; )(\w+) \d+ \(")
 # Names a rewrite of the file's cuDNN code rewrites with it: the stream and error calls and the
 # CUDA headers around the graph calls. Driver or library families are other work.
 _INCIDENTAL_FAMILIES = frozenset({"runtime", "headers"})
+
+
+# GP300's message in a file that includes torch's headers, read per file as hipified by torch
+# (scan/kernels/renames.py): "N CUDA API references in a PyTorch extension, which torch's own
+# hipify renames when torch.utils.cpp_extension builds it for ROCm: runtime 8 (…)".
+_TORCH_HIPIFIED_RE = re.compile(
+    r"^(\d+ CUDA API references?) in a PyTorch extension, which torch's own hipify renames "
+    r"when torch\.utils\.cpp_extension builds it for ROCm: (.*)$"
+)
+
+
+def not_hipified_by_torch(finding: Finding, model: ProjectModel) -> Finding:
+    """``finding`` as GP300's plain rename finding (its own severity and fix) when it was read
+    as hipified by torch but the project builds its torch extensions only as ``CppExtension``
+    (:attr:`ProjectModel.torch_cpp_only`): torch hipifies CUDAExtension and load() builds only,
+    so the renames are work. Any other finding is returned as it is; so is every finding of a
+    project with no torch extension build found (the per-file guess stands)."""
+    if finding.rule_id != "GP300" or not model.torch_cpp_only:
+        return finding
+    m = _TORCH_HIPIFIED_RE.match(finding.message)
+    rule = next((r for r in registered() if r.id == "GP300"), None)
+    if m is None or rule is None:
+        return finding
+    where = model.torch_cpp_only[0]
+    message = (
+        f"{m.group(1)} that gpuport port renames to HIP: {m.group(2)}: the project builds this "
+        f"PyTorch extension as a CppExtension ({where.path}:{where.line}), which torch does not "
+        "hipify"
+    )
+    return replace(
+        finding,
+        message=message,
+        severity=rule.severity,
+        fix=Fix(rule.fix, mechanical=rule.mechanical),
+    )
 
 
 def fold_cudnn_graph_files(findings: list[Finding], set_aside: list[Finding]) -> list[Finding]:

@@ -8,6 +8,10 @@ build: ``cudaStream_t`` becomes ``hipStream_t`` at build time, with nothing to d
 ``CppExtension`` does not hipify). A project whose build files build CUDA extensions that way
 gets its GP300 renames done by the build, except in folders a CMake build compiles as CUDA
 itself (TransformerEngine's core library, bitsandbytes), which torch never hipifies.
+
+A project whose build files build their torch extensions only as ``CppExtension`` (no
+``CUDAExtension``, no ``load()``) gets no hipify from torch: its CUDA names stay work (GP300's
+plain rename finding, project/triage.py), whatever headers its files include.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ _TORCH_CUDA_BUILD_RE = re.compile(
     r"\bCUDAExtension\b|\bload_inline\b|cpp_extension\s+import\s+[^\n]*\bload\b"
     r"|cpp_extension\.load\s*\("
 )
+# A torch C++ extension: torch.utils.cpp_extension.CppExtension called (not only imported).
+_TORCH_CPP_BUILD_RE = re.compile(r"\bCppExtension\s*\(")
 # CMake compiling CUDA itself: the CUDA language, or nvcc-era cuda_add_library.
 _CMAKE_CUDA_RE = re.compile(
     r"enable_language\s*\(\s*CUDA\b|project\s*\([^)]*\bCUDA\b|LANGUAGES\s+[^)]*\bCUDA\b"
@@ -49,6 +55,30 @@ def torch_hipify_evidence(texts: ProjectTexts, found: Survey) -> list[Evidence]:
                 what = (
                     f"builds a CUDA extension through torch.utils.cpp_extension "
                     f"({match.group().strip()}), which hipifies its sources on a ROCm PyTorch"
+                )
+                out.append(Evidence(rel, number, what))
+                break
+    return out
+
+
+def cpp_extension_only_evidence(texts: ProjectTexts, found: Survey) -> list[Evidence]:
+    """Where the project builds a torch extension as ``CppExtension``, when that is the only
+    way its build files build torch extensions (at most one per file); empty when any build
+    file builds a CUDA extension through torch (:func:`torch_hipify_evidence`)."""
+    if torch_hipify_evidence(texts, found):
+        return []
+    out: list[Evidence] = []
+    for rel in [*found.setup_pys, *found.build_helpers]:
+        if not rel.endswith(".py"):
+            continue
+        text = texts.text(rel)
+        if text is None:
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.lstrip().startswith("#") and _TORCH_CPP_BUILD_RE.search(line):
+                what = (
+                    "builds its PyTorch extension as a CppExtension, which torch does not "
+                    "hipify (only CUDAExtension and load() do)"
                 )
                 out.append(Evidence(rel, number, what))
                 break

@@ -93,6 +93,9 @@ class ProjectModel:
     # Where the project builds CUDA extensions through torch.utils.cpp_extension, which
     # hipifies their sources itself on a ROCm PyTorch (project/hipify.py); empty when none.
     torch_hipify: tuple[Evidence, ...] = ()
+    # Where the project builds its torch extensions, when it builds them only as CppExtension
+    # (project/hipify.py): torch hipifies none of their sources, so their renames stay work.
+    torch_cpp_only: tuple[Evidence, ...] = ()
     # Folders a CMake build compiles as CUDA itself ("" for the root): torch never hipifies them.
     native_cuda_dirs: tuple[str, ...] = ()
     # (path prefix, tier) pairs, most specific first; files under none are product code.

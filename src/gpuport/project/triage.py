@@ -11,7 +11,8 @@ under the product dependency finding (GP1xx) naming it (imports of such a packag
 dependency line names, in several files, under the first of them); the CUDA renames (GP300) of
 a file built around cuDNN's graph API under its cuDNN finding (GP314); and sets aside the GP300
 renames that torch's hipify does itself when the project builds its extensions through
-``torch.utils.cpp_extension`` (project/hipify.py); and the kernel findings inside ``__device__``
+``torch.utils.cpp_extension`` (project/hipify.py), or turns them back into plain renames when
+it builds them only as ``CppExtension``, which torch does not hipify; and the kernel findings inside ``__device__``
 helpers that no code a ROCm build compiles calls under one GP603 line per file
 (scan/kernels/callers.py).
 
@@ -47,6 +48,7 @@ from gpuport.project.file_folds import (
     fold_imports_under_dependency,
     fold_nvfp4_folders,
     fold_same_counterpart_targets,
+    not_hipified_by_torch,
     rule_counts,
     shown_names,
 )
@@ -130,7 +132,7 @@ def triage(
     calls: Iterable[CallFacts] = (),
 ) -> tuple[list[Finding], list[Finding]]:
     """(findings to list, findings set aside): tiers set, components and folders folded."""
-    tiered = [_with_tier(f, model) for f in findings]
+    tiered = [not_hipified_by_torch(_with_tier(f, model), model) for f in findings]
     kept: list[Finding] = []
     set_aside: list[Finding] = []
     by_component: dict[Component, list[Finding]] = defaultdict(list)
@@ -148,10 +150,11 @@ def triage(
             set_aside.append(finding)
         else:
             kept.append(finding)
-    kept = fold_blackwell_files(kept, set_aside)
-    kept = fold_nvfp4_folders(kept, set_aside)
     if UNREACHED_HELPERS.id in enabled:
         kept = set_aside_unreached_helpers(kept, model, list(calls), set_aside)
+    # After GP603: a GP330 file's GP603 line is folded under GP330's, counted there.
+    kept = fold_blackwell_files(kept, set_aside)
+    kept = fold_nvfp4_folders(kept, set_aside)
     kept = fold_cudnn_graph_files(kept, set_aside)
     kept = fold_cudnn_entry_headers(kept, set_aside)
     kept = fold_same_counterpart_targets(kept, set_aside)

@@ -70,6 +70,8 @@ _RUN_TIME_KERNEL_RULES = frozenset(
 # and it emits an inline or static one only when something calls it (clang's "deferred
 # diagnostics" for CUDA/HIP, clang/lib/Sema/SemaStmtAsm.cpp's targetDiag).
 _EMITTED_RULES = frozenset({"GP301"})
+# How GP330's message names a Hopper-only TMA file (scan/kernels/arch_rules.py), not a Blackwell one.
+_HOPPER_FILE = "only for Hopper and newer"
 _PUBLIC_HEADERS_RE = re.compile(r"(?:^|/)include/")
 _TRANSLATION_UNIT_RE = re.compile(r"\.(?:cu|cpp|cc|cxx|c)$")
 _MOST_NAMED = 4
@@ -89,14 +91,17 @@ def set_aside_unreached_helpers(
     is not read for calls."""
     if not calls:
         return findings
-    blackwell = {f.location.path for f in set_aside if f.rule_id == BLACKWELL_FILE_RULE} | {
-        f.location.path for f in findings if f.rule_id == BLACKWELL_FILE_RULE
+    # GP330 files: Blackwell-only, or Hopper-only TMA files (scan/kernels/arch_rules.py)
+    blackwell = {
+        f.location.path: "Hopper-only " if _HOPPER_FILE in f.message else "Blackwell-only "
+        for f in [*set_aside, *findings]
+        if f.rule_id == BLACKWELL_FILE_RULE
     }
 
     def unreached_file(rel: str) -> str:
         """Why HIP never compiles ``rel`` ("" when it does)."""
         if rel in blackwell:
-            return "Blackwell-only "
+            return blackwell[rel]
         component = model.component_of(rel)
         if component is not None and component.status is ComponentStatus.NVIDIA_ONLY:
             return "NVIDIA-only "

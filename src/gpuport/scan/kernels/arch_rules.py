@@ -12,18 +12,25 @@ first to compile for sm_100 and to ship the FP4 types of ``cuda_fp4.h``), writte
 through a macro the file or a project header defines (``#define FP4_TYPE_SUPPORTED
 (CUDA_VERSION >= 12080)``); its ``__device__`` helpers are under such tests too, or called only
 there. On ROCm such a file compiles to nothing or to error stubs: the port keeps the recipe
-(MXFP8, NVFP4) out or writes its own kernels, one decision for the file.
+(MXFP8, NVFP4) out or writes its own kernels, one decision for the file. The same holds for a
+file whose every kernel is compiled only for Hopper and newer (sm_90+) when the guarded code
+uses Hopper's TMA, transaction mbarriers or wgmma (kb/ptx.toml's "hopper" family): widening the
+guard cannot port such a body, so the file is the TMA decision (GP309), taken once. A Hopper
+guard around plain code, or one with a portable ``#else``, is GP324's finding instead.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
 from gpuport.findings import Category, Confidence, Finding, Severity
+from gpuport.kb.kernels import ptx_features, ptx_wrappers
 from gpuport.rules import rule
 from gpuport.scan.kernels.arch_branches import arch_test
 from gpuport.scan.kernels.brackets import match_forward
+from gpuport.scan.kernels.ptx import HOPPER, asm_of_family
 from gpuport.scan.kernels.references import COMPOSABLE_KERNEL, HIPBLASLT
 from gpuport.scan.kernels.source import KernelSource, directive_line_start
 from gpuport.scan.kernels.words import words
@@ -58,6 +65,11 @@ BLACKWELL_ONLY_KERNEL = rule(
         "on ROCm the file compiles to nothing or to error stubs. A file with one portable "
         "kernel beside its Blackwell ones is not such a file; a header of device functions "
         "only is one when every one of them is under such tests. "
+        "It fires the same way for a file whose every kernel is compiled only for Hopper and "
+        "newer (`__CUDA_ARCH__ >= 900`, error stubs for the rest) when that guarded code uses "
+        "Hopper hardware no AMD GPU has: TMA tensor maps, bulk tensor copies, transaction "
+        "mbarriers, async-proxy fences or wgmma (PTX or their wrappers). A Hopper guard around "
+        "plain code, or with a portable `#else` an AMD GPU could run, is not such a file. "
         "The scan sets the file's other findings aside under this one: they are part of the "
         "same decision."
     ),
@@ -151,6 +163,7 @@ def _target(arch: int, minor: int) -> dict[str, int]:
 _BLACKWELL = _target(1000, 8)
 _HOPPER = _target(900, 8)
 _OLDER_TOOLKIT = _target(1000, 6)
+_ADA = _target(890, 8)  # the newest GPU before Hopper: a Hopper-or-newer test reads it false
 _TOOLKIT_NAMES = frozenset({"CUDA_VERSION", "CUDART_VERSION"})
 _CONDITIONAL_RE = re.compile(r"#[ \t]*(?:if|ifdef|elif)\b")
 _DIRECTIVE_LINE_RE = re.compile(r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else|endif)\b.*$", re.M)
@@ -174,35 +187,35 @@ _MAX_MACRO_DEPTH = 3
 def _blackwell_guarded_kernels(src: KernelSource) -> Iterator[Finding]:
     """One finding, at the first Blackwell-only test, for a file whose every kernel is compiled
     only for Blackwell and whose device helpers are under such tests or called only there; or,
-    in a file with no kernel, whose every device function is compiled only for Blackwell."""
+    in a file with no kernel, whose every device function is compiled only for Blackwell. Else
+    one finding for a file compiled that way only for Hopper and newer whose guarded code uses
+    TMA, mbarriers or wgmma (:func:`_hopper_feature`)."""
     code = src.code
     if "__global__" not in code and "__device__" not in code:
         return
-    guards = _blackwell_guards(src)
-    if not guards:
-        return
-    kernels = functions = 0
-    helpers: list[tuple[str, int, int]] = []  # (name, '{', '}') of helpers ROCm compiles
-    bodies: list[tuple[int, int]] = []
-    for kind, name, open_at, close_at in _device_functions(src):
-        bodies.append((open_at, close_at))
-        guarded = any(start < close_at and open_at < end for start, end, _ in guards)
-        if not guarded or _left_to_rocm(code, open_at + 1, close_at, guards):
-            if kind == "global":
-                return  # a kernel ROCm compiles (or an empty one): not Blackwell-only
-            helpers.append((name, open_at, close_at))
-        else:
-            kernels += kind == "global"
-            functions += 1
-    if kernels == 0 and (helpers or functions == 0):
-        return  # a header of device functions: Blackwell-only when all of them are
-    for name, open_at, close_at in helpers:
-        if not _called_only_inside(code, name, (open_at, close_at), guards, bodies):
-            return  # a helper other code may call: the file is not only its Blackwell kernels
-    start, _end, condition = guards[0]
+    guards = _arch_guards(src)
+    blackwell = [(start, end, condition) for start, end, condition, only in guards if only]
+    counted = _guarded_only(src, blackwell) if blackwell else None
+    hopper = False
+    if counted is None:
+        if len(blackwell) == len(guards):
+            return
+        every = [(start, end, condition) for start, end, condition, _ in guards]
+        counted = _guarded_only(src, every)
+        feature = _hopper_feature(src, every) if counted is not None else None
+        if counted is None or feature is None:
+            return
+        hopper, blackwell = True, every
+    kernels, functions = counted
+    start, _end, condition = blackwell[0]
     shown = " ".join(condition.split())
     expanded = _expanded(src, condition, {}, 0) or condition
-    if evaluate_for(expanded, _HOPPER, lambda name: False) == 0:
+    if hopper:
+        built = (
+            f"only for Hopper and newer NVIDIA GPUs (sm_90+) and uses {feature}, Hopper "
+            "hardware (TMA, transaction mbarriers, wgmma) no AMD GPU has"
+        )
+    elif evaluate_for(expanded, _HOPPER, lambda name: False) == 0:
         built = "only for Blackwell (sm_100 and newer)"
     else:
         built = "only by the CUDA 12.8+ toolkit that brought Blackwell and its FP4 types"
@@ -219,11 +232,68 @@ def _blackwell_guarded_kernels(src: KernelSource) -> Iterator[Finding]:
     yield src.finding(BLACKWELL_ONLY_KERNEL, start, message=message)
 
 
-def _blackwell_guards(src: KernelSource) -> list[tuple[int, int, str]]:
-    """(start, end, condition) of each ``#if``/``#elif`` branch a ROCm build reads as false
-    and NVIDIA compilers compile only for sm_100+ or only with the CUDA 12.8 toolkit."""
+def _guarded_only(src: KernelSource, guards: list[tuple[int, int, str]]) -> tuple[int, int] | None:
+    """(kernels, device functions) of a file whose every kernel body sits under ``guards``
+    with only error stubs left to ROCm, and whose device helpers outside them are called only
+    there or in other device bodies (or, with no kernel, whose every device function is under
+    them); None for any other file."""
     code = src.code
-    found: list[tuple[int, int, str]] = []
+    kernels = functions = 0
+    helpers: list[tuple[str, int, int]] = []  # (name, '{', '}') of helpers ROCm compiles
+    bodies: list[tuple[int, int]] = []
+    for kind, name, open_at, close_at in _device_functions(src):
+        bodies.append((open_at, close_at))
+        guarded = any(start < close_at and open_at < end for start, end, _ in guards)
+        if not guarded or _left_to_rocm(code, open_at + 1, close_at, guards):
+            if kind == "global":
+                return None  # a kernel ROCm compiles (or an empty one): not guarded-only
+            helpers.append((name, open_at, close_at))
+        else:
+            kernels += kind == "global"
+            functions += 1
+    if kernels == 0 and (helpers or functions == 0):
+        return None  # a header of device functions: guarded-only when all of them are
+    for name, open_at, close_at in helpers:
+        if not _called_only_inside(code, name, (open_at, close_at), guards, bodies):
+            return None  # a helper other code may call: the file is not only its kernels
+    return kernels, functions
+
+
+# Hopper's asynchronous-copy and warpgroup hardware: TMA tensor maps (the driver API's
+# ``CUtensorMap``), and the instructions of kb/ptx.toml's "hopper" family (bulk tensor copies,
+# transaction mbarriers, async-proxy fences, wgmma), written as PTX or through wrappers named for
+# them (``cuda::ptx::cp_async_bulk_tensor``, a project's ``ptx::mbarrier_arrive_expect_tx``).
+# None has an AMD counterpart (GP309), so a body built on them is not ported by widening its
+# guard. Plain ``mbarrier.init``/``cp.async`` are Ampere's (sm_80) and do not count.
+@functools.cache
+def _hopper_names_re() -> re.Pattern[str]:
+    prefixes = "|".join(re.escape(p) for p in ptx_wrappers()[HOPPER].name_prefixes)
+    return re.compile(rf"\bCUtensorMap\w*|\b(?:{prefixes})\w*")
+
+
+def _hopper_feature(src: KernelSource, guards: list[tuple[int, int, str]]) -> str | None:
+    """The first Hopper-only feature (a TMA tensor map, a Hopper PTX instruction or its wrapper)
+    used inside ``guards``, or None. It must sit in the guarded code itself: a guard around
+    plain code is one a port widens (GP324), not a file a port leaves out."""
+    names = _hopper_names_re()
+    for start, end, _ in guards:
+        m = names.search(src.code, start, end)
+        if m is not None:
+            return f"`{m.group()}`"
+    hopper_ops = ptx_features()[HOPPER].opcode_prefixes
+    for statement, ptx in asm_of_family(src.asm, HOPPER):
+        if _inside(guards, statement.start):
+            op = next((op for op in ptx.opcodes if op.startswith(hopper_ops)), ptx.opcodes[0])
+            return f"`{op}` PTX"
+    return None
+
+
+def _arch_guards(src: KernelSource) -> list[tuple[int, int, str, bool]]:
+    """(start, end, condition, Blackwell-only) of each ``#if``/``#elif`` branch a ROCm build
+    reads as false and NVIDIA compilers compile only for sm_100+ or only with the CUDA 12.8
+    toolkit (Blackwell-only), or only for sm_90 and newer (Hopper-or-newer)."""
+    code = src.code
+    found: list[tuple[int, int, str, bool]] = []
     cache: dict[str, str | None] = {}
     for m in _CONDITIONAL_RE.finditer(code):
         if directive_line_start(code, m.start()) < 0:
@@ -232,8 +302,11 @@ def _blackwell_guards(src: KernelSource) -> list[tuple[int, int, str]]:
         if test is None or test.function_like:
             continue
         expanded = _expanded(src, test.condition, cache, 0)
-        if expanded is not None and _blackwell_only(expanded, src.facts.rocm_macros):
-            found.append((m.start(), test.body[1], test.condition))
+        if expanded is None:
+            continue
+        only = _blackwell_only(expanded, src.facts.rocm_macros)
+        if only or _hopper_or_newer(expanded, src.facts.rocm_macros):
+            found.append((m.start(), test.body[1], test.condition, only))
     return found
 
 
@@ -285,6 +358,25 @@ def _blackwell_only(condition: str, rocm_macros: frozenset[str]) -> bool:
     return (
         evaluate_for(condition, _HOPPER, absent_on_nvidia) == 0
         or evaluate_for(condition, _OLDER_TOOLKIT, absent_on_nvidia) == 0
+    )
+
+
+def _hopper_or_newer(condition: str, rocm_macros: frozenset[str]) -> bool:
+    """False on ROCm, true for sm_90 (or sm_100) with CUDA 12.8, false for sm_89 (Ada)."""
+
+    def absent_on_nvidia(name: str) -> bool:
+        return name in ROCM_DEFINED or name in rocm_macros or rocm_flag(name) is not False
+
+    def absent_on_rocm(name: str) -> bool:
+        return name in _TOOLKIT_NAMES or is_nvidia_only(name)
+
+    if evaluate_for(condition, {}, absent_on_rocm) != 0:
+        return False
+    if evaluate_for(condition, _ADA, absent_on_nvidia) != 0:
+        return False
+    return bool(
+        evaluate_for(condition, _HOPPER, absent_on_nvidia)
+        or evaluate_for(condition, _BLACKWELL, absent_on_nvidia)
     )
 
 

@@ -83,7 +83,9 @@ CUDA_API_RENAMES = rule(
         "counted here. In a project that builds its extensions through "
         "torch.utils.cpp_extension (CUDAExtension, load()), the scan sets these findings aside "
         "(outside folders a CMake build compiles as CUDA): torch's hipify renames the names "
-        "when it builds on a ROCm PyTorch."
+        "when it builds on a ROCm PyTorch. In a project whose build files build its torch "
+        "extensions only as `CppExtension` (which torch does not hipify), a file that includes "
+        "torch's headers gets the plain finding, saying so."
     ),
     why=(
         "None of these names exist on ROCm, so the file does not build until they are renamed "
