@@ -134,7 +134,8 @@ def _cuda_side(
     word = re.compile(rf"\b{re.escape(name)}\b")
     elsewhere = 0
     for path, text in _project_files(_root):
-        if path == own or not word.search(text):
+        # `in` first: a substring test is a C scan, the word regex tries every offset
+        if path == own or name not in text or not word.search(text):
             continue
         other = _parsed(path, text)
         if other is None:
