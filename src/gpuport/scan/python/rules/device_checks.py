@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.rules import rule
@@ -26,6 +26,8 @@ from gpuport.scan.python.nodes import (
     walk_parents,
 )
 from gpuport.scan.python.rules.capabilities import (
+    Capability,
+    amd_capabilities,
     answers,
     blackwell_for_amd,
     misled,
@@ -453,6 +455,60 @@ def _refusal_test(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
     )
 
 
+def _fires_when_true(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool | None:
+    """Whether the refusal holding ``node`` (as :func:`_refusal_test` reads it) stops the run
+    when ``node`` is true (``if cap[0] >= 9: raise``) or when it is false (``assert …``, ``if
+    not …: raise``), counting the ``not``s on the way up; None when ``node`` is no refusal."""
+    flips = 0
+    parent = parents.get(node)
+    while isinstance(parent, (ast.BoolOp, ast.UnaryOp)):
+        if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+            flips += 1
+        parent = parents.get(parent)
+    if isinstance(parent, ast.Assert):
+        flips += 1
+    elif not isinstance(parent, ast.If):
+        return None
+    return flips % 2 == 0
+
+
+# NVIDIA GPUs up to Hopper, by compute capability: a refusal that stops an AMD GPU while it
+# lets one of these with a smaller or equal number through is no "needs at least X" test.
+_NVIDIA_TO_HOPPER = ((7, 0), (7, 5), (8, 0), (8, 6), (8, 9), (9, 0))
+
+
+def _refuses_amd(
+    parents: Mapping[ast.AST, ast.AST], node: ast.Compare, answer: Callable[[Capability], bool]
+) -> bool:
+    """The refusal stops some AMD GPU while an NVIDIA GPU of a smaller or equal capability gets
+    through (``if cap[0] >= 9: raise "Hopper not supported yet"``, ``assert major == 8``): the
+    gfx numbers ROCm reports ((9, 0) for MI200, (9, 4) for MI300, (11, 0) for RDNA3) are no
+    NVIDIA generation, so the test turns AMD GPUs away from code an older NVIDIA GPU runs.
+    That is porting work on the refusal's own line (review24)."""
+    statement = parents.get(node)
+    tests: list[tuple[Mapping[ast.AST, ast.AST], ast.AST]] = [(parents, node)]
+    if isinstance(statement, ast.Assign) and statement.value is node:
+        function = guards.scope_of(parents, statement)
+        name = statement.targets[0]
+        if isinstance(name, ast.Name):
+            local = _scope_parents(function)
+            tests = [
+                (local, sub)
+                for sub in local
+                if isinstance(sub, ast.Name) and sub.id == name.id and isinstance(sub.ctx, ast.Load)
+            ]
+    for where, test in tests:
+        when = _fires_when_true(where, test)
+        if when is None:
+            continue
+        for amd in amd_capabilities():
+            if answer(amd) is not when:
+                continue
+            if any(n <= amd and answer(n) is not when for n in _NVIDIA_TO_HOPPER):
+                return True
+    return False
+
+
 def _flag_only_refuses(parents: Mapping[ast.AST, ast.AST], node: ast.Compare) -> bool:
     """``blackwell = cap >= (10, 0)`` in a function whose every read of ``blackwell`` is the
     test of a refusal (``if not blackwell: raise …``): the same refusal, through a local."""
@@ -576,7 +632,11 @@ def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr
             and not _only_tunes(ctx.parents, node)
             and not guards.rocm_guarded(ctx.parents, node)
             and not _stored_unread(ctx.parents, node)
-            and not (_only_refuses(ctx.parents, node) and not blackwell_for_amd(answer))
+            and not (
+                _only_refuses(ctx.parents, node)
+                and not blackwell_for_amd(answer)
+                and not (answer is not None and _refuses_amd(ctx.parents, node, answer))
+            )
             and not guards.decided_off_rocm(ctx.parents, node, _off_rocm_part)
         ):
             shown = ast.unparse(numbers[0])
@@ -586,12 +646,14 @@ def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr
                 if answer is not None and misled_gfx
                 else ""
             )
-            outcome = (
-                "so an RDNA GPU gets past a refusal that asks for Blackwell, and fails later "
-                "on a path it lacks"
-                if _only_refuses(ctx.parents, node)
-                else "so an AMD GPU takes a path written for newer NVIDIA GPUs"
-            )
+            outcome = "so an AMD GPU takes a path written for newer NVIDIA GPUs"
+            if _only_refuses(ctx.parents, node):
+                outcome = (
+                    "so the check turns an AMD GPU away from code an older NVIDIA GPU runs"
+                    if answer is not None and _refuses_amd(ctx.parents, node, answer)
+                    else "so an RDNA GPU gets past a refusal that asks for Blackwell, and fails "
+                    "later on a path it lacks"
+                )
             ctx.report(
                 DEVICE_CAPABILITY_GATE,
                 node,
