@@ -580,12 +580,36 @@ def _assigned_in_scope(parents: Mapping[ast.AST, ast.AST], name: ast.Name) -> li
 
 
 def _off_rocm_part(parents: Mapping[ast.AST, ast.AST], part: ast.AST) -> bool:
-    """A part of an ``and`` that is never true on ROCm: a call named for the CUDA version, or a
-    test of a package with no ROCm build being there (also through a name the function
-    assigns from a call that names it)."""
-    for sub in ast.walk(part):
-        if isinstance(sub, ast.Call) and _CUDA_VERSION_CALL_RE.search(called_name(sub) or ""):
+    """A part of an ``and`` that is never true on ROCm: a call named for the CUDA version
+    asked for at least some version (``is_cuda_version_at_least(12, 8)``, ``cuda_version() >=
+    (12, 0)``), or a test that a package with no ROCm build is there (also through a name the
+    function assigns from a call that names it). Negated, in an ``or``, or compared the other
+    way (``not HAS_DEEP_GEMM``, ``not is_cuda_version_at_least(12, 8)``, ``cuda_version() <
+    (12, 3)``) the part is true on ROCm instead, and decides nothing away (review24)."""
+    if isinstance(part, ast.BoolOp):
+        parts = [_off_rocm_part(parents, value) for value in part.values]
+        return any(parts) if isinstance(part.op, ast.And) else all(parts)
+    if isinstance(part, ast.Compare):
+        if len(part.ops) != 1:
+            return False
+        op = part.ops[0]
+        if isinstance(op, (ast.Gt, ast.GtE, ast.Eq)) and _version_call(part.left):
             return True
+        if isinstance(op, ast.IsNot) and guards.none_compared(part, ast.IsNot) is part.left:
+            return _package_probe(parents, part.left)
+        return False
+    if not isinstance(part, (ast.Name, ast.Attribute, ast.Call)):
+        return False  # `not …` and anything else: may hold on ROCm
+    return _version_call(part) or _package_probe(parents, part)
+
+
+def _version_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and bool(
+        _CUDA_VERSION_CALL_RE.search(called_name(node) or "")
+    )
+
+
+def _package_probe(parents: Mapping[ast.AST, ast.AST], part: ast.AST) -> bool:
     spelled = _words(part)
     for sub in ast.walk(part):
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
