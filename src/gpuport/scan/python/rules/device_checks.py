@@ -226,10 +226,12 @@ DEVICE_CAPABILITY_GATE = rule(
         "narrow a list of autotune configs, a result stored in a function's local that the "
         "function never reads, `sm_XX` names built only to label a record or a log line, "
         "a gate whose branch only refuses (`assert`, or an `if` that only raises or exits: "
-        "it selects no code), and a gate ANDed with a condition never true on ROCm (the "
-        "CUDA version, `is_cuda_version_at_least(…)`, a package with no ROCm build such as "
-        "DeepGEMM or CuTe DSL being there), also through a private helper every call of "
-        "which is such a part."
+        "it selects no code) unless it asks for Blackwell or turns an AMD GPU away from "
+        "code an older NVIDIA GPU runs (`if cap[0] >= 9: raise`), and a gate ANDed with a "
+        "condition never true on ROCm (at least some CUDA version, "
+        "`is_cuda_version_at_least(…)`, a package with no ROCm build such as DeepGEMM or "
+        "CuTe DSL being there; not its negation), also through a private helper every call "
+        "of which is such a part."
     ),
     example="if torch.cuda.get_device_capability() >= (9, 0):\n    use_hopper_fp8_kernels()\n",
     instead=(
