@@ -41,6 +41,9 @@ def test_a_template_helper_only_arch_guarded_code_calls_is_set_aside() -> None:
     assert ("GP303", "csrc/snippet.cuh", 7) in reported
     # to_half_bits<T>: only guarded code calls it, but HIP-Clang rejects its NVPTX "=h"/"f"
     # constraints where it parses the template (kb/ptx.toml [[constraint]])
+    # cluster_barrier<Block>: nothing calls it, but HIP looks its non-dependent cluster names
+    # up where it parses the template and rejects them (review24)
+    assert ("GP310", "csrc/helpers.cuh", 77) in reported
     [to_half] = [f for f in result.findings if f.location.line == 68]
     assert to_half.rule_id == "GP301" and '("=h", "f")' in to_half.message
 

@@ -38,7 +38,8 @@ UNREACHED_HELPERS = rule(
     "branch, the CUDA arm of an `#ifdef USE_ROCM`, a file GP330 calls Blackwell-only, an "
     "NVIDIA-only component, or another such helper), or that nothing in the project calls, into "
     "one line per file naming the helpers and why. Only what HIP never compiles is folded: every "
-    "finding of a template helper (HIP instantiates it only from a call); in a helper that is "
+    "finding of a template helper (HIP instantiates it only from a call) but its thread-block "
+    "cluster and wmma names, which HIP rejects where it parses the template; in a helper that is "
     "not a template, the findings that show only when it runs (lane math, kept 32-bit masks, "
     "`__CUDA_ARCH__` trap fallbacks) and, when it is inline or static, its inline PTX (clang "
     "neither emits such a function nor checks its asm when nothing calls it). Its 32-bit "
@@ -70,6 +71,12 @@ _RUN_TIME_KERNEL_RULES = frozenset(
 # and it emits an inline or static one only when something calls it (clang's "deferred
 # diagnostics" for CUDA/HIP, clang/lib/Sema/SemaStmtAsm.cpp's targetDiag).
 _EMITTED_RULES = frozenset({"GP301"})
+# CUDA library names HIP does not declare, which code spells without a template parameter
+# (`cg::this_cluster()`, `nvcuda::wmma::fragment<…>`): clang looks a non-dependent name up where
+# it parses a template, so an uncalled template still fails on ROCm ("no member named
+# 'this_cluster' in namespace 'cooperative_groups'", hipcc 5.2 gfx90a, review24). Only a
+# dependent use waits for an instantiation; the scan cannot tell which, so these stay reported.
+_NAMED_API_RULES = frozenset({"GP310", "GP323"})
 # How GP330's message names a Hopper-only TMA file (scan/kernels/arch_rules.py), not a Blackwell one.
 _HOPPER_FILE = "only for Hopper and newer"
 _PUBLIC_HEADERS_RE = re.compile(r"(?:^|/)include/")
@@ -191,7 +198,7 @@ def _folded_in(helper: DeviceHelper, finding: Finding) -> bool:
         return False
     rule_id = finding.rule_id
     return (
-        helper.template
+        (helper.template and rule_id not in _NAMED_API_RULES)
         or rule_id in _RUN_TIME_KERNEL_RULES
         or (helper.inline and rule_id in _EMITTED_RULES)
     )

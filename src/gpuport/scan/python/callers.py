@@ -186,18 +186,21 @@ def _uses_elsewhere(
 
 
 def _rocm_polarity(test: ast.AST) -> bool | None:
-    """True: ``test`` holds only on ROCm (``torch.version.hip``, ``is_rocm()``); False: only
-    off it (``not is_rocm()``, ``torch.version.hip is None``); None: it does not say."""
+    """True: ``test`` holds wherever ROCm does (``torch.version.hip``, ``is_rocm()``), so its
+    ``else`` runs only off ROCm; False: it holds only off ROCm (``not is_rocm()``,
+    ``torch.version.hip is None``), so its body runs only there; None: it does not say. An
+    ``and`` holds wherever ROCm does only when each part does (``is_rocm() and use_ck`` is
+    False on ROCm without CK: its ``else`` runs there too), and only off ROCm when one part
+    does; an ``or`` the other way round (review24)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _rocm_polarity(test.operand)
         return None if inner is None else not inner
     if isinstance(test, ast.BoolOp):
         parts = [_rocm_polarity(value) for value in test.values]
-        if isinstance(test.op, ast.And):
-            if True in parts and False not in parts:
-                return True
-            return False if False in parts and True not in parts else None
-        return parts[0] if len(set(parts)) == 1 else None
+        one, every = (False, True) if isinstance(test.op, ast.And) else (True, False)
+        if one in parts:
+            return one
+        return every if all(part is every for part in parts) else None
     if isinstance(test, ast.Compare):
         if len(test.ops) != 1 or not guards.mentions_rocm(test):
             return None
@@ -207,8 +210,13 @@ def _rocm_polarity(test: ast.AST) -> bool | None:
             if side is None:
                 return None
             return side if isinstance(op, ast.IsNot) else not side
-        if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant):
-            return isinstance(op, ast.Eq)  # platform == "rocm"
+        if (
+            isinstance(op, (ast.Eq, ast.NotEq))
+            and isinstance(right, ast.Constant)
+            and guards.mentions_rocm(right)
+        ):
+            # platform == "rocm"; not rocm_version == "6.0", False on other ROCm releases
+            return isinstance(op, ast.Eq)
         return None
     if isinstance(test, (ast.Name, ast.Attribute, ast.Call)):
         return True if guards.mentions_rocm(test) else None

@@ -733,7 +733,8 @@ def optional_import_checked(parents: Parents, node: ast.AST) -> bool:
             broad = any(catches(h, _BROAD_ERRORS) for h in handlers)
             if not broad and not all(_only_binds(s) for s in parent.body):
                 return False
-            names = _bound_names(statement) if statement is not None else set()
+            bound = _bound_names(statement) if statement is not None else set()
+            names = set(bound)
             for handler in handlers:
                 for inner in handler.body:
                     for sub in ast.walk(inner):
@@ -743,9 +744,50 @@ def optional_import_checked(parents: Parents, node: ast.AST) -> bool:
             if module is None or not names:
                 return False
             index = _module_index(module)
-            return any(
+            if not any(
                 _tested(index.parents, use) for name in names for use in index.loads.get(name, [])
-            )
+            ):
+                return False
+            # A package that imports where it cannot run (pynvml, a pure-Python NVML binding,
+            # imports on a ROCm machine that has it installed and raises NVMLError_LibraryNotFound
+            # in nvmlInit: https://github.com/guilbaults/slurm-job-exporter/pull/10) passes `if
+            # pynvml:`; the check covers ROCm only where the module also copes with a call into
+            # the package failing: in the import's own try under a broad handler, or in another
+            # try whose handler carries on after `except pynvml.NVMLError` or `except Exception`.
+            in_own_try = broad and not all(_only_binds(s) for s in parent.body)
+            return in_own_try or _copes_with_failed_call(index, bound)
         if isinstance(parent, _SCOPE_NODES):
             return False
+    return False
+
+
+def _copes_with_failed_call(index: _ModuleIndex, names: set[str]) -> bool:
+    """Some ``try:`` of the module calls into one of ``names`` (an imported package) and a
+    handler that carries on catches what the call raises: a bare ``except:``, ``Exception``,
+    or an error class of the package itself (``except pynvml.NVMLError:``)."""
+    for node in index.parents:
+        if not isinstance(node, ast.Try):
+            continue
+        calls = any(
+            isinstance(sub, ast.Call)
+            and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(sub.func))
+            for statement in node.body
+            for sub in ast.walk(statement)
+        )
+        if not calls:
+            continue
+        for handler in node.handlers:
+            if not _carries_on(handler):
+                continue
+            caught = handler.type
+            listed = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+            if caught is None or catches(handler, _BROAD_ERRORS):
+                return True
+            if any(
+                isinstance(item, ast.Attribute)
+                and isinstance(item.value, ast.Name)
+                and item.value.id in names
+                for item in listed
+            ):
+                return True
     return False

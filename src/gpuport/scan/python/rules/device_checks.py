@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from gpuport.findings import Category, Confidence, Severity
 from gpuport.rules import rule
@@ -26,6 +26,8 @@ from gpuport.scan.python.nodes import (
     walk_parents,
 )
 from gpuport.scan.python.rules.capabilities import (
+    Capability,
+    amd_capabilities,
     answers,
     blackwell_for_amd,
     misled,
@@ -224,10 +226,12 @@ DEVICE_CAPABILITY_GATE = rule(
         "narrow a list of autotune configs, a result stored in a function's local that the "
         "function never reads, `sm_XX` names built only to label a record or a log line, "
         "a gate whose branch only refuses (`assert`, or an `if` that only raises or exits: "
-        "it selects no code), and a gate ANDed with a condition never true on ROCm (the "
-        "CUDA version, `is_cuda_version_at_least(…)`, a package with no ROCm build such as "
-        "DeepGEMM or CuTe DSL being there), also through a private helper every call of "
-        "which is such a part."
+        "it selects no code) unless it asks for Blackwell or turns an AMD GPU away from "
+        "code an older NVIDIA GPU runs (`if cap[0] >= 9: raise`), and a gate ANDed with a "
+        "condition never true on ROCm (at least some CUDA version, "
+        "`is_cuda_version_at_least(…)`, a package with no ROCm build such as DeepGEMM or "
+        "CuTe DSL being there; not its negation), also through a private helper every call "
+        "of which is such a part."
     ),
     example="if torch.cuda.get_device_capability() >= (9, 0):\n    use_hopper_fp8_kernels()\n",
     instead=(
@@ -453,6 +457,60 @@ def _refusal_test(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
     )
 
 
+def _fires_when_true(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool | None:
+    """Whether the refusal holding ``node`` (as :func:`_refusal_test` reads it) stops the run
+    when ``node`` is true (``if cap[0] >= 9: raise``) or when it is false (``assert …``, ``if
+    not …: raise``), counting the ``not``s on the way up; None when ``node`` is no refusal."""
+    flips = 0
+    parent = parents.get(node)
+    while isinstance(parent, (ast.BoolOp, ast.UnaryOp)):
+        if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+            flips += 1
+        parent = parents.get(parent)
+    if isinstance(parent, ast.Assert):
+        flips += 1
+    elif not isinstance(parent, ast.If):
+        return None
+    return flips % 2 == 0
+
+
+# NVIDIA GPUs up to Hopper, by compute capability: a refusal that stops an AMD GPU while it
+# lets one of these with a smaller or equal number through is no "needs at least X" test.
+_NVIDIA_TO_HOPPER = ((7, 0), (7, 5), (8, 0), (8, 6), (8, 9), (9, 0))
+
+
+def _refuses_amd(
+    parents: Mapping[ast.AST, ast.AST], node: ast.Compare, answer: Callable[[Capability], bool]
+) -> bool:
+    """The refusal stops some AMD GPU while an NVIDIA GPU of a smaller or equal capability gets
+    through (``if cap[0] >= 9: raise "Hopper not supported yet"``, ``assert major == 8``): the
+    gfx numbers ROCm reports ((9, 0) for MI200, (9, 4) for MI300, (11, 0) for RDNA3) are no
+    NVIDIA generation, so the test turns AMD GPUs away from code an older NVIDIA GPU runs.
+    That is porting work on the refusal's own line (review24)."""
+    statement = parents.get(node)
+    tests: list[tuple[Mapping[ast.AST, ast.AST], ast.AST]] = [(parents, node)]
+    if isinstance(statement, ast.Assign) and statement.value is node:
+        function = guards.scope_of(parents, statement)
+        name = statement.targets[0]
+        if isinstance(name, ast.Name):
+            local = _scope_parents(function)
+            tests = [
+                (local, sub)
+                for sub in local
+                if isinstance(sub, ast.Name) and sub.id == name.id and isinstance(sub.ctx, ast.Load)
+            ]
+    for where, test in tests:
+        when = _fires_when_true(where, test)
+        if when is None:
+            continue
+        for amd in amd_capabilities():
+            if answer(amd) is not when:
+                continue
+            if any(n <= amd and answer(n) is not when for n in _NVIDIA_TO_HOPPER):
+                return True
+    return False
+
+
 def _flag_only_refuses(parents: Mapping[ast.AST, ast.AST], node: ast.Compare) -> bool:
     """``blackwell = cap >= (10, 0)`` in a function whose every read of ``blackwell`` is the
     test of a refusal (``if not blackwell: raise …``): the same refusal, through a local."""
@@ -524,12 +582,36 @@ def _assigned_in_scope(parents: Mapping[ast.AST, ast.AST], name: ast.Name) -> li
 
 
 def _off_rocm_part(parents: Mapping[ast.AST, ast.AST], part: ast.AST) -> bool:
-    """A part of an ``and`` that is never true on ROCm: a call named for the CUDA version, or a
-    test of a package with no ROCm build being there (also through a name the function
-    assigns from a call that names it)."""
-    for sub in ast.walk(part):
-        if isinstance(sub, ast.Call) and _CUDA_VERSION_CALL_RE.search(called_name(sub) or ""):
+    """A part of an ``and`` that is never true on ROCm: a call named for the CUDA version
+    asked for at least some version (``is_cuda_version_at_least(12, 8)``, ``cuda_version() >=
+    (12, 0)``), or a test that a package with no ROCm build is there (also through a name the
+    function assigns from a call that names it). Negated, in an ``or``, or compared the other
+    way (``not HAS_DEEP_GEMM``, ``not is_cuda_version_at_least(12, 8)``, ``cuda_version() <
+    (12, 3)``) the part is true on ROCm instead, and decides nothing away (review24)."""
+    if isinstance(part, ast.BoolOp):
+        parts = [_off_rocm_part(parents, value) for value in part.values]
+        return any(parts) if isinstance(part.op, ast.And) else all(parts)
+    if isinstance(part, ast.Compare):
+        if len(part.ops) != 1:
+            return False
+        op = part.ops[0]
+        if isinstance(op, (ast.Gt, ast.GtE, ast.Eq)) and _version_call(part.left):
             return True
+        if isinstance(op, ast.IsNot) and guards.none_compared(part, ast.IsNot) is part.left:
+            return _package_probe(parents, part.left)
+        return False
+    if not isinstance(part, (ast.Name, ast.Attribute, ast.Call)):
+        return False  # `not …` and anything else: may hold on ROCm
+    return _version_call(part) or _package_probe(parents, part)
+
+
+def _version_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and bool(
+        _CUDA_VERSION_CALL_RE.search(called_name(node) or "")
+    )
+
+
+def _package_probe(parents: Mapping[ast.AST, ast.AST], part: ast.AST) -> bool:
     spelled = _words(part)
     for sub in ast.walk(part):
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
@@ -576,7 +658,11 @@ def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr
             and not _only_tunes(ctx.parents, node)
             and not guards.rocm_guarded(ctx.parents, node)
             and not _stored_unread(ctx.parents, node)
-            and not (_only_refuses(ctx.parents, node) and not blackwell_for_amd(answer))
+            and not (
+                _only_refuses(ctx.parents, node)
+                and not blackwell_for_amd(answer)
+                and not (answer is not None and _refuses_amd(ctx.parents, node, answer))
+            )
             and not guards.decided_off_rocm(ctx.parents, node, _off_rocm_part)
         ):
             shown = ast.unparse(numbers[0])
@@ -586,12 +672,14 @@ def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr
                 if answer is not None and misled_gfx
                 else ""
             )
-            outcome = (
-                "so an RDNA GPU gets past a refusal that asks for Blackwell, and fails later "
-                "on a path it lacks"
-                if _only_refuses(ctx.parents, node)
-                else "so an AMD GPU takes a path written for newer NVIDIA GPUs"
-            )
+            outcome = "so an AMD GPU takes a path written for newer NVIDIA GPUs"
+            if _only_refuses(ctx.parents, node):
+                outcome = (
+                    "so the check turns an AMD GPU away from code an older NVIDIA GPU runs"
+                    if answer is not None and _refuses_amd(ctx.parents, node, answer)
+                    else "so an RDNA GPU gets past a refusal that asks for Blackwell, and fails "
+                    "later on a path it lacks"
+                )
             ctx.report(
                 DEVICE_CAPABILITY_GATE,
                 node,

@@ -617,6 +617,10 @@ def _after_missing_nvidia_tool(ctx: PythonContext, node: ast.AST) -> bool:
         if not (isinstance(parent, (ast.Try, ast.TryStar)) and child in parent.body):
             continue
         for statement in parent.body[: parent.body.index(child)]:
+            if not isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                # a start under an `if`/`for`/`with` may not run (`if shutil.which("nvidia-smi"):`
+                # is False on ROCm): the read after it then runs there (review24)
+                continue
             for sub in ast.walk(statement):
                 if _starts_nvidia_tool(ctx, sub) and reach.missing_program_handled(
                     ctx.parents, sub
