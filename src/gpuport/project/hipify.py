@@ -17,6 +17,7 @@ plain rename finding, project/triage.py), whatever headers its files include.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from gpuport.project.model import Evidence
 from gpuport.project.survey import Survey
@@ -41,15 +42,8 @@ _CMAKE_CUDA_RE = re.compile(
 def torch_hipify_evidence(texts: ProjectTexts, found: Survey) -> list[Evidence]:
     """Where the project builds a CUDA extension through torch (at most one per file)."""
     out: list[Evidence] = []
-    for rel in [*found.setup_pys, *found.build_helpers]:
-        if not rel.endswith(".py"):
-            continue
-        text = texts.text(rel)
-        if text is None:
-            continue
-        for number, line in enumerate(text.splitlines(), 1):
-            if line.lstrip().startswith("#"):
-                continue
+    for rel, lines in _build_scripts(texts, found):
+        for number, line in lines:
             match = _TORCH_CUDA_BUILD_RE.search(line)
             if match:
                 what = (
@@ -61,6 +55,26 @@ def torch_hipify_evidence(texts: ProjectTexts, found: Survey) -> list[Evidence]:
     return out
 
 
+def _build_scripts(
+    texts: ProjectTexts, found: Survey
+) -> Iterator[tuple[str, Iterator[tuple[int, str]]]]:
+    """Each Python build file (setup.py, build helpers) with its numbered lines, comment lines
+    left out."""
+    for rel in [*found.setup_pys, *found.build_helpers]:
+        if not rel.endswith(".py"):
+            continue
+        text = texts.text(rel)
+        if text is not None:
+            yield (
+                rel,
+                (
+                    (number, line)
+                    for number, line in enumerate(text.splitlines(), 1)
+                    if not line.lstrip().startswith("#")
+                ),
+            )
+
+
 def cpp_extension_only_evidence(texts: ProjectTexts, found: Survey) -> list[Evidence]:
     """Where the project builds a torch extension as ``CppExtension``, when that is the only
     way its build files build torch extensions (at most one per file); empty when any build
@@ -68,14 +82,9 @@ def cpp_extension_only_evidence(texts: ProjectTexts, found: Survey) -> list[Evid
     if torch_hipify_evidence(texts, found):
         return []
     out: list[Evidence] = []
-    for rel in [*found.setup_pys, *found.build_helpers]:
-        if not rel.endswith(".py"):
-            continue
-        text = texts.text(rel)
-        if text is None:
-            continue
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.lstrip().startswith("#") and _TORCH_CPP_BUILD_RE.search(line):
+    for rel, lines in _build_scripts(texts, found):
+        for number, line in lines:
+            if _TORCH_CPP_BUILD_RE.search(line):
                 what = (
                     "builds its PyTorch extension as a CppExtension, which torch does not "
                     "hipify (only CUDAExtension and load() do)"

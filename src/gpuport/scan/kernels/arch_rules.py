@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from gpuport.findings import Category, Confidence, Finding, Severity
 from gpuport.kb.kernels import ptx_features, ptx_wrappers
@@ -342,14 +342,25 @@ def _expanded(
     return "".join(pieces) + condition[done:]
 
 
-def _blackwell_only(condition: str, rocm_macros: frozenset[str]) -> bool:
-    """False on ROCm, true for sm_100 with CUDA 12.8, false for Hopper or an older toolkit."""
+def _absences(
+    rocm_macros: frozenset[str],
+) -> tuple[Callable[[str], bool], Callable[[str], bool]]:
+    """Which macros an NVIDIA compile leaves undefined (ROCm's own and the project's ROCm
+    macros), and which a ROCm compile does (the CUDA toolkit's and NVIDIA-only ones)."""
 
     def absent_on_nvidia(name: str) -> bool:
         return name in ROCM_DEFINED or name in rocm_macros or rocm_flag(name) is not False
 
     def absent_on_rocm(name: str) -> bool:
         return name in _TOOLKIT_NAMES or is_nvidia_only(name)
+
+    return absent_on_nvidia, absent_on_rocm
+
+
+def _blackwell_only(condition: str, rocm_macros: frozenset[str]) -> bool:
+    """False on ROCm, true for sm_100 with CUDA 12.8, false for Hopper or an older toolkit."""
+
+    absent_on_nvidia, absent_on_rocm = _absences(rocm_macros)
 
     if evaluate_for(condition, {}, absent_on_rocm) != 0:
         return False
@@ -364,11 +375,7 @@ def _blackwell_only(condition: str, rocm_macros: frozenset[str]) -> bool:
 def _hopper_or_newer(condition: str, rocm_macros: frozenset[str]) -> bool:
     """False on ROCm, true for sm_90 (or sm_100) with CUDA 12.8, false for sm_89 (Ada)."""
 
-    def absent_on_nvidia(name: str) -> bool:
-        return name in ROCM_DEFINED or name in rocm_macros or rocm_flag(name) is not False
-
-    def absent_on_rocm(name: str) -> bool:
-        return name in _TOOLKIT_NAMES or is_nvidia_only(name)
+    absent_on_nvidia, absent_on_rocm = _absences(rocm_macros)
 
     if evaluate_for(condition, {}, absent_on_rocm) != 0:
         return False

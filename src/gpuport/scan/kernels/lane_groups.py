@@ -297,6 +297,24 @@ _EXCHANGE_WORDS_RE = re.compile(
 )
 
 
+def _scope_reads(src: KernelSource, name: str, end: int) -> tuple[list[re.Match[str]], int] | None:
+    """The reads of a constant declared just before ``end`` within its scope (a function or
+    block, or a source file's rest), with the scope's end; None for a header's file-level
+    constant (its includers read it), a class or enum member, or a constant never read."""
+    code = src.code
+    head = _block_head(code, end)
+    if head is None:
+        if not src.rel.endswith(_SOURCE_SUFFIXES):
+            return None
+        stop = len(code)
+    elif _CLASS_HEAD_RE.search(head) or _ENUM_HEAD_RE.search(head):
+        return None
+    else:
+        stop = scope_end(code, end)
+    reads = list(words(re.compile(re.escape(name) + r"\b"), code, end, stop))
+    return (reads, stop) if reads else None
+
+
 def sizes_only(src: KernelSource, name: str, end: int, depth: int = 0) -> bool:
     """Is every read of the constant defined just before ``end`` a size the code chose?
 
@@ -309,19 +327,10 @@ def sizes_only(src: KernelSource, name: str, end: int, depth: int = 0) -> bool:
     ``/ N``) or anything else keeps the constant reported. A header's file-level constant may
     be read by its includers and is never judged here.
     """
-    code = src.code
-    head = _block_head(code, end)
-    if head is None:
-        if not src.rel.endswith(_SOURCE_SUFFIXES):
-            return False
-        stop = len(code)
-    elif _CLASS_HEAD_RE.search(head) or _ENUM_HEAD_RE.search(head):
+    scope = _scope_reads(src, name, end)
+    if scope is None:
         return False
-    else:
-        stop = scope_end(code, end)
-    reads = list(words(re.compile(re.escape(name) + r"\b"), code, end, stop))
-    if not reads:
-        return False
+    reads, stop = scope
     return all(_size_read(src, read.start(), read.end(), stop, depth) for read in reads)
 
 
@@ -517,19 +526,10 @@ def logical_groups_only(src: KernelSource, name: str, end: int) -> bool:
     shuffles are GP303's). The scope is the one :func:`sizes_only` reads; a header's file-level
     constant is never judged here.
     """
-    code = src.code
-    head = _block_head(code, end)
-    if head is None:
-        if not src.rel.endswith(_SOURCE_SUFFIXES):
-            return False
-        stop = len(code)
-    elif _CLASS_HEAD_RE.search(head) or _ENUM_HEAD_RE.search(head):
+    scope = _scope_reads(src, name, end)
+    if scope is None:
         return False
-    else:
-        stop = scope_end(code, end)
-    reads = list(words(re.compile(re.escape(name) + r"\b"), code, end, stop))
-    if not reads:
-        return False
+    reads, stop = scope
     trees = False
     for read in reads:
         if _size_read(src, read.start(), read.end(), stop, 0):

@@ -151,3 +151,20 @@ def parameters(args: ast.arguments) -> set[str]:
     every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
     every += [a for a in (args.vararg, args.kwarg) if a is not None]
     return {a.arg for a in every}
+
+
+def spelled(node: ast.AST, drop: str = "_") -> str:
+    """The names, attributes and strings ``node`` spells, lower case, without the characters
+    of ``drop`` (``if backend == "flash_infer"`` -> ``"backend flashinfer"``)."""
+    parts: list[str] = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            parts.append(sub.id)
+        elif isinstance(sub, ast.Attribute):
+            parts.append(sub.attr)
+        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            parts.append(sub.value)
+    text = " ".join(parts).lower()
+    for char in drop:
+        text = text.replace(char, "")
+    return text

@@ -22,6 +22,7 @@ from gpuport.scan.python.nodes import (
     called_name,
     literal,
     number_like,
+    spelled,
     strings_in,
     walk_parents,
 )
@@ -547,19 +548,6 @@ _CUDA_VERSION_CALL_RE = re.compile(r"(?i)cuda_?(?:toolkit_?|runtime_?)?version")
 _NVIDIA_ONLY_PACKAGE_WORDS = ("deepgemm", "cutedsl", "cutlassdsl", "tensorrt", "pycuda")
 
 
-def _words(node: ast.AST) -> str:
-    """The names, attributes and strings ``node`` spells, lower case without underscores."""
-    parts: list[str] = []
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name):
-            parts.append(sub.id)
-        elif isinstance(sub, ast.Attribute):
-            parts.append(sub.attr)
-        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
-            parts.append(sub.value)
-    return " ".join(parts).lower().replace("_", "").replace("-", "")
-
-
 def _assigned_in_scope(parents: Mapping[ast.AST, ast.AST], name: ast.Name) -> list[ast.AST]:
     """The values the function (or module) holding ``name`` assigns to it by ``name = …``,
     and for a value that calls a function of the module, that function."""
@@ -612,11 +600,11 @@ def _version_call(node: ast.AST) -> bool:
 
 
 def _package_probe(parents: Mapping[ast.AST, ast.AST], part: ast.AST) -> bool:
-    spelled = _words(part)
+    words = spelled(part, "_-")
     for sub in ast.walk(part):
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
-            spelled += " " + " ".join(_words(v) for v in _assigned_in_scope(parents, sub))
-    return any(word in spelled for word in _NVIDIA_ONLY_PACKAGE_WORDS)
+            words += " " + " ".join(spelled(v, "_-") for v in _assigned_in_scope(parents, sub))
+    return any(word in words for word in _NVIDIA_ONLY_PACKAGE_WORDS)
 
 
 @looks_at(DEVICE_CAPABILITY_GATE, nodes=(ast.Compare, ast.JoinedStr))

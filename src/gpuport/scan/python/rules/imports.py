@@ -11,6 +11,7 @@ from gpuport.rules import rule
 from gpuport.scan.python import guards, reach
 from gpuport.scan.python.checks import ModuleImport, looks_at
 from gpuport.scan.python.context import NVIDIA_ONLY_DSL_MODULES, PythonContext
+from gpuport.scan.python.nodes import spelled
 from gpuport.scan.python.rules.references import PYTORCH_ROCM_COMPAT
 
 # Packages that are one kernel backend among others (the knowledge base's categories): code
@@ -139,19 +140,6 @@ _ABSENT_ON_ROCM_IS_FINE = frozenset(
 _USABLE_ON_ROCM = frozenset({kb.PackageStatus.NEEDS_ROCM_BUILD, kb.PackageStatus.PARTIAL})
 
 
-def _words(node: ast.AST) -> str:
-    """The names, attributes and strings ``node`` spells, lower case without underscores."""
-    parts: list[str] = []
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name):
-            parts.append(sub.id)
-        elif isinstance(sub, ast.Attribute):
-            parts.append(sub.attr)
-        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str):
-            parts.append(sub.value)
-    return " ".join(parts).lower().replace("_", "")
-
-
 def _imported_where_in_use(parents: guards.Parents, node: ast.AST, top: str) -> bool:
     """The import sits in the body of an ``if`` (in its own function) whose test names the
     package: ``if accelerator.state.deepspeed_plugin.zero_stage == 3: import deepspeed``,
@@ -160,7 +148,7 @@ def _imported_where_in_use(parents: guards.Parents, node: ast.AST, top: str) -> 
     dependency's (GP1xx), not this line's."""
     name = top.lower().replace("_", "")
     for child, parent in guards.ancestors(parents, node):
-        if isinstance(parent, ast.If) and child in parent.body and name in _words(parent.test):
+        if isinstance(parent, ast.If) and child in parent.body and name in spelled(parent.test):
             return True
         if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             return False
