@@ -12,6 +12,7 @@ from gpuport.scan.python import guards, reach
 from gpuport.scan.python.checks import ModuleImport, looks_at
 from gpuport.scan.python.context import NVIDIA_ONLY_DSL_MODULES, PythonContext
 from gpuport.scan.python.nodes import spelled
+from gpuport.scan.python.optional_imports import optional_import_checked
 from gpuport.scan.python.rules.references import PYTORCH_ROCM_COMPAT
 
 # Packages that are one kernel backend among others (the knowledge base's categories): code
@@ -174,7 +175,7 @@ def cuda_only_import(ctx: PythonContext, imported: ModuleImport) -> None:
     top = imported.module.split(".", 1)[0]
     if package.status in _USABLE_ON_ROCM and _imported_where_in_use(ctx.parents, node, top):
         return
-    if guards.optional_import_checked(ctx.parents, node):
+    if optional_import_checked(ctx.parents, node):
         # An optional import the module checks before use (`try: import pynvml` / `except
         # ImportError: return` … `if pynvml:`): on ROCm the package is missing and the code
         # takes the path it already has without it; nothing to port, whatever the package.
