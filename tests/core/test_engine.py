@@ -450,7 +450,9 @@ def test_the_garbage_collector_is_back_as_it_was_after_a_scan(tmp_path: Path) ->
     assert gc.isenabled()
     frozen = gc.get_freeze_count()  # the CLI, run in this process before, freezes its modules
     scan_path(tmp_path, ScanOptions(jobs=1))
-    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    # nothing newly frozen; a frozen object may be freed meanwhile (a scan's LRU cache evicting
+    # an entry an earlier CLI run in this process froze), which lowers the count
+    assert gc.isenabled() and gc.get_freeze_count() <= frozen
     gc.disable()
     try:
         scan_path(tmp_path, ScanOptions(jobs=1))
