@@ -76,9 +76,7 @@ def _parsed(path: str, text: str) -> ast.Module | None:
 @functools.lru_cache(maxsize=16)
 def _tests_rocm(module: ast.Module) -> bool:
     """Some name the module loads names ROCm (``is_rocm_pytorch``, ``torch.version.hip``)."""
-    return any(
-        guards._rocm_identifier(key.lstrip(".")) for key in guards._module_index(module).loads
-    )
+    return any(guards.rocm_identifier(key.lstrip(".")) for key in guards.module_index(module).loads)
 
 
 def _enclosing_function(parents: guards.Parents, node: ast.AST) -> _FunctionNode | None:
@@ -97,10 +95,10 @@ def only_called_on_cuda_side(parents: guards.Parents, node: ast.AST) -> bool:
     assert_no_cuda_mismatch()``, the ``else:`` of ``if is_rocm:``), directly or through
     other such helpers: the function is CUDA-path code, what it does there is no porting
     work. Private helpers are :func:`guards.rocm_guarded`'s own."""
-    module = guards._module_of(parents, node)
+    module = guards.module_of(parents, node)
     if module is None or not _tests_rocm(module):
         return False
-    index = guards._module_index(module)
+    index = guards.module_index(module)
     function = _enclosing_function(index.parents, node)
     return function is not None and _cuda_side(module, _own, function, frozenset(), 0)
 
@@ -115,7 +113,7 @@ def _cuda_side(
     name = function.name
     if function in seen or depth > _DEPTH or name.startswith("__"):
         return False
-    index = guards._module_index(module)
+    index = guards.module_index(module)
     owner = index.parents.get(function)
     method = isinstance(owner, ast.ClassDef)
     if not (method or owner is module):
@@ -150,7 +148,7 @@ def _cuda_side(
 def _use_on_cuda_side(
     module: ast.Module, own: str | None, use: ast.AST, seen: frozenset[ast.AST], depth: int
 ) -> bool:
-    index = guards._module_index(module)
+    index = guards.module_index(module)
     if _on_cuda_side(index.parents, use):
         return True
     caller = _enclosing_function(index.parents, use)
@@ -167,7 +165,7 @@ def _uses_elsewhere(
 ) -> int | None:
     """How many uses of ``name`` another module makes, all on the CUDA side; None when one is
     not (or the name is re-exported, or named in a string)."""
-    index = guards._module_index(module)
+    index = guards.module_index(module)
     bound = {name}
     for node in index.parents:
         if isinstance(node, ast.ImportFrom):
@@ -256,11 +254,11 @@ def _on_cuda_side(parents: guards.Parents, node: ast.AST) -> bool:
                 and any(
                     isinstance(statement, ast.If)
                     and _rocm_polarity(statement.test) is True
-                    and guards._rocm_early_exit(statement)
+                    and guards.rocm_early_exit(statement)
                     for statement in block[: block.index(child)]
                 )
             ):
                 return True
-        if isinstance(parent, guards._SCOPE_NODES):
+        if isinstance(parent, guards.SCOPE_NODES):
             return False
     return False

@@ -23,8 +23,8 @@ _ROCM_WORD_RE = re.compile(r"(?i)\b(?:rocm|hip|amd|gfx\d*)\b")
 _ROCM_IDENTIFIER_PARTS = frozenset({"hip", "rocm", "amd", "hipcc", "gcn"})
 _IDENTIFIER_SPLIT = re.compile(r"_+|(?<=[a-z0-9])(?=[A-Z])")
 # Exceptions an `except` catches a failed import with.
-_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
-_SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _BLOCK_ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
@@ -54,7 +54,7 @@ def import_guarded(parents: Parents, node: ast.AST) -> bool:
         if (
             isinstance(parent, ast.Try)
             and child in parent.body
-            and any(catches(handler, _IMPORT_ERRORS) for handler in parent.handlers)
+            and any(catches(handler, IMPORT_ERRORS) for handler in parent.handlers)
         ):
             return True
     return False
@@ -91,7 +91,7 @@ def availability_check(test: ast.AST) -> bool:
     )
 
 
-def _carries_on(handler: ast.ExceptHandler) -> bool:
+def carries_on(handler: ast.ExceptHandler) -> bool:
     return not any(
         isinstance(inner, ast.Raise) for statement in handler.body for inner in ast.walk(statement)
     )
@@ -110,12 +110,12 @@ def import_has_fallback(parents: Parents, node: ast.AST) -> bool:
             isinstance(parent, ast.Try)
             and child in parent.orelse
             and parent.handlers
-            and all(_carries_on(handler) for handler in parent.handlers)
+            and all(carries_on(handler) for handler in parent.handlers)
         ):
             return True
         if isinstance(parent, ast.Try) and child in parent.body:
             for handler in parent.handlers:
-                if catches(handler, _IMPORT_ERRORS) and not any(
+                if catches(handler, IMPORT_ERRORS) and not any(
                     isinstance(inner, ast.Raise)
                     for statement in handler.body
                     for inner in ast.walk(statement)
@@ -186,11 +186,11 @@ def _rocm_guarded(parents: Parents, node: ast.AST, seen: frozenset[ast.AST]) -> 
             block = getattr(parent, name, None)
             if isinstance(block, list) and child in block:
                 earlier = block[: block.index(child)]
-                if any(_rocm_early_exit(statement) for statement in earlier):
+                if any(rocm_early_exit(statement) for statement in earlier):
                     return True
         if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return _called_only_where_guarded(parents, parent, seen)
-        if isinstance(parent, _SCOPE_NODES):
+        if isinstance(parent, SCOPE_NODES):
             return False
     return False
 
@@ -207,7 +207,7 @@ def beside_rocm_test(parents: Parents, node: ast.AST) -> bool:
             if isinstance(block, list) and child in block:
                 at = block.index(child)
                 return any(_tests_rocm(statement) for statement in block[max(at - 1, 0) : at + 2])
-        if isinstance(parent, _SCOPE_NODES):
+        if isinstance(parent, SCOPE_NODES):
             return False
     return False
 
@@ -257,7 +257,7 @@ def _cuda_only(parents: Parents, test: ast.AST) -> bool:
     top: ast.AST | None = test
     while top is not None and parents.get(top) is not None:
         top = parents.get(top)
-    return isinstance(top, ast.Module) and test.id in _module_index(top).cuda_flags
+    return isinstance(top, ast.Module) and test.id in module_index(top).cuda_flags
 
 
 class _ModuleIndex:
@@ -356,7 +356,7 @@ def _in_cuda_branch(parents: Parents, node: ast.AST, flags: frozenset[str]) -> b
     for child, parent in ancestors(parents, node):
         if isinstance(parent, ast.If) and child in parent.body and _cuda_test(parent.test, flags):
             return True
-        if isinstance(parent, _SCOPE_NODES):
+        if isinstance(parent, SCOPE_NODES):
             return False
     return False
 
@@ -383,16 +383,16 @@ def _is_script(module: ast.AST) -> bool:
 
 
 @functools.lru_cache(maxsize=4)
-def _module_index(module: ast.AST) -> _ModuleIndex:
+def module_index(module: ast.AST) -> _ModuleIndex:
     return _ModuleIndex(module)
 
 
 def module_parents(module: ast.Module) -> dict[ast.AST, ast.AST]:
     """Each node's parent in the whole ``module`` (``ctx``/``op`` leaves left out)."""
-    return _module_index(module).parents
+    return module_index(module).parents
 
 
-def _module_of(parents: Parents, node: ast.AST) -> ast.Module | None:
+def module_of(parents: Parents, node: ast.AST) -> ast.Module | None:
     top: ast.AST | None = node
     while top is not None and parents.get(top) is not None:
         top = parents.get(top)
@@ -407,16 +407,16 @@ def module_string(parents: Parents, node: ast.AST | None, at: ast.AST) -> str | 
         return None
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
-    module = _module_of(parents, at)
+    module = module_of(parents, at)
     if not isinstance(node, ast.Name) or module is None:
         return None
-    return _module_index(module).strings.get(node.id)
+    return module_index(module).strings.get(node.id)
 
 
 def module_imports(parents: Parents, node: ast.AST) -> frozenset[str]:
     """The top-level modules the module holding ``node`` imports anywhere (also below it)."""
-    module = _module_of(parents, node)
-    return frozenset(_module_index(module).imported) if module is not None else frozenset()
+    module = module_of(parents, node)
+    return frozenset(module_index(module).imported) if module is not None else frozenset()
 
 
 def _called_only_where_guarded(
@@ -444,7 +444,7 @@ def _called_only_where_guarded(
     private = function.name.startswith("_") and not function.name.endswith("__")
     if not (private or _is_script(top)):
         return False
-    index = _module_index(top)
+    index = module_index(top)
     uses = [
         use
         for use in index.loads.get(key, [])
@@ -454,7 +454,7 @@ def _called_only_where_guarded(
     return bool(uses) and all(_rocm_guarded(index.parents, use, inner) for use in uses)
 
 
-def _rocm_early_exit(statement: ast.stmt) -> bool:
+def rocm_early_exit(statement: ast.stmt) -> bool:
     """``if torch.version.hip: return …`` — the code after it never runs on ROCm."""
     return (
         isinstance(statement, ast.If)
@@ -465,7 +465,7 @@ def _rocm_early_exit(statement: ast.stmt) -> bool:
 
 
 @functools.lru_cache(maxsize=8192)
-def _rocm_identifier(ident: str) -> bool:
+def rocm_identifier(ident: str) -> bool:
     return any(part.lower() in _ROCM_IDENTIFIER_PARTS for part in _IDENTIFIER_SPLIT.split(ident))
 
 
@@ -477,10 +477,10 @@ def mentions_rocm(node: ast.AST) -> bool:
     while pending:
         sub = pending.pop()
         if isinstance(sub, ast.Name):
-            if _rocm_identifier(sub.id):
+            if rocm_identifier(sub.id):
                 return True
         elif isinstance(sub, ast.Attribute):
-            if _rocm_identifier(sub.attr):
+            if rocm_identifier(sub.attr):
                 return True
         elif isinstance(sub, ast.Constant):
             value = sub.value
@@ -576,7 +576,7 @@ def none_guard(parents: Parents, node: ast.AST) -> ast.AST | None:
                         and isinstance(statement.body[-1], _BLOCK_ENDS)
                     ):
                         return statement  # the early exit, whose body says how it leaves
-        if isinstance(parent, _SCOPE_NODES):
+        if isinstance(parent, SCOPE_NODES):
             return None
     return None
 
@@ -585,7 +585,7 @@ def scope_of(parents: Parents, node: ast.AST) -> ast.AST:
     """The function, lambda or class ``node`` sits in, or the module."""
     top = node
     for _, parent in ancestors(parents, node):
-        if isinstance(parent, _SCOPE_NODES):
+        if isinstance(parent, SCOPE_NODES):
             return parent
         top = parent
     return top
@@ -640,10 +640,10 @@ def _decided_off_rocm(
     function = scope_of(parents, parent)
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function in seen:
         return False
-    top = _module_of(parents, function)
+    top = module_of(parents, function)
     if top is None:
         return False
-    index = _module_index(top)
+    index = module_index(top)
     owner = index.parents.get(function)
     if isinstance(owner, ast.ClassDef):
         key = "." + function.name

@@ -11,15 +11,15 @@ import ast
 from collections.abc import Iterator
 
 from gpuport.scan.python.guards import (
-    _IMPORT_ERRORS,
-    _SCOPE_NODES,
+    IMPORT_ERRORS,
+    SCOPE_NODES,
     Parents,
-    _carries_on,
-    _module_index,
-    _module_of,
     ancestors,
+    carries_on,
     catches,
     in_condition,
+    module_index,
+    module_of,
     none_compared,
 )
 
@@ -74,8 +74,8 @@ def optional_import_checked(parents: Parents, node: ast.AST) -> bool:
     statement = node if isinstance(node, ast.stmt) else None
     for child, parent in ancestors(parents, node):
         if isinstance(parent, ast.Try) and child in parent.body:
-            handlers = [h for h in parent.handlers if catches(h, _IMPORT_ERRORS)]
-            if not handlers or not all(_carries_on(h) for h in handlers):
+            handlers = [h for h in parent.handlers if catches(h, IMPORT_ERRORS)]
+            if not handlers or not all(carries_on(h) for h in handlers):
                 return False
             broad = any(catches(h, _BROAD_ERRORS) for h in handlers)
             if not broad and not all(_only_binds(s) for s in parent.body):
@@ -87,7 +87,7 @@ def optional_import_checked(parents: Parents, node: ast.AST) -> bool:
                     for sub in ast.walk(inner):
                         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
                             names.add(sub.id)
-            module = _module_of(parents, node)
+            module = module_of(parents, node)
             if module is None or not names:
                 return False
             # A package that imports where it cannot run (pynvml, a pure-Python NVML binding,
@@ -100,11 +100,11 @@ def optional_import_checked(parents: Parents, node: ast.AST) -> bool:
             in_own_try = broad and not all(_only_binds(s) for s in parent.body)
             if not in_own_try and not _copes_with_failed_call(module, bound):
                 return False
-            index = _module_index(module)
+            index = module_index(module)
             return any(
                 _tested(index.parents, use) for name in names for use in index.loads.get(name, [])
             )
-        if isinstance(parent, _SCOPE_NODES):
+        if isinstance(parent, SCOPE_NODES):
             return False
     return False
 
@@ -140,7 +140,7 @@ def _copes_with_failed_call(module: ast.Module, names: set[str]) -> bool:
         if not calls:
             continue
         for handler in node.handlers:
-            if not _carries_on(handler):
+            if not carries_on(handler):
                 continue
             caught = handler.type
             listed = caught.elts if isinstance(caught, ast.Tuple) else [caught]

@@ -14,17 +14,17 @@ import re
 
 from gpuport.scan.python.guards import (
     _BLOCK_ENDS,
-    _SCOPE_NODES,
     _TORCH_CUDA_VERSION,
+    SCOPE_NODES,
     Parents,
-    _module_index,
-    _module_of,
     _ModuleIndex,
     _off_rocm,
     ancestors,
     availability_check,
     catches,
     mentions_rocm,
+    module_index,
+    module_of,
     none_compared,
     scope_of,
     tests_set,
@@ -56,7 +56,7 @@ def missing_program_handled(parents: Parents, node: ast.AST) -> bool:
     ``Exception``, ``OSError``, ``FileNotFoundError``) and carries on without raising or
     exiting: the code was written for machines without the program."""
     for child, parent in ancestors(parents, node):
-        if isinstance(parent, _SCOPE_NODES):
+        if isinstance(parent, SCOPE_NODES):
             return False
         if isinstance(parent, (ast.Try, ast.TryStar)) and child in parent.body:
             for handler in parent.handlers:
@@ -78,7 +78,7 @@ def _module_strings_matching(module: ast.AST, pattern: re.Pattern[str]) -> bool:
 def module_has_string(parents: Parents, node: ast.AST, pattern: re.Pattern[str]) -> bool:
     """Some string literal anywhere in the module holding ``node`` matches ``pattern`` whole
     (computed once per module and pattern)."""
-    module = _module_of(parents, node)
+    module = module_of(parents, node)
     return module is not None and _module_strings_matching(module, pattern)
 
 
@@ -215,7 +215,7 @@ def runs_only_with_cuda(parents: Parents, node: ast.AST, toolkit: bool = True) -
                 _leaves_quietly(s) and (toolkit or not _toolkit_unset(s.test)) for s in block[:at]
             ) or _exits_like_the_next(block, at, node):
                 return True
-        if isinstance(parent, _SCOPE_NODES):
+        if isinstance(parent, SCOPE_NODES):
             return False
     return False
 
@@ -296,7 +296,7 @@ def import_probed(parents: Parents, node: ast.AST, package: str) -> bool:
                     and (function or not isinstance(statement.body[-1], ast.Raise))
                 ):
                     return True
-        if isinstance(parent, _SCOPE_NODES):
+        if isinstance(parent, SCOPE_NODES):
             return False
     return False
 
@@ -395,10 +395,10 @@ def under_flag_set_per_platform(parents: Parents, node: ast.AST) -> bool:
     apart (``USE_PTX=not IS_ROCM``, a Triton ``constexpr``), directly or through its caller's
     own parameter. The callers already choose the other way on ROCm, as an ``if not IS_ROCM:``
     around the code would."""
-    module = _module_of(parents, node)
+    module = module_of(parents, node)
     if module is None:
         return False
-    index = _module_index(module)
+    index = module_index(module)
     for child, parent in ancestors(index.parents, node):
         if isinstance(parent, ast.If) and child in parent.body:
             flag = _flag_tested(parent.test)
@@ -410,6 +410,6 @@ def under_flag_set_per_platform(parents: Parents, node: ast.AST) -> bool:
                 and _flag_set_per_platform(index, function, flag, 0)
             ):
                 return True
-        if isinstance(parent, _SCOPE_NODES):
+        if isinstance(parent, SCOPE_NODES):
             return False
     return False

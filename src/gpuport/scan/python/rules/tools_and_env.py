@@ -366,7 +366,7 @@ def _tested_above(ctx: PythonContext, node: ast.AST, name: str) -> bool:
             and any(_reads(sub, name) for sub in ast.walk(parent.test))
         ):
             return True
-        if isinstance(parent, guards._SCOPE_NODES):
+        if isinstance(parent, guards.SCOPE_NODES):
             return False
     return False
 
