@@ -29,11 +29,10 @@ from gpuport.findings import Category, Confidence, Finding, Severity
 from gpuport.kb.kernels import ptx_features, ptx_wrappers
 from gpuport.rules import rule
 from gpuport.scan.kernels.arch_branches import arch_test
-from gpuport.scan.kernels.brackets import match_forward
+from gpuport.scan.kernels.brackets import function_bodies
 from gpuport.scan.kernels.ptx import HOPPER, asm_of_family
 from gpuport.scan.kernels.references import COMPOSABLE_KERNEL, HIPBLASLT
 from gpuport.scan.kernels.source import KernelSource, directive_line_start
-from gpuport.scan.kernels.words import words
 from gpuport.syntax.preprocessor import ROCM_DEFINED, evaluate_for, is_nvidia_only, rocm_flag
 
 # CuTe/CUTLASS names of the sm_100/sm_120 tensor-core path: UMMA (the tcgen05 MMA), its tensor
@@ -391,25 +390,18 @@ def _device_functions(src: KernelSource) -> Iterator[tuple[str, str, int, int]]:
     """(global or device, name, '{', '}') of each ``__global__``/``__device__`` function with a
     body; the functions defined inside another one's body are passed over."""
     code = src.code
-    last_end = -1
-    for m in words(_QUALIFIER_RE, code):
-        if m.start() < last_end:
-            continue
-        stop = _STATEMENT_END_RE.search(code, m.end())
-        if stop is None or stop.group() != "{":
-            continue
-        head = code[m.end() : stop.start()]
-        if "(" not in head or "=" in head.split("(", 1)[0]:
-            continue  # a variable, not a function
-        name = next(
-            (c.group(1) for c in _CALLED_NAME_RE.finditer(head) if c.group(1) not in _ATTRIBUTES),
-            None,
-        )
-        close_at = match_forward(src.brackets, stop.start(), len(code))
-        if name is None or close_at < 0:
-            continue
-        last_end = close_at
-        yield m.group(1), name, stop.start(), close_at
+
+    def name_of(m: re.Match[str], brace: int) -> str | None:
+        heads = _CALLED_NAME_RE.finditer(code, m.end(), brace)
+        return next((c.group(1) for c in heads if c.group(1) not in _ATTRIBUTES), None)
+
+    def named(m: re.Match[str], brace: int) -> bool:
+        return name_of(m, brace) is not None
+
+    for m, brace, close_at in function_bodies(code, src.brackets, _QUALIFIER_RE, named):
+        name = name_of(m, brace)
+        if name is not None:  # always: `named` kept only such functions
+            yield m.group(1), name, brace, close_at
 
 
 def _inside(spans: list[tuple[int, int, str]] | list[tuple[int, int]], pos: int) -> bool:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 
+from gpuport.scan.kernels.words import words
 from gpuport.syntax.brackets import Brackets
 
 OPEN = {"(": ")", "[": "]", "{": "}"}
 CLOSE = {")": "(", "]": "[", "}": "{"}
 _BRACES_RE = re.compile(r"[{}]")
+_STATEMENT_END_RE = re.compile(r"[;{}]")
 MAX_SPAN = 20_000  # how far a bracket match may run before we give up (unbalanced input)
 
 
@@ -99,3 +102,33 @@ def body_after(code: str, brackets: Brackets, after: int) -> tuple[int, int]:
         return i, (close_at if close_at >= 0 else min(len(code), i + MAX_SPAN))
     semi = code.find(";", i)
     return i, (semi if semi >= 0 else len(code))
+
+
+def function_bodies(
+    code: str,
+    brackets: Brackets,
+    qualifiers: re.Pattern[str],
+    keep: Callable[[re.Match[str], int], bool] = lambda _m, _brace: True,
+) -> Iterator[tuple[re.Match[str], int, int]]:
+    """(qualifier match, ``{``, ``}``) of each function a ``qualifiers`` word
+    (``__global__``, ``__device__``) declares with a body, in file order. A qualifier whose
+    statement ends before a ``{``, or whose head has no ``(`` before an ``=`` (a variable), is
+    passed over, as is one ``keep(match, brace)`` turns down; qualifiers inside a body already
+    yielded are skipped (a ``__device__`` lambda in a kernel is part of the kernel)."""
+    last_end = -1
+    for m in words(qualifiers, code):
+        if m.start() < last_end:
+            continue
+        stop = _STATEMENT_END_RE.search(code, m.end())
+        if stop is None or stop.group() != "{":
+            continue
+        head = code[m.end() : stop.start()]
+        if "(" not in head or "=" in head.split("(", 1)[0]:
+            continue  # a variable, not a function
+        if not keep(m, stop.start()):
+            continue
+        close_at = match_forward(brackets, stop.start(), len(code))
+        if close_at < 0:
+            continue
+        last_end = close_at
+        yield m, stop.start(), close_at

@@ -11,7 +11,7 @@ from gpuport.findings import Category, Confidence, Finding, Severity
 from gpuport.kb.kernels import kernel_apis
 from gpuport.rules import rule
 from gpuport.scan.kernels.arch_branches import rocm_fallback_is_sound
-from gpuport.scan.kernels.brackets import match_forward
+from gpuport.scan.kernels.brackets import function_bodies
 from gpuport.scan.kernels.references import (
     AMDGPU_BUILTINS,
     CUDA_12_RELEASE_NOTES,
@@ -280,7 +280,6 @@ def cuda_arch_macro(src: KernelSource) -> Iterator[Finding]:
 
 
 _DEVICE_QUALIFIER_RE = re.compile(r"__(?:global|device)__\b")
-_STATEMENT_END_RE = re.compile(r"[;{}]")
 _LAUNCH_RE = re.compile(r"<<<")
 
 DYNAMIC_PARALLELISM = rule(
@@ -314,26 +313,19 @@ def dynamic_parallelism(src: KernelSource) -> Iterator[Finding]:
         return
     if "__global__" not in code and "__device__" not in code:
         return
-    bodies: list[tuple[int, int]] = []
-    last_end = -1
-    for m in words(_DEVICE_QUALIFIER_RE, code):
-        if m.start() < last_end:
-            continue  # inside a body already found
-        stop = _STATEMENT_END_RE.search(code, m.end())
-        if stop is None or stop.group() != "{":
-            continue
-        head = code[m.end() : stop.start()]
-        if "(" not in head or "=" in head.split("(", 1)[0]:
-            continue  # a variable, not a function
+
+    def device_only(m: re.Match[str], brace: int) -> bool:
+        # __host__ __device__: launches there are usually host-only paths
         decl_start = max(code.rfind(";", 0, m.start()), code.rfind("}", 0, m.start()))
         decl_start = max(decl_start, code.rfind("{", 0, m.start()))
-        if "__host__" in code[decl_start + 1 : stop.start()]:
-            continue  # __host__ __device__: launches there are usually host-only paths
-        close_at = match_forward(src.brackets, stop.start(), len(code))
-        if close_at < 0:
-            continue
-        bodies.append((stop.start(), close_at))
-        last_end = close_at
+        return "__host__" not in code[decl_start + 1 : brace]
+
+    bodies = [
+        (brace, close)
+        for _m, brace, close in function_bodies(
+            code, src.brackets, _DEVICE_QUALIFIER_RE, device_only
+        )
+    ]
     if not bodies:
         return
     starts = [b[0] for b in bodies]
