@@ -78,6 +78,20 @@ def enclosing_bracket(code: str, pos: int, floor: int) -> tuple[str, int] | None
     return None
 
 
+def scope_start(code: str, pos: int) -> int:
+    """Offset of the ``{`` opening the block that contains ``pos`` (at most MAX_SPAN back), or
+    -1 at file level."""
+    depth = 0
+    for m in reversed(list(_BRACES_RE.finditer(code, max(0, pos - MAX_SPAN), pos))):
+        if m.group() == "}":
+            depth += 1
+        elif depth:
+            depth -= 1
+        else:
+            return m.start()
+    return -1
+
+
 def scope_end(code: str, pos: int) -> int:
     """Offset of the ``}`` closing the block that contains ``pos`` (at most MAX_SPAN on)."""
     depth = 0

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 
 from gpuport.scan.kernels.brackets import (
-    MAX_SPAN,
     body_after,
     enclosing_bracket,
     match_forward,
     scope_end,
+    scope_start,
     split_args,
 )
 from gpuport.scan.kernels.names import LANE_NAME_RE
@@ -160,7 +160,6 @@ def counts_chunks(src: KernelSource, operand: str, at: int) -> bool:
     return True
 
 
-_BRACE_RE = re.compile(r"[{}]")
 _CLASS_HEAD_RE = re.compile(r"\b(?:struct|class|union)\b")
 _ENUM_HEAD_RE = re.compile(r"\benum\b")
 _SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c", ".hip")
@@ -195,16 +194,11 @@ def _block_head(code: str, pos: int) -> str | None:
     """What opens the innermost block around ``pos``: the text between the ``;``, ``{`` or
     ``}`` before its ``{`` and that ``{`` (``struct Reducer<T, 1> : public Base``); None at
     file level or when the block starts too far back."""
-    depth = 0
-    for m in reversed(list(_BRACE_RE.finditer(code, max(0, pos - MAX_SPAN), pos))):
-        if m.group() == "}":
-            depth += 1
-        elif depth:
-            depth -= 1
-        else:
-            head_start = max(code.rfind(c, 0, m.start()) for c in ";{}")
-            return code[head_start + 1 : m.start()]
-    return None
+    opened = scope_start(code, pos)
+    if opened < 0:
+        return None
+    head_start = max(code.rfind(c, 0, opened) for c in ";{}")
+    return code[head_start + 1 : opened]
 
 
 # What moves data between the lanes of a warp, or may (a helper named for it, whose body may

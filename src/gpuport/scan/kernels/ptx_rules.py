@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from gpuport.findings import Category, Confidence, Finding, Severity
 from gpuport.kb.kernels import kernel_apis
 from gpuport.rules import rule
-from gpuport.scan.kernels.brackets import match_backward
+from gpuport.scan.kernels.brackets import match_backward, scope_start
 from gpuport.scan.kernels.ptx import (
     ASYNC,
     CLUSTER,
@@ -139,8 +139,6 @@ def inline_ptx_assembly(src: KernelSource) -> Iterator[Finding]:
 _IF_BEFORE_RE = re.compile(r"(?<![#\w])(?<!#\s)if(?:\s+constexpr)?\s*$")
 _ELSE_BEFORE_RE = re.compile(r"(?<![#\w])(?<!#\s)else\s*$")
 _STATEMENT_IF_RE = re.compile(r"\s*(?:else\s+)?(if)\b")
-_BRACES_RE = re.compile(r"[{}]")
-_BRANCH_LOOKBACK = 20_000  # how far back the block around a statement is looked for
 
 
 def _alternatives(
@@ -181,15 +179,8 @@ def _branch_of(src: KernelSource, pos: int) -> int | None:
     nearest = max(code.rfind("{", 0, pos), code.rfind("}", 0, pos))
     if nearest >= 0 and code[nearest] == "{":  # the usual case: no block closes in between
         return _branch_keyword(src, nearest)
-    depth = 0
-    for m in reversed(list(_BRACES_RE.finditer(code, max(0, pos - _BRANCH_LOOKBACK), pos))):
-        if m.group() == "}":
-            depth += 1
-        elif depth:
-            depth -= 1
-        else:
-            return _branch_keyword(src, m.start())
-    return None
+    opened = scope_start(code, pos)
+    return _branch_keyword(src, opened) if opened >= 0 else None
 
 
 def _branch_keyword(src: KernelSource, opened: int) -> int | None:
