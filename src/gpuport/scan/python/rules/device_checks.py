@@ -389,6 +389,25 @@ def _only_labels(parents: Mapping[ast.AST, ast.AST], node: ast.JoinedStr) -> boo
     return False
 
 
+def _function_local(
+    parents: Mapping[ast.AST, ast.AST], value: ast.AST
+) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+    """(name, function) when ``value`` is the whole value of ``name = value`` in a function;
+    None elsewhere (a module's name may be imported elsewhere, a tuple target)."""
+    statement = parents.get(value)
+    if not (
+        isinstance(statement, ast.Assign)
+        and statement.value is value
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+    ):
+        return None
+    function = guards.scope_of(parents, statement)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return statement.targets[0].id, function
+
+
 def _stored_unread(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
     """The test's result goes into a function's local that the function never reads
     (``is_sm90 = major == 9 and minor == 0`` left over beside the flags it does use): it
@@ -396,17 +415,10 @@ def _stored_unread(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
     child, parent = node, parents.get(node)
     while isinstance(parent, (ast.BoolOp, ast.UnaryOp)):
         child, parent = parent, parents.get(parent)
-    if not (
-        isinstance(parent, ast.Assign)
-        and parent.value is child
-        and len(parent.targets) == 1
-        and isinstance(parent.targets[0], ast.Name)
-    ):
+    stored = _function_local(parents, child)
+    if stored is None:
         return False
-    name = parent.targets[0].id
-    function = guards.scope_of(parents, parent)
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False  # a module's name may be imported elsewhere
+    name, function = stored
     for sub in ast.walk(function):
         if isinstance(sub, (ast.Global, ast.Nonlocal)) and name in sub.names:
             return False
@@ -515,18 +527,10 @@ def _refuses_amd(
 def _flag_only_refuses(parents: Mapping[ast.AST, ast.AST], node: ast.Compare) -> bool:
     """``blackwell = cap >= (10, 0)`` in a function whose every read of ``blackwell`` is the
     test of a refusal (``if not blackwell: raise …``): the same refusal, through a local."""
-    statement = parents.get(node)
-    if not (
-        isinstance(statement, ast.Assign)
-        and statement.value is node
-        and len(statement.targets) == 1
-        and isinstance(statement.targets[0], ast.Name)
-    ):
+    stored = _function_local(parents, node)
+    if stored is None:
         return False
-    name = statement.targets[0].id
-    function = guards.scope_of(parents, statement)
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False  # a module's name may be imported elsewhere
+    name, function = stored
     local = _scope_parents(function)
     reads = [
         sub
