@@ -8,7 +8,6 @@ alone code that already tells ROCm apart (:func:`guards.rocm_guarded`).
 from __future__ import annotations
 
 import ast
-import functools
 import re
 from collections.abc import Callable, Mapping
 
@@ -24,16 +23,21 @@ from gpuport.scan.python.nodes import (
     number_like,
     spelled,
     strings_in,
-    walk_parents,
 )
 from gpuport.scan.python.rules.capabilities import (
     Capability,
-    amd_capabilities,
     answers,
     blackwell_for_amd,
     misled,
 )
 from gpuport.scan.python.rules.references import PYTORCH_HIP_NOTES
+from gpuport.scan.python.rules.refusals import (
+    NOTICE_CALLS,
+    function_local,
+    only_refuses,
+    refuses_amd,
+    scope_parents,
+)
 
 CUDA_VERSION_CHECK = rule(
     id="GP202",
@@ -102,21 +106,13 @@ def _use_of_version(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> str | 
     return None
 
 
-@functools.lru_cache(maxsize=8)
-def _scope_parents(scope: ast.AST) -> dict[ast.AST, ast.AST]:
-    """Each node's parent within ``scope`` (the scope itself has none), built once a scope."""
-    if isinstance(scope, ast.Module):
-        return guards.module_parents(scope)  # the module's index has it already
-    return walk_parents(scope)[1]
-
-
 def _guards_a_use(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
     """The None check at ``node`` protects a parse or comparison of the same value (``if cuda
     is None: return False`` before ``cuda.split('.')``, ``cuda is None or not
     cuda.startswith('12.9')``): it is the ROCm handling, not a problem. An ``assert`` or an
     ``if cuda is None: raise …`` is not: it stops a ROCm run, so it is reported itself (and
     the parses after it are not)."""
-    local = _scope_parents(guards.scope_of(parents, node))
+    local = scope_parents(guards.scope_of(parents, node))
     for sub in local:
         if (
             sub is not node
@@ -389,25 +385,6 @@ def _only_labels(parents: Mapping[ast.AST, ast.AST], node: ast.JoinedStr) -> boo
     return False
 
 
-def _function_local(
-    parents: Mapping[ast.AST, ast.AST], value: ast.AST
-) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
-    """(name, function) when ``value`` is the whole value of ``name = value`` in a function;
-    None elsewhere (a module's name may be imported elsewhere, a tuple target)."""
-    statement = parents.get(value)
-    if not (
-        isinstance(statement, ast.Assign)
-        and statement.value is value
-        and len(statement.targets) == 1
-        and isinstance(statement.targets[0], ast.Name)
-    ):
-        return None
-    function = guards.scope_of(parents, statement)
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return None
-    return statement.targets[0].id, function
-
-
 def _stored_unread(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
     """The test's result goes into a function's local that the function never reads
     (``is_sm90 = major == 9 and minor == 0`` left over beside the flags it does use): it
@@ -415,7 +392,7 @@ def _stored_unread(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
     child, parent = node, parents.get(node)
     while isinstance(parent, (ast.BoolOp, ast.UnaryOp)):
         child, parent = parent, parents.get(parent)
-    stored = _function_local(parents, child)
+    stored = function_local(parents, child)
     if stored is None:
         return False
     name, function = stored
@@ -425,119 +402,6 @@ def _stored_unread(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
         if isinstance(sub, ast.Name) and sub.id == name and not isinstance(sub.ctx, ast.Store):
             return False  # read here or in a nested function (a closure)
     return True
-
-
-# Calls that stop the run: a refusal (``sys.exit``), not a path the code takes.
-_EXIT_CALLS = frozenset({"exit", "quit", "_exit"})
-
-
-def _stops(statement: ast.stmt) -> bool:
-    if isinstance(statement, ast.Raise):
-        return True
-    return (
-        isinstance(statement, ast.Expr)
-        and isinstance(statement.value, ast.Call)
-        and called_name(statement.value) in _EXIT_CALLS
-    )
-
-
-def _only_refuses(parents: Mapping[ast.AST, ast.AST], node: ast.Compare) -> bool:
-    """The gate only refuses to go on: ``assert cap >= (9, 0), "needs Hopper"`` or ``if
-    recipe == "mxfp8" and major < 10: raise ValueError(...)`` (a notice before the ``raise`` or
-    ``sys.exit`` allowed, no ``else``). It selects no code: on every GPU that passes, the same
-    code runs after it, and what that code needs on ROCm is reported where it is written (the
-    kernels, the imports, the dtypes). At worst an AMD GPU gets past a check that would have
-    stopped it with a clearer message, or is stopped by one meant for old NVIDIA GPUs."""
-    return _refusal_test(parents, node) or _flag_only_refuses(parents, node)
-
-
-def _refusal_test(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool:
-    """``node`` is (a part of) the test of an ``assert`` or of an ``if`` that only refuses."""
-    child: ast.AST = node
-    parent = parents.get(node)
-    while isinstance(parent, (ast.BoolOp, ast.UnaryOp)):
-        child, parent = parent, parents.get(parent)
-    if isinstance(parent, ast.Assert):
-        return parent.test is child
-    if not isinstance(parent, ast.If) or parent.test is not child or parent.orelse:
-        return False
-    *before, last = parent.body
-    return _stops(last) and all(
-        isinstance(s, ast.Expr)
-        and isinstance(s.value, ast.Call)
-        and called_name(s.value) in _NOTICE_CALLS
-        for s in before
-    )
-
-
-def _fires_when_true(parents: Mapping[ast.AST, ast.AST], node: ast.AST) -> bool | None:
-    """Whether the refusal holding ``node`` (as :func:`_refusal_test` reads it) stops the run
-    when ``node`` is true (``if cap[0] >= 9: raise``) or when it is false (``assert …``, ``if
-    not …: raise``), counting the ``not``s on the way up; None when ``node`` is no refusal."""
-    flips = 0
-    parent = parents.get(node)
-    while isinstance(parent, (ast.BoolOp, ast.UnaryOp)):
-        if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
-            flips += 1
-        parent = parents.get(parent)
-    if isinstance(parent, ast.Assert):
-        flips += 1
-    elif not isinstance(parent, ast.If):
-        return None
-    return flips % 2 == 0
-
-
-# NVIDIA GPUs up to Hopper, by compute capability: a refusal that stops an AMD GPU while it
-# lets one of these with a smaller or equal number through is no "needs at least X" test.
-_NVIDIA_TO_HOPPER = ((7, 0), (7, 5), (8, 0), (8, 6), (8, 9), (9, 0))
-
-
-def _refuses_amd(
-    parents: Mapping[ast.AST, ast.AST], node: ast.Compare, answer: Callable[[Capability], bool]
-) -> bool:
-    """The refusal stops some AMD GPU while an NVIDIA GPU of a smaller or equal capability gets
-    through (``if cap[0] >= 9: raise "Hopper not supported yet"``, ``assert major == 8``): the
-    gfx numbers ROCm reports ((9, 0) for MI200, (9, 4) for MI300, (11, 0) for RDNA3) are no
-    NVIDIA generation, so the test turns AMD GPUs away from code an older NVIDIA GPU runs.
-    That is porting work on the refusal's own line (review24)."""
-    statement = parents.get(node)
-    tests: list[tuple[Mapping[ast.AST, ast.AST], ast.AST]] = [(parents, node)]
-    if isinstance(statement, ast.Assign) and statement.value is node:
-        function = guards.scope_of(parents, statement)
-        name = statement.targets[0]
-        if isinstance(name, ast.Name):
-            local = _scope_parents(function)
-            tests = [
-                (local, sub)
-                for sub in local
-                if isinstance(sub, ast.Name) and sub.id == name.id and isinstance(sub.ctx, ast.Load)
-            ]
-    for where, test in tests:
-        when = _fires_when_true(where, test)
-        if when is None:
-            continue
-        for amd in amd_capabilities():
-            if answer(amd) is not when:
-                continue
-            if any(n <= amd and answer(n) is not when for n in _NVIDIA_TO_HOPPER):
-                return True
-    return False
-
-
-def _flag_only_refuses(parents: Mapping[ast.AST, ast.AST], node: ast.Compare) -> bool:
-    """``blackwell = cap >= (10, 0)`` in a function whose every read of ``blackwell`` is the
-    test of a refusal (``if not blackwell: raise …``): the same refusal, through a local."""
-    stored = _function_local(parents, node)
-    if stored is None:
-        return False
-    name, function = stored
-    local = _scope_parents(function)
-    reads = [
-        sub
-        for sub in local
-        if isinstance(sub, ast.Name) and sub.id == name and not isinstance(sub.ctx, ast.Store)
-    ]
-    return bool(reads) and all(_refusal_test(local, read) for read in reads)
 
 
 # Calls named for the CUDA toolkit's version (torchao's ``is_cuda_version_at_least(12, 8)``):
@@ -611,6 +475,40 @@ def _package_probe(parents: Mapping[ast.AST, ast.AST], part: ast.AST) -> bool:
     return any(word in words for word in _NVIDIA_ONLY_PACKAGE_WORDS)
 
 
+def _report_gate(
+    ctx: PythonContext,
+    node: ast.Compare,
+    number: ast.expr,
+    answer: Callable[[Capability], bool] | None,
+    refusal: bool,
+    turns_amd_away: bool,
+) -> None:
+    """GP203's finding for a capability comparison with ``number``: which AMD GPU it misleads,
+    and how (a path for newer NVIDIA GPUs, or a refusal that turns AMD GPUs away or lets RDNA
+    through)."""
+    shown = ast.unparse(number)
+    misled_gfx = misled(answer) if answer is not None else ()
+    taken = (
+        f"; it is {answer(misled_gfx[0])} for gfx {misled_gfx[0]}, as on no NVIDIA GPU before Ada"
+        if answer is not None and misled_gfx
+        else ""
+    )
+    outcome = "so an AMD GPU takes a path written for newer NVIDIA GPUs"
+    if refusal:
+        outcome = (
+            "so the check turns an AMD GPU away from code an older NVIDIA GPU runs"
+            if turns_amd_away
+            else "so an RDNA GPU gets past a refusal that asks for Blackwell, and fails "
+            "later on a path it lacks"
+        )
+    ctx.report(
+        DEVICE_CAPABILITY_GATE,
+        node,
+        f"compares the CUDA compute capability with {shown}: on ROCm it is the gfx "
+        f"version ((9, 4) for MI300, (11, 0) for RDNA3){taken}, {outcome}",
+    )
+
+
 @looks_at(DEVICE_CAPABILITY_GATE, nodes=(ast.Compare, ast.JoinedStr))
 def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr) -> None:
     if ctx.imports_nvidia_only_dsl():
@@ -650,34 +548,15 @@ def device_capability_gate(ctx: PythonContext, node: ast.Compare | ast.JoinedStr
             and not _only_tunes(ctx.parents, node)
             and not guards.rocm_guarded(ctx.parents, node)
             and not _stored_unread(ctx.parents, node)
-            and not (
-                _only_refuses(ctx.parents, node)
-                and not blackwell_for_amd(answer)
-                and not (answer is not None and _refuses_amd(ctx.parents, node, answer))
-            )
-            and not guards.decided_off_rocm(ctx.parents, node, _off_rocm_part)
         ):
-            shown = ast.unparse(numbers[0])
-            misled_gfx = misled(answer) if answer is not None else ()
-            taken = (
-                f"; it is {answer(misled_gfx[0])} for gfx {misled_gfx[0]}, as on no NVIDIA GPU before Ada"
-                if answer is not None and misled_gfx
-                else ""
+            refusal = only_refuses(ctx.parents, node)
+            turns_amd_away = (
+                refusal and answer is not None and refuses_amd(ctx.parents, node, answer)
             )
-            outcome = "so an AMD GPU takes a path written for newer NVIDIA GPUs"
-            if _only_refuses(ctx.parents, node):
-                outcome = (
-                    "so the check turns an AMD GPU away from code an older NVIDIA GPU runs"
-                    if answer is not None and _refuses_amd(ctx.parents, node, answer)
-                    else "so an RDNA GPU gets past a refusal that asks for Blackwell, and fails "
-                    "later on a path it lacks"
-                )
-            ctx.report(
-                DEVICE_CAPABILITY_GATE,
-                node,
-                f"compares the CUDA compute capability with {shown}: on ROCm it is the gfx "
-                f"version ((9, 4) for MI300, (11, 0) for RDNA3){taken}, {outcome}",
-            )
+            # a refusal selects no code: reported only when it misleads an AMD GPU
+            quiet_refusal = refusal and not turns_amd_away and not blackwell_for_amd(answer)
+            if not quiet_refusal and not guards.decided_off_rocm(ctx.parents, node, _off_rocm_part):
+                _report_gate(ctx, node, numbers[0], answer, refusal, turns_amd_away)
     for operand in operands:
         text = literal(operand)
         if text and _SM_NAME_RE.match(text) and not guards.rocm_guarded(ctx.parents, node):
@@ -731,10 +610,6 @@ _NAME_TEST_METHODS = (
 _REGEX_CALLS = ("re.search", "re.match", "re.fullmatch", "re.findall", "re.finditer")
 
 
-# Calls that only tell the user something.
-_NOTICE_CALLS = frozenset({"print", "warn", "warning", "info", "debug", "log", "warning_once"})
-
-
 def _turns_off(statement: ast.stmt) -> bool:
     """``flag = False``, ``x = None``, ``return False``, ``break``, a print or warning."""
     if isinstance(statement, (ast.Break, ast.Continue, ast.Pass)):
@@ -743,7 +618,7 @@ def _turns_off(statement: ast.stmt) -> bool:
         value = statement.value
         return value is None or (isinstance(value, ast.Constant) and value.value in (False, None))
     if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-        return called_name(statement.value) in _NOTICE_CALLS
+        return called_name(statement.value) in NOTICE_CALLS
     return False
 
 
