@@ -22,7 +22,7 @@ from pathlib import Path
 from gpuport.scan.python import guards
 
 _root: Path | None = None
-_own: str | None = None  # the real path of the file being scanned
+_rel = ""  # the file being scanned, relative to _root
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 # Project folders no scan reads code from (the walk's own skips are wider; these only keep the
 # text search small).
@@ -35,9 +35,8 @@ _DEPTH = 3  # public callers of public callers…
 def scanning(root: Path | None, rel: str = "") -> None:
     """The project root and path of the file about to be scanned (root None: no other files
     are looked at)."""
-    global _root, _own
-    _root = root
-    _own = os.path.realpath(root / rel) if root is not None else None
+    global _root, _rel
+    _root, _rel = root, rel  # its real path only when a helper is followed (per file: a cost)
 
 
 @functools.lru_cache(maxsize=2)
@@ -100,7 +99,10 @@ def only_called_on_cuda_side(parents: guards.Parents, node: ast.AST) -> bool:
         return False
     index = guards.module_index(module)
     function = _enclosing_function(index.parents, node)
-    return function is not None and _cuda_side(module, _own, function, frozenset(), 0)
+    if function is None:
+        return False
+    own = os.path.realpath(_root / _rel) if _root is not None else None
+    return _cuda_side(module, own, function, frozenset(), 0)
 
 
 def _cuda_side(
