@@ -8,7 +8,6 @@ says in ``notes``.
 from __future__ import annotations
 
 import ast
-import configparser
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +22,6 @@ from gpuport.project.components import (
 )
 from gpuport.project.dockerfiles import ci_image_dockerfiles
 from gpuport.project.extension_imports import extension_importers
-from gpuport.project.extras import vendor_extras
 from gpuport.project.header_components import unreached_headers
 from gpuport.project.headers import header_facts, include_dirs
 from gpuport.project.hipify import (
@@ -34,8 +32,7 @@ from gpuport.project.hipify import (
 from gpuport.project.model import Component, ProjectModel, VendorExtras
 from gpuport.project.rocm import rocm_archs, rocm_evidence, rocm_macros
 from gpuport.project.survey import Survey, survey
-from gpuport.project.texts import SOURCE_BUDGET, SOURCE_BYTES, ProjectTexts, python_tree
-from gpuport.syntax.pyproject import table, toml_dependency_file
+from gpuport.project.texts import SOURCE_BUDGET, SOURCE_BYTES, ProjectTexts, python_tree, tree_nodes
 
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # Calls that build a compiled module: torch's CUDAExtension / CppExtension, setuptools'
@@ -64,20 +61,22 @@ def build_model(root: Path, header_warp_judge: HeaderWarpJudge | None = None) ->
     # A Dockerfile building the image the project's own CI jobs run in is CI tooling.
     ci_images = ci_image_dockerfiles(texts, found.workflows, found.dockerfiles, name)
     tiers += [(rel, Tier.CI) for rel in ci_images]
+    product = _product_paths(tiers)
     # A ROCm backend folder that is a git submodule (flash-attention's csrc/composable_kernel)
     # is a dependency of the project's backend, not the backend itself.
-    found.backend_dirs = [
-        d for d in found.backend_dirs if model_tier(tiers, d + "/x") is Tier.PRODUCT
-    ]
+    found.backend_dirs = [d for d in found.backend_dirs if product(d + "/x")]
     evidence = rocm_evidence(texts, found)
     supports = bool(evidence)
     macros = rocm_macros(texts, found, supports)
     # Compat headers are the project's own: vendored copies (CUTLASS, CK) are not read.
-    headers = header_facts(texts, found, macros, lambda rel: model_tier(tiers, rel) is Tier.PRODUCT)
+    headers = header_facts(texts, found, macros, product)
     components: list[Component] = []
     extras: list[VendorExtras] = []
     if supports:
-        extras = vendor_extras(texts, found.pyprojects)
+        if found.pyprojects:  # extras.py reads TOML through the knowledge base
+            from gpuport.project.extras import vendor_extras
+
+            extras = vendor_extras(texts, found.pyprojects)
         components, component_notes = nvidia_only_components(
             root, texts, found, found.backend_dirs[:4]
         )
@@ -93,12 +92,11 @@ def build_model(root: Path, header_warp_judge: HeaderWarpJudge | None = None) ->
                 f"{folder}/ works out what each extension compiles in code (build helpers); "
                 "the components it builds are not classified"
             )
-    own_includes = include_dirs(texts, found, lambda rel: model_tier(tiers, rel) is Tier.PRODUCT)
+    own_includes = include_dirs(texts, found, product)
     python_builds = [*found.setup_pys, *found.pyprojects, *found.build_helpers]
     cuda_only = cmake_cuda_only_macros(
         texts, found.cmake_files, python_builds, [*found.headers, *found.sources]
     )
-    product = lambda rel: model_tier(tiers, rel) is Tier.PRODUCT  # noqa: E731
     for rel in filter(product, found.cmake_files):
         if rel.lower().endswith("cmakelists.txt"):
             for sub in optional_cuda_subbuilds(root, texts, rel):
@@ -106,7 +104,7 @@ def build_model(root: Path, header_warp_judge: HeaderWarpJudge | None = None) ->
                     components.append(sub)
     if supports:
         components.extend(unreached_headers(texts, found, components, macros, cuda_only, product))
-        python = [r for r in found.python_files if model_tier(tiers, r) is Tier.PRODUCT]
+        python = list(filter(product, found.python_files))
         components = extension_importers(
             texts, found.setup_pys, python, components, extension_folders
         )
@@ -122,6 +120,7 @@ def build_model(root: Path, header_warp_judge: HeaderWarpJudge | None = None) ->
             else frozenset()
         ),
     )
+    hipify = tuple(torch_hipify_evidence(texts, found))
     return ProjectModel(
         name=name,
         facts=facts,
@@ -129,9 +128,9 @@ def build_model(root: Path, header_warp_judge: HeaderWarpJudge | None = None) ->
         rocm_archs=rocm_archs(texts, found),
         components=tuple(components),
         vendor_extras=tuple(extras),
-        torch_hipify=tuple(torch_hipify_evidence(texts, found)),
+        torch_hipify=hipify,
         native_cuda_dirs=tuple(native_cuda_dirs(texts, found)),
-        torch_cpp_only=tuple(cpp_extension_only_evidence(texts, found)),
+        torch_cpp_only=tuple(cpp_extension_only_evidence(texts, found, bool(hipify))),
         tiers=tuple(tiers),
         notes=tuple(notes),
     )
@@ -168,8 +167,10 @@ def _size_only_warp_constants(
     return judge(files) if hinted else frozenset()
 
 
-def model_tier(tiers: list[tuple[str, Tier]], rel: str) -> Tier:
-    return ProjectModel(tiers=tuple(tiers)).tier_of(rel)
+def _product_paths(tiers: list[tuple[str, Tier]]) -> Callable[[str], bool]:
+    """Whether a path is product code, with ``tiers`` put ahead of the name table."""
+    tier_of = ProjectModel(tiers=tuple(tiers)).tier_of
+    return lambda rel: tier_of(rel) is Tier.PRODUCT
 
 
 def _own_names(texts: ProjectTexts, found: Survey, notes: list[str]) -> tuple[str, set[str]]:
@@ -180,6 +181,8 @@ def _own_names(texts: ProjectTexts, found: Survey, notes: list[str]) -> tuple[st
     if "pyproject.toml" in found.pyprojects:
         text = texts.text("pyproject.toml")
         if text is not None:
+            from gpuport.syntax.pyproject import table, toml_dependency_file
+
             try:
                 _file, data = toml_dependency_file(text, "pyproject.toml")
             except RecursionError:  # nested too deeply for tomllib; its scanner reports it
@@ -242,7 +245,7 @@ def _setup_names(text: str, own: set[str]) -> str | None:
         return None
 
     name = ""
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if not isinstance(node, ast.Call):
             continue
         called = node.func.id if isinstance(node.func, ast.Name) else ""
@@ -288,6 +291,8 @@ def _dict_items(node: ast.expr) -> dict[str, ast.expr]:
 
 
 def _setup_cfg_name(text: str) -> str:
+    import configparser  # only for a project with a setup.cfg
+
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text)

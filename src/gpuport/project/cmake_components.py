@@ -13,11 +13,14 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gpuport.project.model import Component, ComponentStatus, Evidence
 from gpuport.project.texts import SOURCE_BUDGET, SOURCE_BYTES, ProjectTexts, is_project_file
-from gpuport.syntax.cmake import CMakeCommand, cmake_commands
 from gpuport.syntax.text import LineIndex
+
+if TYPE_CHECKING:
+    from gpuport.syntax.cmake import CMakeCommand
 
 _SOURCE_RE = re.compile(r"^[\w./-]+\.(?:cu|cuh|cpp|cc|cxx|c|hip)$", re.IGNORECASE)
 _ROCM_WORD_RE = re.compile(r"HIP|ROCM", re.IGNORECASE)
@@ -33,6 +36,8 @@ def cmake_nvidia_only(
     text = texts.text(rel)
     if text is None:
         return []
+    from gpuport.syntax.cmake import cmake_commands  # only for a project with CMake files
+
     commands, _problem = cmake_commands(text)
     base = rel.rsplit("/", 1)[0] if "/" in rel else ""
     lines = LineIndex(text)
@@ -105,6 +110,8 @@ def cuda_only_definitions(texts: ProjectTexts, rel: str) -> dict[str, int]:
     text = texts.text(rel)
     if text is None:
         return {}
+    from gpuport.syntax.cmake import cmake_commands  # only for a project with CMake files
+
     commands, _problem = cmake_commands(text)
     lines = LineIndex(text)
     defined: dict[str, dict[str, int]] = {"cuda": {}, "rocm": {}, "common": {}}
@@ -237,6 +244,8 @@ def optional_cuda_subbuilds(root: Path, texts: ProjectTexts, rel: str) -> list[C
     text = texts.text(rel)
     if text is None or "add_subdirectory" not in text:
         return []
+    from gpuport.syntax.cmake import cmake_commands  # only for a project with CMake files
+
     commands, _problem = cmake_commands(text)
     lines = LineIndex(text)
     off: dict[str, int] = {}  # options OFF by default, with their line

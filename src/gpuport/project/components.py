@@ -22,11 +22,9 @@ from gpuport.project.model import Component, ComponentStatus, Evidence
 from gpuport.project.op_builders import op_builder_components
 from gpuport.project.rocm import SETUP_ROCM_RE
 from gpuport.project.survey import Survey
-from gpuport.project.texts import SOURCE_BUDGET, SOURCE_BYTES, ProjectTexts, python_tree
+from gpuport.project.texts import SOURCE_BUDGET, SOURCE_BYTES, ProjectTexts, python_tree, tree_nodes
 from gpuport.project.tiers import tier_by_name
 from gpuport.project.twins import twin_components
-from gpuport.syntax.cxx import code_only
-from gpuport.syntax.pyproject import parse_pyproject
 
 _SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".c", ".cxx", ".h", ".hpp", ".hip")
 # Strings compared with a build target: "rocm"/"hip" select the ROCm build, "cuda" the other.
@@ -150,7 +148,7 @@ def _setup_branches(text: str, base: str) -> _Branches | None:
     out = _Branches()
     switches = _derived_switches(tree)
     paths = _path_values(tree)
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if not isinstance(node, ast.If | ast.IfExp):
             continue
         polarity = _rocm_polarity(node.test, switches)
@@ -171,7 +169,7 @@ def _derived_switches(tree: ast.Module) -> dict[str, bool]:
     from a test of the build (ao's ``use_cuda = torch.version.cuda and CUDA_HOME is not None``
     holds in the CUDA build only)."""
     switches: dict[str, bool] = {}
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
@@ -180,7 +178,7 @@ def _derived_switches(tree: ast.Module) -> dict[str, bool]:
             and (polarity := _rocm_polarity(node.value, {})) is not None
         ):
             switches.setdefault(node.targets[0].id, polarity)
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if not isinstance(node, ast.If) or _rocm_polarity(node.test, {}) is not True:
             continue
         for statement in node.body:
@@ -238,7 +236,7 @@ def _path_values(tree: ast.Module) -> dict[str, str]:
     os.path.join(curdir, "torchao", "csrc")``, ``cuda_sources = glob.glob(os.path.join(
     extensions_cuda_dir, "**/*.cu"))``), the first assignment of each name, in file order."""
     values: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
@@ -351,6 +349,8 @@ def _nvidia_only_package(texts: ProjectTexts, rel: str, backends: list[str]) -> 
     text = texts.text(rel)
     if text is None or SETUP_ROCM_RE.search(text) or re.search(r"rocm|\bhip\b", text, re.I):
         return None
+    from gpuport.syntax.pyproject import parse_pyproject  # TOML: only with a pyproject
+
     try:
         deps = parse_pyproject(text, rel)
     except RecursionError:  # nested too deeply for tomllib; its scanner reports it
@@ -391,10 +391,10 @@ def newer_gpu_only_components(
         if tree is None:
             continue
         strings = _name_strings(tree)
-        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        parents = {child: node for node in tree_nodes(tree) for child in ast.iter_child_nodes(node)}
         base = rel.rsplit("/", 1)[0] if "/" in rel else ""
         built: list[tuple[ast.Call, set[str], set[int]]] = []
-        for node in ast.walk(tree):
+        for node in tree_nodes(tree):
             if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("Extension"):
                 built.append(
                     (node, _extension_folders(node, base), _extension_archs(node, strings))
@@ -525,7 +525,7 @@ def newer_hardware_kernel_folders(texts: ProjectTexts, found: Survey) -> list[Co
         header = next((h for h in includes if _NEWER_HEADER_RE.search(h)), None)
         newer = any(anchor in text for anchor in _NEWER_ANCHORS)
         if header is not None or (newer and _NEWER_HARDWARE_RE.search(text) is not None):
-            code = code_only(text)  # a name in a comment is no use of the hardware
+            code = texts.code(text)  # a name in a comment is no use of the hardware
             m = _NEWER_HARDWARE_RE.search(code)
             if m is not None:
                 marker = (code.count("\n", 0, m.start()) + 1, m.group())
@@ -583,7 +583,7 @@ def _included_from_outside(
 def _name_strings(tree: ast.Module) -> dict[str, list[str]]:
     """Every string each name is assigned, over all its assignments (both branches of an if)."""
     out: dict[str, list[str]] = {}
-    for node in ast.walk(tree):
+    for node in tree_nodes(tree):
         if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
@@ -639,7 +639,7 @@ def _nvcc_only_package(
     extension = next(
         (
             node.lineno
-            for node in ast.walk(tree)
+            for node in tree_nodes(tree)
             if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("CUDAExtension")
         ),
         None,

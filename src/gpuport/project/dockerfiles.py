@@ -15,10 +15,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from gpuport.project.model import Component, ComponentStatus, Evidence
 from gpuport.project.texts import ProjectTexts
-from gpuport.syntax.yaml import MappingNode, Node, ScalarNode, compose_documents, mapping_get
+
+if TYPE_CHECKING:
+    from gpuport.syntax.yaml import Node
 
 _FROM_RE = re.compile(r"^[ \t]*FROM[ \t]+(?:--platform=\S+[ \t]+)?(\S+)", re.I | re.M)
 # The same hint GP401 uses for an image built for CUDA (scan/containers/images.py).
@@ -109,6 +112,9 @@ def ci_image_dockerfiles(
         text = texts.text(rel)
         if text is None or "container" not in text or own not in text.lower():
             continue
+        # PyYAML (10-15 ms to import) only for a workflow that may name the project's image
+        from gpuport.syntax.yaml import compose_documents
+
         documents, _problem = compose_documents(text)
         for document in documents:
             for image in _job_images(document):
@@ -122,6 +128,8 @@ def ci_image_dockerfiles(
 def _job_images(document: Node | None) -> list[str]:
     """The images the jobs of one workflow document run in (``container: IMAGE`` or
     ``container: {image: IMAGE}``)."""
+    from gpuport.syntax.yaml import MappingNode, ScalarNode, mapping_get
+
     jobs = mapping_get(document, "jobs") if document is not None else None
     if jobs is None or not isinstance(jobs[1], MappingNode):
         return []

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from gpuport.project.model import Component, ComponentStatus, Evidence
-from gpuport.project.texts import BUILD_FILE_BYTES, ProjectTexts, python_tree
+from gpuport.project.texts import BUILD_FILE_BYTES, ProjectTexts, python_tree, tree_nodes
 
 _MAX_JOINED = 8  # modules joined to one component at most (each is a line of its evidence)
 
@@ -50,7 +50,7 @@ def extension_importers(
         if tree is None:
             continue
         base = rel.rpartition("/")[0]
-        for node in ast.walk(tree):
+        for node in tree_nodes(tree):
             if not (isinstance(node, ast.Call) and ast.unparse(node.func).endswith("Extension")):
                 continue
             name = _extension_name(node)

@@ -20,7 +20,6 @@ from gpuport.files import resolve_include
 from gpuport.project.model import Component, ComponentStatus, Evidence
 from gpuport.project.survey import Survey
 from gpuport.project.texts import SOURCE_BUDGET, SOURCE_BYTES, ProjectTexts
-from gpuport.syntax.cxx import code_only
 from gpuport.syntax.preprocessor import can_matter, conditions
 
 _INCLUDE_RE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\r\n]+)[>\"]", re.MULTILINE)
@@ -66,7 +65,7 @@ def unreached_headers(
             reached = not inside
             if reached:
                 if dead is None:
-                    code = code_only(text)
+                    code = texts.code(text)
                     found_conditions = (
                         conditions(code, rocm_macros, cuda_only)
                         if can_matter(code, rocm_macros | cuda_only)

@@ -42,7 +42,6 @@ from gpuport.project.texts import (
     SOURCE_BYTES,
     ProjectTexts,
 )
-from gpuport.syntax.cxx import code_only
 from gpuport.syntax.preprocessor import can_matter, conditions, is_nvidia_only, zero_on_rocm
 
 # How many include folders the model carries: the kernel scanner tries each for a quoted include
@@ -88,7 +87,7 @@ def header_facts(
         includes[rel] = [m.group(1).decode("utf-8", "replace") for m in _INCLUDE_RE.finditer(data)]
         if not _DEFINE_RE.search(data):
             continue
-        code = code_only(data.decode("utf-8", "replace"))
+        code = texts.code(data.decode("utf-8", "replace"))
         if not can_matter(code, rocm_macros) and not _VERSION_DEFINE_RE.search(code):
             names = _DEFINED_NAME_RE.findall(code)  # no branch ROCm skips: all are live
             live.update(names)

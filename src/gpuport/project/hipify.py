@@ -42,7 +42,7 @@ _CMAKE_CUDA_RE = re.compile(
 def torch_hipify_evidence(texts: ProjectTexts, found: Survey) -> list[Evidence]:
     """Where the project builds a CUDA extension through torch (at most one per file)."""
     out: list[Evidence] = []
-    for rel, lines in _build_scripts(texts, found):
+    for rel, lines in _build_scripts(texts, found, _TORCH_CUDA_BUILD_RE):
         for number, line in lines:
             match = _TORCH_CUDA_BUILD_RE.search(line)
             if match:
@@ -56,15 +56,16 @@ def torch_hipify_evidence(texts: ProjectTexts, found: Survey) -> list[Evidence]:
 
 
 def _build_scripts(
-    texts: ProjectTexts, found: Survey
+    texts: ProjectTexts, found: Survey, pattern: re.Pattern[str]
 ) -> Iterator[tuple[str, Iterator[tuple[int, str]]]]:
-    """Each Python build file (setup.py, build helpers) with its numbered lines, comment lines
-    left out."""
+    """Each Python build file (setup.py, build helpers) that ``pattern`` finds something in,
+    with its numbered lines, comment lines left out (a line's match is one in the whole text:
+    one search rules out most of DeepSpeed's 21 op builders, read twice line by line before)."""
     for rel in [*found.setup_pys, *found.build_helpers]:
         if not rel.endswith(".py"):
             continue
         text = texts.text(rel)
-        if text is not None:
+        if text is not None and pattern.search(text) is not None:
             yield (
                 rel,
                 (
@@ -75,14 +76,17 @@ def _build_scripts(
             )
 
 
-def cpp_extension_only_evidence(texts: ProjectTexts, found: Survey) -> list[Evidence]:
+def cpp_extension_only_evidence(
+    texts: ProjectTexts, found: Survey, hipified: bool | None = None
+) -> list[Evidence]:
     """Where the project builds a torch extension as ``CppExtension``, when that is the only
     way its build files build torch extensions (at most one per file); empty when any build
-    file builds a CUDA extension through torch (:func:`torch_hipify_evidence`)."""
-    if torch_hipify_evidence(texts, found):
+    file builds a CUDA extension through torch (:func:`torch_hipify_evidence`; ``hipified``:
+    whether it found any, when the caller has asked already)."""
+    if torch_hipify_evidence(texts, found) if hipified is None else hipified:
         return []
     out: list[Evidence] = []
-    for rel, lines in _build_scripts(texts, found):
+    for rel, lines in _build_scripts(texts, found, _TORCH_CPP_BUILD_RE):
         for number, line in lines:
             if _TORCH_CPP_BUILD_RE.search(line):
                 what = (

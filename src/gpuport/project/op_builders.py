@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpuport.project.model import Component, ComponentStatus, Evidence
-from gpuport.project.texts import ProjectTexts, is_project_file, python_tree
+from gpuport.project.texts import ProjectTexts, is_project_file, python_tree, tree_nodes
 
 _SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".c", ".cxx", ".hip")
 _CUTLASS_NAMES = frozenset({"cutlass", "cutlass_path", "dskernels"})
@@ -225,7 +225,7 @@ def _extra_requirements(
         if tree is None:
             continue
         pairs: list[tuple[ast.expr | None, ast.expr]] = []
-        for node in ast.walk(tree):
+        for node in tree_nodes(tree):
             if isinstance(node, ast.Dict):
                 pairs.extend(zip(node.keys, node.values, strict=True))
             elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):

@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from gpuport.project.model import Evidence
 from gpuport.project.survey import Survey
 from gpuport.project.texts import ProjectTexts
-from gpuport.syntax.cmake import cmake_commands
 
 # Names a setup.py (or its build helpers) branches on to build for ROCm: torch's own
 # (torch.version.hip, torch.utils.cpp_extension's IS_HIP_EXTENSION and ROCM_HOME) and the
@@ -119,12 +118,17 @@ def rocm_macros(texts: ProjectTexts, found: Survey, supports_rocm: bool) -> froz
         # `from torch.utils.cpp_extension import …` or `from torch.utils import cpp_extension`
         if supports_rocm and "cpp_extension" in text:
             names |= TORCH_HIP_MACROS
+        # A line's match is a match in the whole text: a file with none has no line to read.
+        if "-D" not in text and _MACRO_TUPLE_RE.search(text) is None:
+            continue
         for line in _code_lines(text, "#"):
             for match in _MACRO_FLAG_RE.finditer(line):
                 if match.group(2) in (None, "", "1"):
                     names.add(match.group(1))
             names.update(m.group(1) for m in _MACRO_TUPLE_RE.finditer(line))
     for rel in found.cmake_files:
+        from gpuport.syntax.cmake import cmake_commands  # only for a project with CMake files
+
         commands, _problem = cmake_commands(texts.text(rel) or "")
         for command in commands:
             if command.name in ("add_compile_definitions", "add_definitions"):
@@ -140,8 +144,10 @@ def rocm_archs(texts: ProjectTexts, found: Survey) -> tuple[str, ...]:
     archs: set[str] = set()
     rels = [*found.setup_pys, *found.build_helpers, *found.cmake_files]
     for rel in [*rels, *found.workflows[:_MAX_WORKFLOWS], *found.dockerfiles]:
-        for line in _code_lines(texts.text(rel) or "", "#"):
-            archs.update(_ARCH_RE.findall(line))
+        text = texts.text(rel) or ""
+        if "gfx" in text:  # every target names it
+            for line in _code_lines(text, "#"):
+                archs.update(_ARCH_RE.findall(line))
     return tuple(sorted(archs))
 
 
@@ -156,7 +162,8 @@ def _code_lines(text: str, comment: str) -> Iterable[str]:
 
 
 def _first(text: str | None, pattern: re.Pattern[str], comment: str) -> tuple[int, str] | None:
-    if not text:
+    # A line's match is a match in the whole text: one search of the text rules most files out.
+    if not text or pattern.search(text) is None:
         return None
     for number, line in enumerate(text.splitlines(), start=1):
         if line.lstrip().startswith(comment):

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
 import warnings
 from pathlib import Path, PurePosixPath
 
 from gpuport.read_policy import ReadRefused, read_within
+from gpuport.syntax.cxx import code_only
 
 BUILD_FILE_BYTES = 1 << 20  # a setup.py, CMakeLists.txt or workflow larger than this is skipped
 HEADER_BYTES = 256 << 10  # a compat header larger than this is not read for aliases
@@ -24,16 +26,38 @@ class ProjectTexts:
         self.bytes_read = 0
         self.unreadable: list[str] = []
         self._cache: dict[str, str | None] = {}
+        # Each file's bytes, read once: the model's readers of headers and sources asked for
+        # them 3-4 times each (DeepSpeed: 769 reads of 330 files).
+        self._read: dict[str, bytes] = {}
+        self._refused: dict[str, int] = {}  # the largest limit a read of each file failed at
+        self._code: dict[str, str] = {}
 
     def data(self, rel: str, limit: int) -> bytes | None:
         """The bytes of ``rel`` (None: missing, outside the root, not regular, or too large)."""
-        try:
-            data = read_within(self.root, self.root.joinpath(*PurePosixPath(rel).parts), limit)
-        except (OSError, ReadRefused):
-            self.unreadable.append(rel)
-            return None
-        self.bytes_read += len(data)
-        return data
+        known = self._read.get(rel)
+        if known is not None:  # a read under ``limit`` gives all of a file no larger than it
+            if len(known) <= limit:
+                return known
+        elif limit > self._refused.get(rel, -1):
+            try:
+                path = self.root.joinpath(*PurePosixPath(rel).parts)
+                data = read_within(self.root, path, limit)
+            except (OSError, ReadRefused):
+                self._refused[rel] = limit
+            else:
+                self.bytes_read += len(data)
+                self._read[rel] = data
+                return data
+        self.unreadable.append(rel)
+        return None
+
+    def code(self, text: str) -> str:
+        """``text`` with C/C++ comments and string contents blanked (:func:`code_only`), worked
+        out once per text (the model's header readers asked for the same headers' code twice)."""
+        code = self._code.get(text)
+        if code is None:
+            code = self._code[text] = code_only(text)
+        return code
 
     def text(self, rel: str, limit: int = BUILD_FILE_BYTES) -> str | None:
         if rel not in self._cache:
@@ -58,10 +82,18 @@ def python_tree(text: str) -> ast.Module | None:
         return None
 
 
+@functools.lru_cache(maxsize=32)
+def tree_nodes(tree: ast.AST) -> tuple[ast.AST, ...]:
+    """Every node of a :func:`python_tree`, in :func:`ast.walk`'s order, listed once: the
+    model's readers walk the same setup.py 10 times (DeepSpeed's: 8 ms of its 80 ms)."""
+    return tuple(ast.walk(tree))
+
+
 def is_project_file(root: Path, rel: str) -> bool:
     """``rel`` names a regular file (not a link) under ``root``, with no ``..`` in it."""
     parts = PurePosixPath(rel).parts
     if not parts or ".." in parts:
         return False
-    path = root.joinpath(*parts)
-    return path.is_file() and not path.is_symlink()
+    # os.path rather than Path: DeepSpeed's op builders ask 328 times (3 ms less)
+    path = os.path.join(root, *parts)
+    return os.path.isfile(path) and not os.path.islink(path)

@@ -8,6 +8,8 @@ files) ahead of this table; the table is the fallback for every other path.
 from __future__ import annotations
 
 import fnmatch
+import functools
+import re
 from dataclasses import dataclass
 
 from gpuport.findings import Tier
@@ -121,6 +123,27 @@ TIER_RULES: tuple[TierRule, ...] = (
 )
 
 
+def _folder_tiers(top: bool) -> dict[str, Tier]:
+    """Each folder name's tier from the first rule naming it, at the top or deeper."""
+    out: dict[str, Tier] = {}
+    for rule in TIER_RULES:
+        if top or not rule.top_only:
+            for folder in rule.folders:
+                out.setdefault(folder, rule.tier)
+    return out
+
+
+# The table as two lookups and one pattern per rule: the model asks for 1,700 paths on DeepSpeed
+# (a rule-by-rule scan with fnmatch took 30 ms of its 80 ms).
+_TOP_FOLDERS = _folder_tiers(top=True)
+_DEEP_FOLDERS = _folder_tiers(top=False)
+_FILE_RULES = tuple(
+    (re.compile("|".join(fnmatch.translate(p) for p in rule.files)), rule.tier)
+    for rule in TIER_RULES
+    if rule.files
+)
+
+
 def tier_by_name(rel: str) -> Tier | None:
     """The tier :data:`TIER_RULES` gives ``rel`` (a path relative to the root), or None.
 
@@ -128,13 +151,20 @@ def tier_by_name(rel: str) -> Tier | None:
     a file-name rule applies only when no folder rule does.
     """
     parts = rel.split("/")
-    folders, name = parts[:-1], parts[-1]
-    for depth, folder in enumerate(folders):
-        lowered = folder.lower()
-        for rule in TIER_RULES:
-            if lowered in rule.folders and (depth == 0 or not rule.top_only):
-                return rule.tier
-    for rule in TIER_RULES:
-        if any(fnmatch.fnmatchcase(name, pattern) for pattern in rule.files):
-            return rule.tier
+    if len(parts) > 1:
+        tier = _TOP_FOLDERS.get(parts[0].lower())
+        if tier is not None:
+            return tier
+        for folder in parts[1:-1]:
+            tier = _DEEP_FOLDERS.get(folder.lower())
+            if tier is not None:
+                return tier
+    return _file_tier(parts[-1])
+
+
+@functools.lru_cache(maxsize=4096)
+def _file_tier(name: str) -> Tier | None:
+    for pattern, tier in _FILE_RULES:
+        if pattern.match(name):
+            return tier
     return None
