@@ -1,7 +1,8 @@
-"""Writes docs/rules.md from the rule declarations: an index, then every rule's page.
+"""Writes docs/rules.md from the rule declarations (an index, then every rule's page) and
+src/gpuport/scan/rule_ids.py (every rule's id, which a scan knows without importing the rules).
 
-.venv/bin/python tools/gen_rule_docs.py          # rewrite docs/rules.md
-.venv/bin/python tools/gen_rule_docs.py --check  # exit 1 when it is out of date
+.venv/bin/python tools/gen_rule_docs.py          # rewrite both
+.venv/bin/python tools/gen_rule_docs.py --check  # exit 1 when one is out of date
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from gpuport.findings import Category
 from gpuport.rules import Rule
 from gpuport.scan.catalog import all_rules
 
-OUT = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "rules.md"
+IDS_OUT = ROOT / "src" / "gpuport" / "scan" / "rule_ids.py"
 
 
 def anchor(rule: Rule) -> str:
@@ -67,16 +70,31 @@ def render() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def render_ids() -> str:
+    """The module of every rule's id, one to a line (as ruff formats it)."""
+    body = "".join(f'    "{r.id}",\n' for r in all_rules())
+    return (
+        '"""Every rule\'s id: generated from the declarations by tools/gen_rule_docs.py; do not '
+        "edit.\n\nA scan lists its rules by id without importing their modules "
+        '(:mod:`gpuport.scan.catalog`).\n"""\n\n'
+        f"RULE_IDS: tuple[str, ...] = (\n{body})\n"
+    )
+
+
 def main() -> int:
-    text = render()
+    outputs = {OUT: render(), IDS_OUT: render_ids()}
     if "--check" in sys.argv:
-        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
-        if current != text:
-            print(f"{OUT} is out of date: run tools/gen_rule_docs.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT} ({len(all_rules())} rules)", file=sys.stderr)
+        stale = [
+            path
+            for path, text in outputs.items()
+            if (path.read_text(encoding="utf-8") if path.exists() else "") != text
+        ]
+        for path in stale:
+            print(f"{path} is out of date: run tools/gen_rule_docs.py", file=sys.stderr)
+        return 1 if stale else 0
+    for path, text in outputs.items():
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path} ({len(all_rules())} rules)", file=sys.stderr)
     return 0
 
 

@@ -7,6 +7,7 @@ rule is :mod:`gpuport.scan.catalog`, which imports the scanners that declare the
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import re
 from collections.abc import Callable, Iterable
@@ -143,6 +144,37 @@ def register(r: Rule) -> Rule:
 def registered() -> list[Rule]:
     """The rules declared so far, in declaration order (see :mod:`gpuport.scan.catalog`)."""
     return list(_REGISTRY.values())
+
+
+# The modules that declare the rules, by the first digit of their ids (GP1xx, GP2xx, ...):
+# importing them registers every rule (and every scanner). A scan imports a module only when
+# it needs it (gpuport.scan.base, gpuport.scan.catalog).
+RULE_MODULES: dict[str, tuple[str, ...]] = {
+    "1": ("gpuport.scan.deps",),
+    "2": ("gpuport.scan.python",),
+    "3": ("gpuport.scan.kernels",),
+    "4": ("gpuport.scan.containers",),
+    "5": ("gpuport.scan.build.analyze", "gpuport.scan.build.gpu_targets"),
+    "6": ("gpuport.project.triage", "gpuport.project.unreached_helpers"),
+}
+
+
+def load_rule_modules(digit: str | None = None) -> None:
+    """Import the modules declaring the rules whose ids start with ``GP<digit>`` (all: None)."""
+    chosen = RULE_MODULES.values() if digit is None else (RULE_MODULES.get(digit, ()),)
+    for modules in chosen:
+        for name in modules:
+            importlib.import_module(name)
+
+
+def find_rule(rule_id: str) -> Rule | None:
+    """The rule of ``rule_id`` (an exact id), its module imported if it was not yet: findings
+    can come from a worker process whose rule modules this process never loaded."""
+    found = _REGISTRY.get(rule_id)
+    if found is None and rule_id.startswith("GP"):
+        load_rule_modules(rule_id[2:3])
+        found = _REGISTRY.get(rule_id)
+    return found
 
 
 # Declare and register a rule: ``rule(id="GP101", slug=..., ...)`` takes Rule's fields, checked

@@ -56,6 +56,7 @@ def marker_rule(monkeypatch: pytest.MonkeyPatch) -> None:
         "_SCANNERS",
         [base.FileScanner("marker", frozenset({FileKind.SHELL}), _marker_scanner)],
     )
+    monkeypatch.setattr(base, "SCANNER_MODULES", {})  # no real scanner loads meanwhile
     monkeypatch.setitem(rules_module._REGISTRY, TEST_RULE.id, TEST_RULE)
 
 
@@ -186,6 +187,7 @@ def pointing_rule(monkeypatch: pytest.MonkeyPatch) -> None:
         "_SCANNERS",
         [base.FileScanner("pointing", frozenset({FileKind.SHELL}), _pointing_scanner)],
     )
+    monkeypatch.setattr(base, "SCANNER_MODULES", {})  # no real scanner loads meanwhile
     monkeypatch.setitem(rules_module._REGISTRY, TEST_RULE.id, TEST_RULE)
 
 
@@ -372,6 +374,7 @@ def facts_rule(monkeypatch: pytest.MonkeyPatch) -> None:
         "_SCANNERS",
         [base.FileScanner("facts", frozenset({FileKind.SHELL}), _facts_scanner)],
     )
+    monkeypatch.setattr(base, "SCANNER_MODULES", {})  # no real scanner loads meanwhile
     monkeypatch.setitem(rules_module._REGISTRY, TEST_RULE.id, TEST_RULE)
 
 

@@ -35,6 +35,7 @@ from gpuport.findings import (
 from gpuport.project.model import Evidence
 from gpuport.report import Format, RenderOptions, render
 from gpuport.rules import Rule
+from gpuport.scan.catalog import RuleTable
 from gpuport.scan.engine import ScanResult
 from gpuport.vcs import ChangedLines
 
@@ -324,7 +325,7 @@ def sample_scan() -> ScanResult:
         ),
         suppressed=2,
         baselined=1,
-        rules=list(RULES),
+        rules=RuleTable(RULES),
     )
 
 
@@ -407,7 +408,7 @@ def rocm_assessment() -> Assessment:
     scan = ScanResult(
         root="flash-kernels",
         stats=ScanStats(files_seen=40, files_scanned=38, bytes_scanned=912345, seconds=0.5),
-        rules=list(RULES),
+        rules=RuleTable(RULES),
     )
     coverage = ArchCoverage(
         named=("gfx90a", "gfx942"),
@@ -444,7 +445,9 @@ def rocm_assessment() -> Assessment:
 
 
 def empty_scan() -> ScanResult:
-    return ScanResult(root=".", stats=ScanStats(files_seen=3, files_scanned=3), rules=list(RULES))
+    return ScanResult(
+        root=".", stats=ScanStats(files_seen=3, files_scanned=3), rules=RuleTable(RULES)
+    )
 
 
 def empty_assessment() -> Assessment:
@@ -527,7 +530,7 @@ def hostile_scan() -> ScanResult:
             Skipped("bad\udcffname.cu", SkipKind.NOT_UTF8, "not UTF-8", line=2, partial=True),
         ],
         stats=ScanStats(files_seen=4, files_scanned=3),
-        rules=[HOSTILE_RULE],
+        rules=RuleTable([HOSTILE_RULE]),
     )
 
 

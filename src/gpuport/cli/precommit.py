@@ -31,7 +31,7 @@ from gpuport.project.tiers import tier_by_name
 from gpuport.report import Format, render_chunks
 from gpuport.report.common import fingerprint
 from gpuport.report.summary import scan_summary_line
-from gpuport.scan.catalog import all_rules
+from gpuport.scan.catalog import RuleTable, rule_ids
 from gpuport.scan.engine import ScanOptions, ScanResult, scan_path
 
 
@@ -74,7 +74,7 @@ def scan_files(names: tuple[str, ...], flags: dict[str, Any]) -> tuple[ScanResul
         project_model=False,
     )
     baseline = load_baseline(settings)
-    result = ScanResult(root=".", rules=list(all_rules()))
+    result = ScanResult(root=".", rules=RuleTable(ids=rule_ids()))
     for name in dict.fromkeys(names):  # in order, each once
         rel = _rel(name)
         path = Path(name)

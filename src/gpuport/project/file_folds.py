@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from gpuport import kb
 from gpuport.findings import Category, Finding, Fix, Location, Tier
 from gpuport.project.model import ComponentStatus, ProjectModel
-from gpuport.rules import registered
+from gpuport.rules import find_rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +172,7 @@ def not_hipified_by_torch(finding: Finding, model: ProjectModel) -> Finding:
     if finding.rule_id != "GP300" or not model.torch_cpp_only:
         return finding
     m = _TORCH_HIPIFIED_RE.match(finding.message)
-    rule = next((r for r in registered() if r.id == "GP300"), None)
+    rule = find_rule("GP300")
     if m is None or rule is None:
         return finding
     where = model.torch_cpp_only[0]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import html
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -254,7 +254,7 @@ def _code(finding: Finding) -> tuple[CodeLine, ...]:
     return tuple(lines)
 
 
-def _finding_view(index: int, finding: Finding, rules: dict[str, Rule]) -> FindingView:
+def _finding_view(index: int, finding: Finding, rules: Mapping[str, Rule]) -> FindingView:
     rule = rules.get(finding.rule_id)
     fix = finding.fix
     return FindingView(
@@ -278,7 +278,7 @@ def _finding_view(index: int, finding: Finding, rules: dict[str, Rule]) -> Findi
 
 
 def _groups(
-    findings: list[Finding], counts: dict[str, int], rules: dict[str, Rule]
+    findings: list[Finding], counts: dict[str, int], rules: Mapping[str, Rule]
 ) -> tuple[SeverityGroup, ...]:
     """The findings most serious first, a group per severity; each finding's view is made
     only when the page reaches it (a list of 50,000 views took hundreds of MB)."""
@@ -296,7 +296,7 @@ def _groups(
 
 
 def _views(
-    ordered: list[Finding], start: int, stop: int, rules: dict[str, Rule]
+    ordered: list[Finding], start: int, stop: int, rules: Mapping[str, Rule]
 ) -> Iterator[FindingView]:
     """Views of ``ordered[start:stop]``, numbered from ``start + 1`` across the page."""
     for index in range(start, stop):
@@ -316,7 +316,7 @@ def _skipped_view(skipped: Skipped) -> SkippedView:
     )
 
 
-def _rule_views(findings: list[Finding], rules: dict[str, Rule]) -> tuple[RuleView, ...]:
+def _rule_views(findings: list[Finding], rules: Mapping[str, Rule]) -> tuple[RuleView, ...]:
     fired = sorted({f.rule_id for f in findings if f.rule_id in rules})
     return tuple(
         RuleView(
@@ -460,7 +460,7 @@ def _render(
     recommendation: Markup | None = None,
 ) -> Iterator[str]:
     """The page in pieces: jinja's ``generate`` over findings viewed as it reaches them."""
-    rules = {r.id: r for r in scan.rules}
+    rules = scan.rules
     findings = scan.findings
     # listed one line per folder for "one decision" mentions; tables and charts count them all
     shown = (listed or listed_findings(findings)).findings

@@ -6,7 +6,7 @@ give the same bytes except under ``"timing"``, the one key that golden tests str
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from gpuport.assess.guidance import RocmSupport
@@ -39,7 +39,7 @@ SCHEMA_VERSION = "1"
 # --- documents -----------------------------------------------------------------------------
 
 
-def finding_dict(finding: Finding, rules: dict[str, Rule]) -> dict[str, Any]:
+def finding_dict(finding: Finding, rules: Mapping[str, Rule]) -> dict[str, Any]:
     loc = finding.location
     rule = rules.get(finding.rule_id)
     fix = finding.fix
@@ -110,7 +110,7 @@ def skipped_dict(skipped: Skipped) -> dict[str, Any]:
 
 def scan_body(result: ScanResult) -> dict[str, Any]:
     """The scan's content, without the document header or timing."""
-    rules = {r.id: r for r in result.rules}
+    rules = result.rules
     findings = sorted_findings(result.findings)
     mechanical, actionable = fixable_counts(findings)
     worst = result.worst()
@@ -140,7 +140,7 @@ def scan_body(result: ScanResult) -> dict[str, Any]:
             "suppressed": result.suppressed,
             "baselined": result.baselined,
         },
-        "rules": sorted(r.id for r in result.rules),
+        "rules": list(result.rules),  # ids, sorted
     }
     if result.set_aside:  # where each folded finding is, so that a reader can find it again
         body["set_aside"] = [_set_aside_dict(f) for f in result.set_aside]
@@ -177,7 +177,7 @@ def scan_document(result: ScanResult, options: RenderOptions) -> dict[str, Any]:
 
 
 def assessment_document(assessment: Assessment, options: RenderOptions) -> dict[str, Any]:
-    rules = {r.id: r for r in assessment.scan.rules}
+    rules = assessment.scan.rules
     total = assessment.total_hours
     plan: object = None
     if assessment.plan is not None:

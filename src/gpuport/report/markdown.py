@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping
 
 from gpuport.assess.verdict import Assessment
 from gpuport.findings import Finding, Severity, SkipKind, Skipped
@@ -99,7 +100,7 @@ def _excerpt(finding: Finding, indent: str) -> list[str]:
     return ["", *(indent + row for row in body)]
 
 
-def _finding(finding: Finding, rules: dict[str, Rule], base: str = "") -> list[str]:
+def _finding(finding: Finding, rules: Mapping[str, Rule], base: str = "") -> list[str]:
     loc = finding.location
     rule = rules.get(finding.rule_id)
     slug = f" `{rule.slug}`" if rule is not None else ""
@@ -123,7 +124,7 @@ def _finding(finding: Finding, rules: dict[str, Rule], base: str = "") -> list[s
 
 
 def _findings_section(
-    findings: list[Finding], rules: dict[str, Rule], level: str, base: str = ""
+    findings: list[Finding], rules: Mapping[str, Rule], level: str, base: str = ""
 ) -> list[str]:
     """Findings grouped by severity, most serious first; long or minor groups folded."""
     if not findings:
@@ -250,7 +251,7 @@ def _fingerprint_block(findings: list[Finding]) -> list[str]:
 
 def render_change_markdown(result: ScanResult, change: ChangedLines, options: RenderOptions) -> str:
     """`scan --diff` as a pull-request comment: what this change adds, most serious first."""
-    rules = {r.id: r for r in result.rules}
+    rules = result.rules
     listed = listed_findings(result.findings).findings
     elsewhere = (
         f" {plural(result.outside_change, 'finding')} on lines this change does not touch"
@@ -285,7 +286,7 @@ def render_scan_markdown(result: ScanResult, options: RenderOptions) -> str:
     """
     if result.change is not None:
         return render_change_markdown(result, result.change, options)
-    rules = {r.id: r for r in result.rules}
+    rules = result.rules
     findings = result.findings
     mechanical, actionable = fixable_counts(findings)
     stats = result.stats
@@ -343,7 +344,7 @@ def _guidance(assessment: Assessment) -> list[str]:
 def render_assessment_markdown(assessment: Assessment, options: RenderOptions) -> str:
     """Verdict and reasons, a summary table, effort, the category table, findings, problems."""
     scan = assessment.scan
-    rules = {r.id: r for r in scan.rules}
+    rules = scan.rules
     counts = severity_counts(scan.findings)
     breakdown = ", ".join(f"{n} {label}" for label, n in counts.items())
     total = assessment.total_hours

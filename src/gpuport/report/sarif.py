@@ -209,7 +209,7 @@ def sarif_log(
     result: ScanResult, options: RenderOptions, run_properties: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """The whole SARIF log of one scan: one run, every enabled rule, every result."""
-    rules = sorted(result.rules, key=lambda r: r.id)
+    rules = list(result.rules.values())  # every rule, in id order
     rule_index = {r.id: i for i, r in enumerate(rules)}
     kinds = list(SkipKind)
     skipped = sorted(result.skipped)

@@ -8,7 +8,7 @@ to the user's terminal.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -121,7 +121,7 @@ def _header(lead: Text, rest: Text, width: int) -> RenderableType:
     return Group(_indented(lead, 2), _indented(rest, 4))
 
 
-def _finding(finding: Finding, rules: dict[str, Rule], width: int, with_path: bool) -> Group:
+def _finding(finding: Finding, rules: Mapping[str, Rule], width: int, with_path: bool) -> Group:
     """One finding: where, severity and rule; the message; the excerpt; the fix."""
     loc = finding.location
     rule = rules.get(finding.rule_id)
@@ -243,7 +243,7 @@ def _taken(console: Console) -> str:
 def render_scan_terminal(result: ScanResult, options: RenderOptions) -> Iterator[str]:
     """Findings grouped by file, then input problems, then a summary line; in pieces."""
     console = memory_console(options)
-    rules = {r.id: r for r in result.rules}
+    rules = result.rules
     header = Text("gpuport scan ", style="bold")
     header.append(display_text(result.root))
     console.print(header)
@@ -402,7 +402,7 @@ def render_assessment_terminal(assessment: Assessment, options: RenderOptions) -
     """Verdict first, then blockers, what gpuport fixes, effort, the table, top findings."""
     console = memory_console(options)
     scan = assessment.scan
-    rules = {r.id: r for r in scan.rules}
+    rules = scan.rules
     if assessment.recommendation is not None:  # should we move, above what breaks
         for part in terminal_renderables(assessment.recommendation, scan.root, console.width):
             console.print(part)

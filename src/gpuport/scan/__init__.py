@@ -1,20 +1,6 @@
 """The ``scan`` stage: one module per kind of file, each declaring its rules and a scanner.
 
-Importing this package registers every scanner and rule.
+Importing this package loads no scanner: :func:`gpuport.scan.base.scanners_for` imports the
+scanners of a kind of file the first time one is scanned, and :mod:`gpuport.scan.catalog`
+imports every rule's module (:data:`gpuport.rules.RULE_MODULES`) when all are asked for.
 """
-
-from __future__ import annotations
-
-import importlib
-
-# Each module below registers its rules and scanners on import.
-_SCANNER_MODULES = (
-    "gpuport.scan.deps",
-    "gpuport.scan.python",
-    "gpuport.scan.kernels",
-    "gpuport.scan.containers",
-    "gpuport.scan.build",
-)
-
-for _name in _SCANNER_MODULES:
-    importlib.import_module(_name)

@@ -1,12 +1,16 @@
 """What a scanner is: a function from one file's text (and the enabled rules) to findings and input problems.
 
 Scanner modules register themselves with :func:`scanner`; the engine dispatches each file
-to the scanners of its kind. A scanner never prints and never raises for bad input: it
+to the scanners of its kind. A scanner module is imported the first time a file of one of its
+kinds is scanned (:data:`SCANNER_MODULES`): a tree of Python files never loads the CUDA, build
+and container rules, about a fifth of ``gpuport scan``'s start-up
+(benchmarks/results/python_vs_bandit.md). A scanner never prints and never raises for bad input: it
 yields a :class:`~gpuport.findings.Skipped` naming the file and line instead.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -28,6 +32,37 @@ class FileScanner:
 
 _SCANNERS: list[FileScanner] = []
 
+# Each kind of file -> the modules whose scanners read it, in the order they run. A test
+# (tests/core/test_engine.py) checks that every registered scanner's kinds are listed here
+# with its module.
+_TARGETS = "gpuport.scan.build.gpu_targets"
+_BUILD = ("gpuport.scan.build.analyze", _TARGETS)
+_CONTAINERS = "gpuport.scan.containers.analyze"
+_DEPS = ("gpuport.scan.deps.analyze",)
+_PYTHON = "gpuport.scan.python.scanner"
+SCANNER_MODULES: dict[FileKind, tuple[str, ...]] = {
+    FileKind.PYTHON: (_TARGETS, _PYTHON),
+    FileKind.SETUP_PY: (*_DEPS, _TARGETS, _PYTHON),
+    FileKind.NOTEBOOK: (_PYTHON,),
+    FileKind.CUDA: ("gpuport.scan.kernels",),
+    FileKind.CXX: ("gpuport.scan.kernels",),
+    FileKind.REQUIREMENTS: _DEPS,
+    FileKind.PYPROJECT: _DEPS,
+    FileKind.SETUP_CFG: _DEPS,
+    FileKind.CONDA_ENV: _DEPS,
+    FileKind.PIPFILE: _DEPS,
+    FileKind.DOCKERFILE: (_TARGETS, _CONTAINERS),
+    FileKind.COMPOSE: (_CONTAINERS,),
+    FileKind.YAML: (_TARGETS, _CONTAINERS),
+    FileKind.SHELL: (*_BUILD, _CONTAINERS),
+    FileKind.CMAKE: _BUILD,
+    FileKind.MAKEFILE: _BUILD,
+}
+_LOADED: set[FileKind] = set()  # the kinds whose scanner modules were imported
+# kind -> (the registry it was read from, its length then, the scanners): read again when a
+# scanner registers later or the registry is replaced (tests put in their own).
+_FOUND: dict[FileKind, tuple[list[FileScanner], int, list[FileScanner]]] = {}
+
 
 def scanner(*kinds: FileKind, name: str | None = None) -> Callable[[ScanFunction], ScanFunction]:
     """Register ``function`` as the scanner for files of ``kinds``."""
@@ -40,4 +75,24 @@ def scanner(*kinds: FileKind, name: str | None = None) -> Callable[[ScanFunction
 
 
 def scanners_for(kind: FileKind) -> list[FileScanner]:
-    return [s for s in _SCANNERS if kind in s.kinds]
+    """The scanners of ``kind``, their modules imported on first use, in a fixed order."""
+    modules = SCANNER_MODULES.get(kind, ())
+    if kind not in _LOADED:
+        for name in modules:
+            importlib.import_module(name)
+        _LOADED.add(kind)
+    cached = _FOUND.get(kind)
+    if cached is not None and cached[0] is _SCANNERS and cached[1] == len(_SCANNERS):
+        return cached[2]
+    found = [s for s in _SCANNERS if kind in s.kinds]
+    found.sort(key=lambda s: _module_rank(s, modules))
+    _FOUND[kind] = (_SCANNERS, len(_SCANNERS), found)
+    return found
+
+
+def _module_rank(found: FileScanner, modules: tuple[str, ...]) -> int:
+    module = found.function.__module__
+    for rank, name in enumerate(modules):
+        if module == name or module.startswith(name + "."):
+            return rank
+    return len(modules)

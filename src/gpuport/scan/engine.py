@@ -49,10 +49,8 @@ from gpuport.project.build import build_model
 from gpuport.project.model import ProjectModel
 from gpuport.project.triage import triage
 from gpuport.read_policy import ReadRefused, read_within
-from gpuport.rules import Rule
 from gpuport.scan.base import scanners_for
-from gpuport.scan.catalog import all_rules
-from gpuport.scan.python.scanner import prime as prime_python
+from gpuport.scan.catalog import RuleTable, rule_ids
 from gpuport.vcs import ChangedLines
 
 EXCERPT_CONTEXT = 2  # lines shown before and after a finding
@@ -102,7 +100,7 @@ class ScanResult:
     # `scan --diff`: the change the findings were limited to, and how many were outside it
     change: ChangedLines | None = None
     outside_change: int = 0
-    rules: list[Rule] = field(default_factory=list)
+    rules: RuleTable = field(default_factory=RuleTable)  # the enabled rules, by id
     # What the project is (first-party names, components, tiers, ROCm path); None: not built.
     project: ProjectModel | None = None
     # Findings folded into one finding about their component (an NVIDIA-only component the
@@ -157,9 +155,11 @@ def scan_path(
 ) -> ScanResult:
     """Scan a project folder (or one file) and return its findings and skipped inputs."""
     started = time.perf_counter()
-    rules = [r for r in all_rules() if _enabled(r.id, options)]
-    result = ScanResult(root=display_root or str(target), rules=rules, change=options.changed)
-    enabled = frozenset(r.id for r in rules)
+    ids = [i for i in rule_ids() if _enabled(i, options)]
+    result = ScanResult(
+        root=display_root or str(target), rules=RuleTable(ids=ids), change=options.changed
+    )
+    enabled = frozenset(ids)
     # The model reads a handful of build files and bounded header bytes: 50-130 ms on
     # flash-attention, DeepSpeed and unsloth, against scans of seconds.
     if options.project_model and target.is_dir():
@@ -191,8 +191,14 @@ def scan_path(
                 progress(done, result.stats.bytes_scanned)
 
     if jobs > 1 and len(head) >= _PARALLEL_THRESHOLD:
+        # The scanners of the kinds seen so far, and their tables, are loaded once here and
+        # shared by the forked workers, which would otherwise each load their own.
+        for kind in sorted({f.kind for f in head}):
+            scanners_for(kind)
         if any(f.kind in _PYTHON_KINDS for f in head):
-            prime_python(enabled, facts.first_party)  # shared by forked workers
+            from gpuport.scan.python.scanner import prime as prime_python
+
+            prime_python(enabled, facts.first_party)
         with _worker_pool(jobs) as pool:
             merge_all(_parallel(files, pool, max_bytes, enabled, need_prints, jobs, facts))
     else:
