@@ -488,7 +488,9 @@ def mentions_rocm(node: ast.AST) -> bool:
                 _ROCM_WORD_RE.search(value) or AMD_NAME_RE.search(value)
             ):
                 return True
-        fields = CHILD_FIELDS.get(type(sub)) or child_fields(type(sub))
+        fields = CHILD_FIELDS.get(type(sub))
+        if fields is None:
+            fields = child_fields(type(sub))
         for name in fields:
             value = getattr(sub, name, None)
             if type(value) is list:

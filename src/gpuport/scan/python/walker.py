@@ -25,7 +25,7 @@ from gpuport.scan.python.checks import (
     ShellCommand,
 )
 from gpuport.scan.python.context import PythonContext
-from gpuport.scan.python.nodes import CHILD_FIELDS, argument, child_fields, literal, parameters
+from gpuport.scan.python.nodes import argument, child_fields, literal, parameters
 from gpuport.scan.python.prefilter import STATEMENT_TYPES, SourceSegments
 
 _FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -91,6 +91,8 @@ class PythonWalker:
             elif scope is _CLASS:
                 context.enter_scope()
                 push(None)
+            if not fields:  # Name, Constant…: no field can hold a node (nodes.child_fields)
+                continue
             children: list[ast.AST] = []
             for name in fields:
                 value = getattr(node, name, None)
@@ -291,7 +293,7 @@ def _plan(plans: _Plans, handlers: Mapping[type[ast.AST], _Handler], kind: type[
         handlers.get(kind),
         kind in STATEMENT_TYPES,
         scope,
-        CHILD_FIELDS.get(kind) or child_fields(kind),
+        child_fields(kind),
     )
     return plan
 
