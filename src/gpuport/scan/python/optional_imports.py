@@ -8,6 +8,7 @@ questions (is this code on the CUDA side of a ROCm test?) it builds on.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 
 from gpuport.scan.python.guards import (
@@ -124,13 +125,18 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
                 yield from _statements(case.body)
 
 
+@functools.lru_cache(maxsize=16)
+def _tries(module: ast.Module) -> tuple[ast.Try, ...]:
+    """The module's ``try:`` statements, in order, found once per module: each optional import
+    asks (DeepSpeed: 29 questions walked 42,000 statements)."""
+    return tuple(node for node in _statements(module.body) if isinstance(node, ast.Try))
+
+
 def _copes_with_failed_call(module: ast.Module, names: set[str]) -> bool:
     """Some ``try:`` of the module calls into one of ``names`` (an imported package) and a
     handler that carries on catches what the call raises: a bare ``except:``, ``Exception``,
     or an error class of the package itself (``except pynvml.NVMLError:``)."""
-    for node in _statements(module.body):
-        if not isinstance(node, ast.Try):
-            continue
+    for node in _tries(module):
         calls = any(
             isinstance(sub, ast.Call)
             and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(sub.func))
