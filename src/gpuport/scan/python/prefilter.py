@@ -46,8 +46,12 @@ _QUOTES = re.compile(rb"[\"']")
 _STATE_PATTERN = re.compile(_STATE_TRIGGERS)
 _STATIC_PATTERNS: dict[tuple[str, ...], tuple[re.Pattern[bytes], ...]] = {}
 # A word as ``\b`` sees one in ASCII bytes: a tracked name is found in a segment when one of the
-# segment's whole words is that name, which is what ``\bname\b`` would find.
-_WORD = re.compile(rb"\w+")
+# segment's whole words is that name, which is what ``\bname\b`` would find. The words are the
+# runs of ``\w`` bytes (ASCII letters, digits, ``_``): every other byte made a blank, then
+# split, a third of the CPU of ``re.findall(rb"\w+")`` (DeepSpeed's 93 parsed files: 20 ms
+# against 6 ms).
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_BLANK_NON_WORDS = bytes(c if c in _WORD_BYTES else 0x20 for c in range(256))
 _NAME_WORDS: dict[frozenset[str], frozenset[bytes]] = {}
 # How the import rule writes a package's needle: its import name after a space or a quote.
 _IMPORT_QUOTES = (" ", "'", '"')
@@ -226,4 +230,4 @@ class SourceSegments:
         if module_scope and not isinstance(node, _SCOPE_STATEMENTS) and _QUOTES.search(segment):
             return False
         words = _name_words(names)
-        return not words or words.isdisjoint(_WORD.findall(segment))
+        return not words or words.isdisjoint(segment.translate(_BLANK_NON_WORDS).split())
