@@ -71,6 +71,8 @@ class PythonWalker:
         )
         self._every_call = self._dispatch.every_call_in(text)
         plans = self._plans
+        inert = segments.inert if segments is not None else None
+        tracked_names, scopes = context.tracked_names, context.scopes
         stack: list[ast.AST | None] = [tree]
         pop, push = stack.pop, stack.append
         while stack:
@@ -80,11 +82,7 @@ class PythonWalker:
                 continue
             kind = type(node)
             handler, statement, scope, fields = plans.get(kind) or _plan(plans, handlers, kind)
-            if (
-                statement
-                and segments is not None
-                and segments.inert(node, context.tracked_names(), context.scopes[-1].module)
-            ):
+            if statement and inert is not None and inert(node, tracked_names(), scopes[-1].module):
                 continue
             if handler is not None:
                 handler(self, node)
