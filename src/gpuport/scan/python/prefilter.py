@@ -113,28 +113,33 @@ _BETWEEN = r"(?:[ \t\f]|\\(?:\r\n?|\n))*"
 _IMPORT_CALL = "import_"
 
 
-def import_patterns(names: Iterable[str]) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
+ImportPatterns = tuple[tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]]
+
+
+def import_patterns(names: Iterable[str]) -> ImportPatterns | None:
     """Where an import can name one of ``names`` (a whole name: ``cuda`` and ``cuda.x``, not
-    ``cudax``): after ``import``, ``from`` or a comma; the second pattern also after a quote.
+    ``cudax``): after ``import``, ``from`` or a comma; the second set also after a quote.
     The words before a name are written without ``\\b``: an expression whose first step is a
     look-behind is tried at every position of a text, this one only where ``import``,
-    ``from`` or a comma starts (also finding ``reimport x``, which costs only a parse)."""
+    ``from`` or a comma starts (also finding ``reimport x``, which costs only a parse). One
+    expression per word before the name, each searched on its own: one that starts with a
+    word is searched for that word at C speed, where an alternation of them was tried at
+    every ``i``, ``f`` and comma (DeepSpeed's 836 files: 40 ms against 21 ms)."""
     words = sorted(set(names))
     if not words:
         return None
     name = rf"{_BETWEEN}(?:{trie_pattern(words)})(?!\w)"
-    return re.compile(rf"(?:import|from|,){name}"), re.compile(rf"(?:import|from|[,\"']){name}")
+    plain = tuple(re.compile(before + name) for before in ("import", "from", ","))
+    return plain, (*plain, re.compile(rf"[\"']{name}"))
 
 
-def imports_found(
-    patterns: tuple[re.Pattern[str], re.Pattern[str]], text: str, *, quoted: bool = False
-) -> bool:
+def imports_found(patterns: ImportPatterns, text: str, *, quoted: bool = False) -> bool:
     """An import in ``text`` may name one of the names of ``patterns`` (:func:`import_patterns`).
     ``quoted``: a name after a quote counts in any text (a notebook's JSON starts each line of
     a cell with one, so the module on a backslash-continued import line follows a quote)."""
     plain, after_quote = patterns
     found = after_quote if quoted or _IMPORT_CALL in text else plain
-    return found.search(text) is not None
+    return any(pattern.search(text) is not None for pattern in found)
 
 
 def _static_patterns(needles: tuple[str, ...]) -> tuple[re.Pattern[bytes], ...]:
