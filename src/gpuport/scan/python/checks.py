@@ -262,19 +262,23 @@ class Dispatch:
             return False
         plain = text.isascii()
         # Each word looked for once: the rules share theirs (torch, backends, cuda…), and a
-        # word that is not there costs a search of the whole text.
+        # word that is not there costs a search of the whole text. Plain loops, not a closure
+        # and a generator per rule: asked of 780 of DeepSpeed's files, 27 -> 23 ms of CPU.
         seen: dict[Word, bool] = {}
-
-        def holds(word: Word) -> bool:
-            found = seen.get(word)
-            if found is None:
-                found = seen[word] = word.found_in(text)
-            return found
-
         for needles, groups in self.conditional:
-            if (not plain or any(all(map(holds, group)) for group in groups)) and (
-                needles is None or needles.found_in(text)
-            ):
+            if plain:
+                for group in groups:
+                    for word in group:
+                        found = seen.get(word)
+                        if found is None:
+                            found = seen[word] = word.found_in(text)
+                        if not found:
+                            break
+                    else:  # every word of the group is there
+                        break
+                else:  # no group is
+                    continue
+            if needles is None or needles.found_in(text):
                 return True
         return False
 
