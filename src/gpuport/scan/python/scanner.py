@@ -69,8 +69,8 @@ def _parsable(source: SourceText) -> str:
 def prime(enabled: frozenset[str], first_party: frozenset[str]) -> None:
     """Build the tables every file's scan looks up (the dispatch, the file pre-filter: about
     60 ms of needle sets) before the engine forks its workers, which then share them instead
-    of each building its own."""
-    file_prefilter(dispatch_for(enabled), first_party)
+    of each building its own. Asked once, so that what it builds on first use is built too."""
+    file_prefilter(dispatch_for(enabled), first_party)("")
 
 
 @scanner(FileKind.PYTHON, FileKind.SETUP_PY, name="python")
