@@ -16,7 +16,9 @@ import ast
 import functools
 import os
 import re
+import stat
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 from gpuport.scan.python import guards
@@ -40,9 +42,12 @@ def scanning(root: Path | None, rel: str = "") -> None:
 
 
 @functools.lru_cache(maxsize=2)
-def _project_files(root: Path) -> tuple[tuple[str, str], ...]:
-    """(real path, text) of the project's Python files, read once per process."""
-    found: list[tuple[str, str]] = []
+def _project_files(root: Path) -> tuple[tuple[str, bytes], ...]:
+    """(path, bytes) of the project's Python files, read once per process. Bytes, and the path
+    as walked: only the few files that name a followed helper are decoded and have their real
+    path resolved (:func:`_naming`). Decoding and resolving all of DeepSpeed's 836 took
+    25 ms of the 41 ms this read cost."""
+    found: list[tuple[str, bytes]] = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED_DIRS]
         for name in files:
@@ -51,15 +56,28 @@ def _project_files(root: Path) -> tuple[tuple[str, str], ...]:
             path = os.path.join(folder, name)
             try:
                 # a link may lead outside the project root, which gpuport never reads
-                if os.path.islink(path) or os.path.getsize(path) > _MAX_BYTES:
+                info = os.lstat(path)
+                if stat.S_ISLNK(info.st_mode) or info.st_size > _MAX_BYTES:
                     continue
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    found.append((os.path.realpath(path), handle.read()))
+                with open(path, "rb") as handle:
+                    found.append((path, handle.read()))
             except OSError:
                 continue
             if len(found) > _MAX_FILES:
                 return ()
     return tuple(found)
+
+
+def _naming(root: Path, name: str) -> Iterator[tuple[str, str]]:
+    """(real path, text) of the project's Python files whose text holds ``name``. A text
+    (decoded with replacement characters) can hold the name only where its bytes hold the
+    name's UTF-8 bytes: the name is an identifier, so it holds no replacement character."""
+    encoded = name.encode("utf-8", "surrogatepass")
+    for path, data in _project_files(root):
+        if encoded in data:
+            text = data.decode("utf-8", errors="replace")
+            # as a file opened as text reads it (universal newlines)
+            yield os.path.realpath(path), text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 @functools.lru_cache(maxsize=64)
@@ -133,7 +151,7 @@ def _cuda_side(
         return False
     word = re.compile(rf"\b{re.escape(name)}\b")
     elsewhere = 0
-    for path, text in _project_files(_root):
+    for path, text in _naming(_root, name):
         # `in` first: a substring test is a C scan, the word regex tries every offset
         if path == own or name not in text or not word.search(text):
             continue

@@ -8,7 +8,7 @@ questions (is this code on the CUDA side of a ROCm test?) it builds on.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import functools
 
 from gpuport.scan.python.guards import (
     IMPORT_ERRORS,
@@ -109,28 +109,37 @@ def optional_import_checked(parents: Parents, node: ast.AST) -> bool:
     return False
 
 
-def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement of ``body`` and of the blocks nested in it, expressions not entered:
-    a tenth of a module's nodes, so far cheaper than its index."""
-    for statement in body:
-        yield statement
+@functools.lru_cache(maxsize=1)
+def _tries(module: ast.Module) -> tuple[ast.Try, ...]:
+    """The module's ``try:`` statements, in order, found once per module: each optional import
+    asks (DeepSpeed: 29 questions walked 42,000 statements). One module kept: its questions
+    come together, and a cache of 16 kept 16 whole trees alive to the end of the process
+    (DeepSpeed: 0.1 s more CPU per `gpuport scan`, most of it at exit)."""
+    tries: list[ast.Try] = []
+    # every statement of the module and of the blocks nested in it, expressions not entered
+    # (a tenth of a module's nodes), in source order; one list, not a generator per block
+    pending: list[ast.stmt] = module.body[::-1]
+    while pending:
+        statement = pending.pop()
+        blocks: list[ast.stmt] = []
         for field in ("body", "orelse", "finalbody"):
-            yield from _statements(getattr(statement, field, []))
+            blocks += getattr(statement, field, [])
         if isinstance(statement, ast.Try):
+            tries.append(statement)
             for handler in statement.handlers:
-                yield from _statements(handler.body)
+                blocks += handler.body
         elif isinstance(statement, ast.Match):
             for case in statement.cases:
-                yield from _statements(case.body)
+                blocks += case.body
+        pending += reversed(blocks)
+    return tuple(tries)
 
 
 def _copes_with_failed_call(module: ast.Module, names: set[str]) -> bool:
     """Some ``try:`` of the module calls into one of ``names`` (an imported package) and a
     handler that carries on catches what the call raises: a bare ``except:``, ``Exception``,
     or an error class of the package itself (``except pynvml.NVMLError:``)."""
-    for node in _statements(module.body):
-        if not isinstance(node, ast.Try):
-            continue
+    for node in _tries(module):
         calls = any(
             isinstance(sub, ast.Call)
             and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(sub.func))

@@ -10,16 +10,15 @@ line) and findings point at the line of the ``.ipynb`` file that holds the sourc
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import warnings
 from collections.abc import Iterator
 from dataclasses import replace
 
-from gpuport.edits import hits_to_findings
 from gpuport.files import FileKind, SourceText
 from gpuport.findings import Finding, Location, SkipKind, Skipped
 from gpuport.scan.base import scanner
-from gpuport.scan.containers.analyze import CONTAINER_RULES, analyze_commands
 from gpuport.scan.python import callers
 from gpuport.scan.python.checks import dispatch_for
 from gpuport.scan.python.notebook import (
@@ -31,11 +30,18 @@ from gpuport.scan.python.notebook import (
 )
 from gpuport.scan.python.prefilter import file_prefilter
 from gpuport.scan.python.walker import PythonWalker
-from gpuport.syntax.shell import shell_commands
 
-# The container rules that read shell commands, which a notebook's `!` lines are too.
-_CONTAINER_COMMAND_IDS = frozenset(r.id for r in CONTAINER_RULES)
 _CONTAINER_COMMAND_WORDS = ("pip", "apt", "docker", "yum", "dnf")
+
+
+@functools.cache
+def _container_command_ids() -> frozenset[str]:
+    """The container rules that read shell commands, which a notebook's `!` lines are too.
+    Imported on first use: only notebooks need them, and the container scanner's import
+    costs a scan of Python files alone ~34 ms (python -X importtime)."""
+    from gpuport.scan.containers.analyze import CONTAINER_RULES
+
+    return frozenset(r.id for r in CONTAINER_RULES)
 
 
 def _parse(text: str, filename: str) -> ast.Module:
@@ -63,8 +69,8 @@ def _parsable(source: SourceText) -> str:
 def prime(enabled: frozenset[str], first_party: frozenset[str]) -> None:
     """Build the tables every file's scan looks up (the dispatch, the file pre-filter: about
     60 ms of needle sets) before the engine forks its workers, which then share them instead
-    of each building its own."""
-    file_prefilter(dispatch_for(enabled), first_party)
+    of each building its own. Asked once, so that what it builds on first use is built too."""
+    file_prefilter(dispatch_for(enabled), first_party)("")
 
 
 @scanner(FileKind.PYTHON, FileKind.SETUP_PY, name="python")
@@ -102,7 +108,7 @@ def scan_notebook(source: SourceText, enabled: frozenset[str]) -> Iterator[Findi
         yield Skipped(rel, SkipKind.MALFORMED, "notebook JSON is nested too deeply to read")
         return
     dispatch = dispatch_for(enabled)
-    shell_rules_may_fire = bool(enabled & _CONTAINER_COMMAND_IDS) and any(
+    shell_rules_may_fire = bool(enabled & _container_command_ids()) and any(
         word in text for word in _CONTAINER_COMMAND_WORDS
     )
     may_fire_in = file_prefilter(dispatch, source.facts.first_party, notebook=True)
@@ -131,8 +137,12 @@ def scan_notebook(source: SourceText, enabled: frozenset[str]) -> Iterator[Findi
 def _shell_findings(command: str, line: int, enabled: frozenset[str]) -> list[Finding]:
     """The container rules (GP403 CUDA wheels, GP411 build isolation…) on one `!` command, at
     its line of the cell: a notebook's `!pip install` is an install step like a RUN line."""
-    if not enabled & _CONTAINER_COMMAND_IDS:
+    if not enabled & _container_command_ids():
         return []
+    from gpuport.edits import hits_to_findings
+    from gpuport.scan.containers.analyze import analyze_commands
+    from gpuport.syntax.shell import shell_commands
+
     hits = analyze_commands(command, shell_commands(command), enabled=enabled)
     return [
         replace(f, location=replace(f.location, line=line, end_line=line))
