@@ -20,8 +20,6 @@ from pathlib import Path
 from typing import Any, NoReturn, ParamSpec, TextIO, TypeVar
 
 import click
-from rich.console import Console
-from rich.text import Text
 
 from gpuport import __version__
 from gpuport.cli.ui import no_color, say, stderr_console
@@ -69,6 +67,8 @@ def fail(message: str) -> NoReturn:
     The message is plain text, never rich markup (``[tool.gpuport]`` and ``[link=...]`` are shown
     as written), and its control characters are shown as escapes.
     """
+    from rich.text import Text
+
     stderr_console().print(Text.assemble(("error:", "bold red"), " ", visible(message)))
     sys.exit(ExitCode.ERROR)
 
@@ -280,6 +280,8 @@ def console_render_options() -> RenderOptions:
     ``kb`` and ``explain`` have always printed their terminal format through a plain rich
     console, so their lines wrap where rich would wrap them.
     """
+    from rich.console import Console
+
     probe = Console()
     return RenderOptions(
         color=probe.is_terminal and not probe.no_color, width=probe.width, tool_version=__version__

@@ -11,10 +11,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from io import StringIO
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
-
-from rich.console import Console
 
 from gpuport.assess.guidance import FoldedComponent
 from gpuport.assess.verdict import Assessment, day_range
@@ -23,6 +21,9 @@ from gpuport.project.file_folds import fold_by_folder
 from gpuport.report import RenderOptions
 from gpuport.report.json_stream import json_chunks
 from gpuport.vcs import ChangedLines
+
+if TYPE_CHECKING:  # rich is loaded by the terminal formats only, not by JSON or SARIF
+    from rich.console import Console
 
 TOOL_NAME = "gpuport"
 TAB_SIZE = 4  # the width a tab of a scanned file takes in the terminal formats
@@ -361,6 +362,8 @@ def memory_console(options: RenderOptions) -> Console:
 
     Markup and emoji codes are off: text from files and data is printed as the text it is.
     """
+    from rich.console import Console
+
     return Console(
         file=StringIO(),
         width=options.width,

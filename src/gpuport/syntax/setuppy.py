@@ -8,7 +8,6 @@ item by item with its line; anything computed is noted as an input problem, not 
 from __future__ import annotations
 
 import ast
-import configparser
 import re
 import warnings
 
@@ -285,6 +284,8 @@ def _files_named(value: ast.expr, assignments: dict[str, ast.expr] | None) -> tu
 
 def parse_setup_cfg(text: str, path: str) -> DependencyFile:
     """``[options] install_requires`` and ``[options.extras_require]`` of a setup.cfg."""
+    import configparser  # only a setup.cfg needs it: not loaded for every setup.py
+
     result = DependencyFile(path, FileFormat.INI, text)
     parser = configparser.ConfigParser(interpolation=None)
     try:

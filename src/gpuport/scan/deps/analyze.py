@@ -60,7 +60,6 @@ from gpuport.scan.deps.pins import (
     torch_bound_below_rocm_wheels,
     version_before_rocm_support,
 )
-from gpuport.syntax.conda import parse_conda_env
 from gpuport.syntax.dependencies import (
     ComputedList,
     CondaPackage,
@@ -69,10 +68,8 @@ from gpuport.syntax.dependencies import (
     IndexSource,
     Requirement,
 )
-from gpuport.syntax.pipfile import parse_pipfile
-from gpuport.syntax.pyproject import parse_pyproject
 from gpuport.syntax.requirements import parse_requirements
-from gpuport.syntax.setuppy import parse_setup_cfg, parse_setup_py
+from gpuport.syntax.setuppy import parse_setup_py
 
 # Each kind of record, and the checks that read it, in the order they run (GP111's message names
 # the first evidence it finds, so the order is part of the output).
@@ -180,21 +177,33 @@ def own_names(names: Iterable[str]) -> frozenset[str]:
 
 
 def parse_source(source: SourceText) -> DependencyFile:
-    """Parse one dependency file by its kind; includes are read relative to it."""
+    """Parse one dependency file by its kind; includes are read relative to it.
+
+    The readers of TOML, setup.cfg and conda's YAML are imported for the first file that
+    needs them: a tree of Python files with a setup.py never loads them (PyYAML alone is
+    about 10 ms of every start-up, benchmarks/results/python_vs_bandit.md)."""
     rel = source.file.rel
     text = source.text
     kind = source.file.kind
     if kind is FileKind.REQUIREMENTS:
         return parse_requirements(text, rel, read=_reader(source.file))
-    if kind is FileKind.PYPROJECT:
-        return parse_pyproject(text, rel)
     if kind is FileKind.SETUP_PY:
         return parse_setup_py(text, rel)
+    if kind is FileKind.PYPROJECT:
+        from gpuport.syntax.pyproject import parse_pyproject
+
+        return parse_pyproject(text, rel)
     if kind is FileKind.SETUP_CFG:
+        from gpuport.syntax.setuppy import parse_setup_cfg
+
         return parse_setup_cfg(text, rel)
     if kind is FileKind.CONDA_ENV:
+        from gpuport.syntax.conda import parse_conda_env
+
         return parse_conda_env(text, rel, read=_reader(source.file))
     if kind is FileKind.PIPFILE:
+        from gpuport.syntax.pipfile import parse_pipfile
+
         return parse_pipfile(text, rel)
     return DependencyFile(rel, FileFormat.PIP, text)
 
