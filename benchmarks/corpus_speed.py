@@ -4,7 +4,9 @@ Scans each project of benchmarks/precision/corpus.toml found under ``--corpus`` 
 checkout's ``src`` and, given ``--base-src DIR``, with another checkout's (for example main
 before a change: ``git worktree add /tmp/base COMMIT`` then ``--base-src /tmp/base/src``),
 alternating the two, ``--repeats`` times each. Each scan runs in a fresh interpreter
-(``scan_path(root, ScanOptions(jobs=...))``, start-up not counted) and reports its CPU seconds
+(``scan_path(root, ScanOptions(jobs=...))``, start-up not counted: every module of the scan,
+project and syntax packages is imported first, which a checkout that loads them when first
+needed would otherwise count inside the scan) and reports its CPU seconds
 (user + system, workers included). Lines are those of the files gpuport reads in the project.
 Writes benchmarks/results/corpus_speed.md.
 
@@ -33,6 +35,10 @@ _SCAN = """
 import json, resource, sys, time
 from pathlib import Path
 from gpuport.scan.engine import ScanOptions, scan_path
+import importlib, pkgutil, gpuport.project, gpuport.scan, gpuport.syntax
+for package in (gpuport.project, gpuport.scan, gpuport.syntax):  # start-up, loaded on first use
+    for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        importlib.import_module(module.name)
 root, jobs = Path(sys.argv[1]), int(sys.argv[2])
 def cpu():
     me = resource.getrusage(resource.RUSAGE_SELF)
