@@ -21,3 +21,20 @@ def test_project_files_skip_links_that_lead_outside_the_root(tmp_path: Path) -> 
     read = {Path(path).name for path, _ in callers._project_files(root)}
 
     assert read == {"helpers.py"}
+
+
+def test_a_text_names_rocm_only_if_it_holds_one_of_the_words() -> None:
+    from gpuport.scan.python.guards import may_name_rocm, rocm_identifier
+
+    assert not may_name_rocm("import torch\nmajor, _ = torch.cuda.get_device_capability()\n")
+    for text in (
+        "torch.version.hip",
+        "if is_ROCm():",
+        "AMD_GPU = 1",
+        "x = gcn_arch",
+        "\uff48\uff49\uff50 = 1",
+    ):
+        assert may_name_rocm(text), text
+    # every identifier rocm_identifier accepts is found by the text test
+    for ident in ("is_rocm_pytorch", "torchHip", "AMD", "use_hipcc", "GCN_ARCH"):
+        assert rocm_identifier(ident) and may_name_rocm(ident), ident

@@ -25,6 +25,8 @@ from gpuport.scan.python import guards
 
 _root: Path | None = None
 _rel = ""  # the file being scanned, relative to _root
+# False when the file's text cannot name ROCm: then no module index is built to ask
+_may_name_rocm = True
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 # Project folders no scan reads code from (the walk's own skips are wider; these only keep the
 # text search small).
@@ -34,11 +36,12 @@ _MAX_BYTES = 2_000_000
 _DEPTH = 3  # public callers of public callers…
 
 
-def scanning(root: Path | None, rel: str = "") -> None:
+def scanning(root: Path | None, rel: str = "", text: str | None = None) -> None:
     """The project root and path of the file about to be scanned (root None: no other files
-    are looked at)."""
-    global _root, _rel
+    are looked at), and its text when known."""
+    global _root, _rel, _may_name_rocm
     _root, _rel = root, rel  # its real path only when a helper is followed (per file: a cost)
+    _may_name_rocm = text is None or guards.may_name_rocm(text)
 
 
 @functools.lru_cache(maxsize=2)
@@ -112,6 +115,8 @@ def only_called_on_cuda_side(parents: guards.Parents, node: ast.AST) -> bool:
     assert_no_cuda_mismatch()``, the ``else:`` of ``if is_rocm:``), directly or through
     other such helpers: the function is CUDA-path code, what it does there is no porting
     work. Private helpers are :func:`guards.rocm_guarded`'s own."""
+    if not _may_name_rocm:  # the module index would be built for nothing (1 ms a file)
+        return False
     module = guards.module_of(parents, node)
     if module is None or not _tests_rocm(module):
         return False

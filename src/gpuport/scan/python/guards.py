@@ -485,6 +485,16 @@ def rocm_identifier(ident: str) -> bool:
     return any(part.lower() in _ROCM_IDENTIFIER_PARTS for part in _IDENTIFIER_SPLIT.split(ident))
 
 
+def may_name_rocm(text: str) -> bool:
+    """Whether a name in Python source ``text`` can be a :func:`rocm_identifier`: each such name
+    holds one of its words, lowercased, so an ASCII text whose lowercase holds none names none
+    (a non-ASCII one may: identifiers are NFKC-normalised, fullwidth ``hip`` is ``hip``)."""
+    if not text.isascii():
+        return True
+    lowered = text.lower()
+    return any(word in lowered for word in _ROCM_IDENTIFIER_PARTS)
+
+
 def mentions_rocm(node: ast.AST) -> bool:
     """Some name or string under ``node`` names ROCm, HIP, AMD or a gfx target."""
     # Every node under ``node`` in any order: ast.walk's generators are the slow part of this

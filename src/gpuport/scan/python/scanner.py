@@ -80,7 +80,7 @@ def scan_python(source: SourceText, enabled: frozenset[str]) -> Iterator[Finding
     if not file_prefilter(dispatch, source.facts.first_party)(source.text):
         return
     text = _parsable(source)
-    callers.scanning(source.file.root, source.file.rel)  # where its helpers' callers may be
+    callers.scanning(source.file.root, source.file.rel, text)  # where its helpers' callers are
     try:
         tree = _parse(text, source.file.rel)
     except SyntaxError as exc:
