@@ -12,12 +12,13 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import gpuport
 from gpuport import rules as rules_module
-from gpuport.files import FileKind, SourceText
+from gpuport.files import FileKind, ProjectFile, SourceText
 from gpuport.findings import Category, Confidence, Finding, Severity, SkipKind, Skipped, Tier
 from gpuport.rules import Rule
 from gpuport.scan import base, engine
@@ -168,6 +169,31 @@ def test_parallel_scan_equals_serial_scan(tmp_path: Path) -> None:
     ]
 
 
+_SCANNED_HERE: list[int] = []  # batch sizes; a worker appends to its own copy
+_SCAN_BATCH = engine._scan_batch
+
+
+def _recorded_scan_batch(batch: list[ProjectFile], *args: Any) -> list[Any]:
+    _SCANNED_HERE.append(len(batch))
+    return _SCAN_BATCH(batch, *args)
+
+
+def test_the_main_process_scans_beside_its_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``jobs`` processes, ``jobs - 1`` are workers: this one takes batches too, while
+    they are busy, and every file is scanned once, in the files' order."""
+    for i in range(300):
+        write(tmp_path, f"m{i:03}.py", "import pynvml\n" + "x = 1\n" * 400)
+    _SCANNED_HERE.clear()
+    monkeypatch.setattr(engine, "_scan_batch", _recorded_scan_batch)
+    monkeypatch.setattr(engine, "_PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(engine, "_BATCH", 5)
+    result = scan_path(tmp_path, ScanOptions(jobs=2))
+    assert 0 < sum(_SCANNED_HERE) < 300
+    assert [f.location.path for f in result.findings] == [f"m{i:03}.py" for i in range(300)]
+
+
 # ---------------------------------------------------------------------------------------------
 # Findings located in another file than the one scanned (a file reached only through `-r`)
 
@@ -293,7 +319,8 @@ def _scan_in_worker_phase(tmp_path: Path) -> tuple[subprocess.Popen[bytes], set[
     )
     command = [sys.executable, "-c", program, "scan"]
     proc = subprocess.Popen(
-        [*command, str(tmp_path / "p"), "--jobs", "2", "--no-progress", "--format", "json"],
+        # three scanning processes: this one and two workers
+        [*command, str(tmp_path / "p"), "--jobs", "3", "--no-progress", "--format", "json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
