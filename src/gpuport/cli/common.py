@@ -244,7 +244,12 @@ def scan_options(function: F) -> F:
             type=click.Path(dir_okay=False, path_type=Path),
             help="Record the current findings as the baseline in FILE.",
         ),
-        click.option("--jobs", type=click.IntRange(0, 256), default=0, help="Worker processes."),
+        click.option(
+            "--jobs",
+            type=click.IntRange(0, 256),
+            default=0,
+            help="Processes that scan, this one included (0: one per core).",
+        ),
         no_progress_option,
     ]
     for decorator in reversed(decorators):

@@ -81,7 +81,7 @@ class ScanOptions:
     baseline: frozenset[str] = frozenset()  # fingerprints to leave out
     # `scan --diff`: only findings on these lines are kept (None: every finding)
     changed: ChangedLines | None = None
-    jobs: int = 0  # 0: one worker per core
+    jobs: int = 0  # processes that scan, this one included (0: one per core)
     # Build the project model first (first-party names, ROCm macros and aliases for the
     # scanners; tiers and NVIDIA-only components for the triage). False: every file is product
     # code and scanners know nothing of the project (port's own scans, some tests).
