@@ -89,3 +89,13 @@ def test_each_kind_runs_its_scanners_in_the_order_of_its_modules() -> None:
             for s in scanners_for(kind)
         ]
         assert ranks == sorted(ranks) and set(ranks) == set(range(len(modules))), kind
+
+
+def test_the_build_package_gives_each_name_it_lists_from_its_module() -> None:
+    import importlib
+
+    import gpuport.scan.build as build
+
+    for name in build.__all__:
+        module = importlib.import_module(f"gpuport.scan.build.{build._EXPORTS[name]}")
+        assert getattr(build, name) is getattr(module, name), name

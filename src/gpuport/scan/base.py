@@ -4,8 +4,8 @@ Scanner modules register themselves with :func:`scanner`; the engine dispatches 
 to the scanners of its kind. A scanner module is imported the first time a file of one of its
 kinds is scanned (:data:`SCANNER_MODULES`): a tree of Python files never loads the CUDA, build
 and container rules, about a fifth of ``gpuport scan``'s start-up
-(benchmarks/results/python_vs_bandit.md). A scanner never prints and never raises for bad input: it
-yields a :class:`~gpuport.findings.Skipped` naming the file and line instead.
+(benchmarks/results/python_vs_bandit.md). A scanner never prints and never raises for bad
+input: it yields a :class:`~gpuport.findings.Skipped` naming the file and line instead.
 """
 
 from __future__ import annotations
@@ -32,9 +32,8 @@ class FileScanner:
 
 _SCANNERS: list[FileScanner] = []
 
-# Each kind of file -> the modules whose scanners read it, in the order they run. A test
-# (tests/core/test_engine.py) checks that every registered scanner's kinds are listed here
-# with its module.
+# Each kind of file -> the modules whose scanners read it, in the order they run.
+# tests/core/test_lazy_scanners.py checks that every registered scanner's kinds list its module.
 _TARGETS = "gpuport.scan.build.gpu_targets"
 _BUILD = ("gpuport.scan.build.analyze", _TARGETS)
 _CONTAINERS = "gpuport.scan.containers.analyze"
