@@ -39,9 +39,11 @@ _SCOPE_STATEMENTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # (identifiers are NFKC-normalised).
 # Between the quotes: blank lines or lines of comments, written one line at a time so that a
 # failed match does not try every way of splitting a `#####` banner into comments (exponential).
-_STATE_TRIGGERS = (
-    rb"import|\\|[\"'][ \t\f]*(?:#[^\n]*)?(?:\n[ \t\f]*(?:#[^\n]*)?)*[A-Za-z]{0,3}[\"']"
-)
+# Each branch starts with one character, not a class (``"…|'…``, not ``["']…``): ``re`` then
+# skips, at C speed, the positions where none of them starts; with a class it tried every
+# position (TransformerEngine's 211 parsed files: 0.14 -> 0.07 s; the same matches).
+_BETWEEN_QUOTES = rb"[ \t\f]*(?:#[^\n]*)?(?:\n[ \t\f]*(?:#[^\n]*)?)*[A-Za-z]{0,3}[\"']"
+_STATE_TRIGGERS = rb"import|\\|\"" + _BETWEEN_QUOTES + rb"|'" + _BETWEEN_QUOTES
 _STATE_PATTERN = re.compile(_STATE_TRIGGERS)
 _STATIC_PATTERNS: dict[tuple[str, ...], tuple[re.Pattern[bytes], ...]] = {}
 # A word as ``\b`` sees one in ASCII bytes: a tracked name is found in a segment when one of the
