@@ -291,25 +291,22 @@ class Dispatch:
                 return True
         return False
 
-    def nodes_in(self, text: str | None, earlier: NodeTable | None = None) -> NodeTable:
-        """The checks of each node type that may fire in ``text`` (None: unknown), or in the
-        texts the same walk read before (``earlier``'s: a notebook's cells, whose names and
-        string constants the next cells use). As for :meth:`every_call_in`, a check on raw
-        syntax fires only where its rule's needles are written. Most of a GPU project's files
-        hold no needle of most such rules (inline PTX, a ROCm index as --extra-index-url: none
-        of TransformerEngine's 211 parsed files): their checks were still called at every
-        constant, list, tuple and comparison."""
+    def nodes_in(self, text: str | None) -> NodeTable:
+        """The checks of each node type that may fire in ``text`` (None: unknown). As for
+        :meth:`every_call_in`, a check on raw syntax fires only where its rule's needles are
+        written. Most of a GPU project's files hold no needle of most such rules (inline PTX,
+        a ROCm index as --extra-index-url: none of TransformerEngine's 211 parsed files): their
+        checks were still called at every constant, list, tuple and comparison."""
         found: dict[Needles, bool] = {}
         key = tuple(
             needles is None
             or text is None
-            or (earlier is not None and earlier.key[at])
             or (
                 found[needles]
                 if needles in found
                 else found.setdefault(needles, needles.found_in(text))
             )
-            for at, (_, _, needles) in enumerate(self.node_needles)
+            for _, _, needles in self.node_needles
         )
         table = self._node_tables.get(key)
         if table is None:
@@ -317,8 +314,7 @@ class Dispatch:
             for (node_type, check, _), kept in zip(self.node_needles, key, strict=True):
                 if kept:
                     checks.setdefault(node_type, []).append(check)
-            table = NodeTable(key, {k: tuple(v) for k, v in checks.items()})
-            self._node_tables[key] = table
+            table = self._node_tables[key] = NodeTable({k: tuple(v) for k, v in checks.items()})
         return table
 
     def every_call_in(self, text: str | None) -> tuple[Check, ...]:
@@ -398,7 +394,6 @@ class NodeTable:
     """Node type -> the checks to call there, for the texts holding the same rules' needles
     (:meth:`Dispatch.nodes_in`); hashed by identity: the walk keeps its plans per table."""
 
-    key: tuple[bool, ...]  # for each of Dispatch.node_needles: its rule's needles are there
     checks: dict[type[ast.AST], tuple[Check, ...]]
 
 

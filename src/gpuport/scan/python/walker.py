@@ -18,7 +18,6 @@ from gpuport.findings import Finding
 from gpuport.scan.python import environment
 from gpuport.scan.python.checks import (
     Assignment,
-    Check,
     Dispatch,
     EnvAccess,
     Event,
@@ -42,8 +41,7 @@ class PythonWalker:
     ) -> None:
         self.context = PythonContext(path, first_party)
         self._dispatch = dispatch
-        self._nodes: NodeTable | None = None  # the node checks of the texts walked so far
-        self._node_checks: dict[type[ast.AST], tuple[Check, ...]] = {}
+        self._nodes = dispatch.nodes_in(None)
         self._followed = [
             (kind, checks, self.context.followed_names(kind))
             for kind, checks in dispatch.followed.items()
@@ -74,8 +72,7 @@ class PythonWalker:
         dispatch = self._dispatch
         segments = SourceSegments.of(text, dispatch.statement_needles) if text is not None else None
         self._every_call = dispatch.every_call_in(text)
-        table = self._nodes = dispatch.nodes_in(text, self._nodes)
-        self._node_checks = table.checks
+        table = self._nodes = dispatch.nodes_in(text)
         handlers = _handlers_for(dispatch, table)
         plans = _plans_for(dispatch, table)
         inert = segments.inert if segments is not None else None
@@ -141,7 +138,7 @@ class PythonWalker:
 
     def _checks(self, node: ast.AST) -> None:
         """The checks that asked for every node of this type."""
-        for check in self._node_checks[type(node)]:
+        for check in self._nodes.checks[type(node)]:
             check(self.context, node)
 
     # -- imports -----------------------------------------------------------------------------
@@ -267,7 +264,7 @@ class PythonWalker:
         if not isinstance(node, ast.Compare):
             return
         self._event_if_any(environment.in_compare(self.context, node))
-        if ast.Compare in self._node_checks:
+        if ast.Compare in self._nodes.checks:
             self._checks(node)
 
 
