@@ -250,10 +250,6 @@ class Dispatch:
     # import rule enabled (every default scan) never uses it, and building it (a trie of ~600
     # needles) was 12 of the 13 ms of CPU that building the dispatch took.
     _needle_set: list[NeedleSet] = field(default_factory=list, repr=False)
-    # Each check of ``nodes`` with its node type and its rule's needles (None: it has none),
-    # and the tables of ``nodes_in``, one per set of those rules found in a text.
-    node_needles: tuple[tuple[type[ast.AST], Check, Needles | None], ...] = ()
-    _node_tables: dict[tuple[bool, ...], NodeTable] = field(default_factory=dict, repr=False)
 
     def may_fire_in(self, text: str) -> bool:
         """Some enabled rule may fire in ``text``: it holds one of their needles (and, for a
@@ -291,32 +287,6 @@ class Dispatch:
                 return True
         return False
 
-    def nodes_in(self, text: str | None) -> NodeTable:
-        """The checks of each node type that may fire in ``text`` (None: unknown). As for
-        :meth:`every_call_in`, a check on raw syntax fires only where its rule's needles are
-        written. Most of a GPU project's files hold no needle of most such rules (inline PTX,
-        a ROCm index as --extra-index-url: none of TransformerEngine's 211 parsed files): their
-        checks were still called at every constant, list, tuple and comparison."""
-        found: dict[Needles, bool] = {}
-        key = tuple(
-            needles is None
-            or text is None
-            or (
-                found[needles]
-                if needles in found
-                else found.setdefault(needles, needles.found_in(text))
-            )
-            for _, _, needles in self.node_needles
-        )
-        table = self._node_tables.get(key)
-        if table is None:
-            checks: dict[type[ast.AST], list[Check]] = {}
-            for (node_type, check, _), kept in zip(self.node_needles, key, strict=True):
-                if kept:
-                    checks.setdefault(node_type, []).append(check)
-            table = self._node_tables[key] = NodeTable({k: tuple(v) for k, v in checks.items()})
-        return table
-
     def every_call_in(self, text: str | None) -> tuple[Check, ...]:
         """The checks of every call that may fire in ``text`` (a file or a cell, None: unknown):
         a check on raw syntax fires only where its rule's needles are written."""
@@ -331,70 +301,6 @@ class Dispatch:
     def sees(self, event: type[Event]) -> bool:
         """Some enabled check looks at ``event``."""
         return event in self.events
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Needles:
-    """A rule's needles, grouped by the beginning they share (``sm_`` for ``sm_0``…``sm_9``,
-    ``sm_{``): each beginning is found by a substring search, and only where it stands are its
-    needles tried. Testing each of a rule's 24 needles over the whole text (the NeedleSet)
-    cost more than the checks it saved (TransformerEngine's 211 parsed files: 75 ms)."""
-
-    groups: tuple[tuple[str, tuple[str, ...]], ...]  # (beginning, its needles)
-    # The NeedleSet, where it looks for a word in every case in the lowered text (the rule
-    # gives every spelling of it): lowering a letter outside ASCII may make one there.
-    folded: NeedleSet | None
-
-    @classmethod
-    def of(cls, rule: Rule) -> Needles:
-        cached = _RULE_NEEDLES.get(rule.id)
-        if cached is None or cached[0] is not rule:  # a test may declare a rule's id anew
-            groups: dict[str, list[str]] = {}
-            spellings: dict[str, set[str]] = {}
-            for needle in rule.needles or ():
-                groups.setdefault(needle[:3], []).append(needle)
-                spellings.setdefault(needle.lower(), set()).add(needle)
-            folded = any(
-                len(group) == 2 ** sum(1 for c in word if c.lower() != c.upper()) > 1
-                for word, group in spellings.items()
-            )
-            found = cls(
-                tuple((_shared_start(g), tuple(g)) for g in groups.values()),
-                needles_of(rule) if folded else None,
-            )
-            cached = _RULE_NEEDLES[rule.id] = (rule, found)
-        return cached[1]
-
-    def found_in(self, text: str) -> bool:
-        """``text`` holds one of the needles, as the rule's NeedleSet answers."""
-        for beginning, needles in self.groups:
-            at = text.find(beginning)
-            while at >= 0:
-                for needle in needles:
-                    if text.startswith(needle, at):
-                        return True
-                at = text.find(beginning, at + 1)
-        return self.folded is not None and not text.isascii() and self.folded.found_in(text)
-
-
-def _shared_start(words: list[str]) -> str:
-    """The longest beginning every one of ``words`` shares."""
-    first, last = min(words), max(words)
-    size = 0
-    while size < min(len(first), len(last)) and first[size] == last[size]:
-        size += 1
-    return first[:size]
-
-
-_RULE_NEEDLES: dict[str, tuple[Rule, Needles]] = {}
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class NodeTable:
-    """Node type -> the checks to call there, for the texts holding the same rules' needles
-    (:meth:`Dispatch.nodes_in`); hashed by identity: the walk keeps its plans per table."""
-
-    checks: dict[type[ast.AST], tuple[Check, ...]]
 
 
 _DISPATCHES: dict[frozenset[str], Dispatch] = {}
@@ -428,13 +334,9 @@ def _build(chosen: list[Subscription]) -> Dispatch:
     prefixes: list[tuple[str, Check]] = []
     every_call: list[Check] = []
     every_call_needles: list[tuple[Check, NeedleSet | None]] = []
-    node_needles: list[tuple[type[ast.AST], Check, Needles | None]] = []
     for sub in chosen:
         for node_type in sub.nodes:
             nodes[node_type].append(sub.check)
-            node_needles.append(
-                (node_type, sub.check, Needles.of(sub.rule) if sub.rule.needles else None)
-            )
         for qual in sub.calls:
             calls[qual].append(sub.check)
         prefixes += [(prefix, sub.check) for prefix in sub.call_prefixes]
@@ -474,7 +376,6 @@ def _build(chosen: list[Subscription]) -> Dispatch:
         methods={k: tuple(v) for k, v in methods.items()},
         every_call=tuple(every_call),
         every_call_needles=tuple(every_call_needles),
-        node_needles=tuple(node_needles),
         attributes={
             last: {qual: tuple(v) for qual, v in by_qual.items()}
             for last, by_qual in attributes.items()

@@ -22,7 +22,6 @@ from gpuport.scan.python.checks import (
     EnvAccess,
     Event,
     ModuleImport,
-    NodeTable,
     ShellCommand,
 )
 from gpuport.scan.python.context import PythonContext
@@ -41,7 +40,8 @@ class PythonWalker:
     ) -> None:
         self.context = PythonContext(path, first_party)
         self._dispatch = dispatch
-        self._nodes = dispatch.nodes_in(None)
+        self._handlers = _handlers_for(dispatch)
+        self._plans = _plans_for(dispatch)
         self._followed = [
             (kind, checks, self.context.followed_names(kind))
             for kind, checks in dispatch.followed.items()
@@ -68,13 +68,13 @@ class PythonWalker:
         context = self.context
         start = len(context.findings)
         context.begin()
+        handlers = self._handlers
         parents = context.parents
-        dispatch = self._dispatch
-        segments = SourceSegments.of(text, dispatch.statement_needles) if text is not None else None
-        self._every_call = dispatch.every_call_in(text)
-        table = self._nodes = dispatch.nodes_in(text)
-        handlers = _handlers_for(dispatch, table)
-        plans = _plans_for(dispatch, table)
+        segments = (
+            SourceSegments.of(text, self._dispatch.statement_needles) if text is not None else None
+        )
+        self._every_call = self._dispatch.every_call_in(text)
+        plans = self._plans
         inert = segments.inert if segments is not None else None
         tracked_names, scopes = context.tracked_names, context.scopes
         stack: list[ast.AST | None] = [tree]
@@ -138,7 +138,7 @@ class PythonWalker:
 
     def _checks(self, node: ast.AST) -> None:
         """The checks that asked for every node of this type."""
-        for check in self._nodes.checks[type(node)]:
+        for check in self._dispatch.nodes[type(node)]:
             check(self.context, node)
 
     # -- imports -----------------------------------------------------------------------------
@@ -264,7 +264,7 @@ class PythonWalker:
         if not isinstance(node, ast.Compare):
             return
         self._event_if_any(environment.in_compare(self.context, node))
-        if ast.Compare in self._nodes.checks:
+        if ast.Compare in self._dispatch.nodes:
             self._checks(node)
 
 
@@ -285,9 +285,8 @@ _Plans = dict[type[ast.AST], _Plan]
 
 
 @functools.cache
-def _plans_for(dispatch: Dispatch, table: NodeTable) -> _Plans:
-    """An empty table of plans for one dispatch and table of node checks, filled as node types
-    turn up."""
+def _plans_for(dispatch: Dispatch) -> _Plans:
+    """An empty table of plans for one dispatch, filled as node types turn up."""
     return {}
 
 
@@ -303,9 +302,9 @@ def _plan(plans: _Plans, handlers: Mapping[type[ast.AST], _Handler], kind: type[
 
 
 @functools.cache
-def _handlers_for(dispatch: Dispatch, table: NodeTable) -> dict[type[ast.AST], _Handler]:
+def _handlers_for(dispatch: Dispatch) -> dict[type[ast.AST], _Handler]:
     """Node type -> what the walk does there (other nodes are only walked through)."""
-    handlers: dict[type[ast.AST], _Handler] = dict.fromkeys(table.checks, PythonWalker._checks)
+    handlers: dict[type[ast.AST], _Handler] = dict.fromkeys(dispatch.nodes, PythonWalker._checks)
     handlers[ast.Import] = PythonWalker._import
     handlers[ast.ImportFrom] = PythonWalker._import_from
     for node_type in (ast.Assign, ast.AnnAssign, ast.NamedExpr):
