@@ -279,6 +279,19 @@ def test_notebook_cells_share_their_imports(tmp_path: Path) -> None:
     assert finding.message.startswith("cell 3, line 1: ")
 
 
+def test_notebook_cell_checks_constants_bound_in_an_earlier_cell(tmp_path: Path) -> None:
+    # The second cell holds no needle of the rule (its checks of lists are skipped in a text
+    # without them): the first cell's does, and its string constant is what the list holds.
+    path = tmp_path / "index.ipynb"
+    rocm = "https://download.pytorch.org/whl/rocm6.0"
+    cells = [
+        'import subprocess\nIDX = "--extra-index-url"',
+        f'subprocess.run(["pip", "install", "torch", IDX, "{rocm}"])',
+    ]
+    write_notebook(path, notebook(cells))
+    assert [f.rule_id for f in scan(path).findings] == ["GP219"]
+
+
 def test_minified_notebook_reports_cell_and_line_in_the_message(tmp_path: Path) -> None:
     path = tmp_path / "one_line.ipynb"
     write_notebook(path, notebook(["# setup", "import os\n\nos.system('nvidia-smi')"]), indent=None)

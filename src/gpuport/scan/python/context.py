@@ -199,10 +199,11 @@ class PythonContext:
         while isinstance(node, ast.Attribute):
             parts.append(node.attr)
             node = node.value
-        if not isinstance(node, ast.Name) or self.shadowed(node.id):
+        if not isinstance(node, ast.Name):
             return None
+        # The alias first: most names are none, and then no scope need be searched.
         base = self.aliases.get(node.id)
-        if base is None:
+        if base is None or self.shadowed(node.id):
             return None
         parts.append(base)
         return ".".join(reversed(parts))
@@ -220,7 +221,8 @@ class PythonContext:
         self._tracked = None
 
     def followed_names(self, kind: ValueKind) -> set[str]:
-        """The names that may hold a followed value of ``kind`` (a quick test before :meth:`kind`)."""
+        """The names that may hold a followed value of ``kind`` (a quick test before :meth:`kind`):
+        one set for the context's life, kept up to date as names bind."""
         return self._followed[kind]
 
     def _name_kind(self, name: str) -> ValueKind | None:

@@ -39,9 +39,11 @@ _SCOPE_STATEMENTS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # (identifiers are NFKC-normalised).
 # Between the quotes: blank lines or lines of comments, written one line at a time so that a
 # failed match does not try every way of splitting a `#####` banner into comments (exponential).
-_STATE_TRIGGERS = (
-    rb"import|\\|[\"'][ \t\f]*(?:#[^\n]*)?(?:\n[ \t\f]*(?:#[^\n]*)?)*[A-Za-z]{0,3}[\"']"
-)
+# Each branch starts with one character, not a class (``"…|'…``, not ``["']…``): ``re`` then
+# skips, at C speed, the positions where none of them starts; with a class it tried every
+# position (TransformerEngine's 211 parsed files: 0.14 -> 0.07 s; the same matches).
+_BETWEEN_QUOTES = rb"[ \t\f]*(?:#[^\n]*)?(?:\n[ \t\f]*(?:#[^\n]*)?)*[A-Za-z]{0,3}[\"']"
+_STATE_TRIGGERS = rb"import|\\|\"" + _BETWEEN_QUOTES + rb"|'" + _BETWEEN_QUOTES
 _STATE_PATTERN = re.compile(_STATE_TRIGGERS)
 _STATIC_PATTERNS: dict[tuple[str, ...], tuple[re.Pattern[bytes], ...]] = {}
 # A word as ``\b`` sees one in ASCII bytes: a tracked name is found in a segment when one of the
@@ -93,11 +95,15 @@ def file_prefilter(
     patterns = import_patterns(n[1:] for n in imports if n[1:] not in first_party)
     conditional_in = dispatch.conditional_in
 
+    # The cheapest tests first (one answer whatever the order): in a GPU project most files
+    # that may fire hold a conditional rule's words, found by a few substring searches; the
+    # pass of the trie of ~600 needles, the dearest, runs only in the files they miss.
+    # TransformerEngine's 440 files: 0.16 -> 0.08 s; DeepSpeed's 836: 0.11 -> 0.095 s.
     def may_fire_in(text: str) -> bool:
         return (
-            kept.found_in(text)
+            conditional_in(text)
             or (patterns is not None and imports_found(patterns, text, quoted=notebook))
-            or conditional_in(text)
+            or kept.found_in(text)
         )
 
     if len(_FILE_PREFILTERS) > 64:

@@ -31,6 +31,7 @@ from gpuport.scan.python.guards import (
     tests_unset,
 )
 from gpuport.scan.python.nodes import last_name
+from gpuport.scan.python.nodes import walk as walk_nodes
 
 # What starting a program that is not installed raises (FileNotFoundError, an OSError), or a
 # handler broad enough to catch it.
@@ -71,7 +72,7 @@ def _module_strings_matching(module: ast.AST, pattern: re.Pattern[str]) -> bool:
         isinstance(sub, ast.Constant)
         and isinstance(sub.value, str)
         and pattern.fullmatch(sub.value) is not None
-        for sub in ast.walk(module)
+        for sub in walk_nodes(module)
     )
 
 

@@ -42,6 +42,10 @@ class PythonWalker:
         self._dispatch = dispatch
         self._handlers = _handlers_for(dispatch)
         self._plans = _plans_for(dispatch)
+        self._followed = [
+            (kind, checks, self.context.followed_names(kind))
+            for kind, checks in dispatch.followed.items()
+        ]
         self._every_call = dispatch.every_call
         # asked at every call: answered once
         self._sees_imports = dispatch.sees(ModuleImport)
@@ -245,16 +249,10 @@ class PythonWalker:
         if not isinstance(node, ast.Name):
             return
         context = self.context
-        # Every followed name is tracked: one look-up steps over the names that are not (most
-        # of them), not one per kind of followed value (DeepSpeed: 18,000 names, 5 kinds).
-        if node.id not in context.tracked_names():
-            return
-        for kind, checks in self._dispatch.followed.items():
-            if (
-                node.id in context.followed_names(kind)
-                and isinstance(node.ctx, ast.Load)
-                and context.kind(node) is kind
-            ):
+        # The names that may hold each followed kind (sets the context keeps up to date), not
+        # every tracked name first: those are mostly imports (``torch``), read at most names.
+        for kind, checks, names in self._followed:
+            if node.id in names and isinstance(node.ctx, ast.Load) and context.kind(node) is kind:
                 for check in checks:
                     check(context, node)
 

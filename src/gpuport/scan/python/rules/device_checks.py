@@ -24,6 +24,7 @@ from gpuport.scan.python.nodes import (
     spelled,
     strings_in,
 )
+from gpuport.scan.python.nodes import walk as walk_nodes
 from gpuport.scan.python.rules.capabilities import (
     Capability,
     answers,
@@ -422,7 +423,7 @@ def _assigned_in_scope(parents: Mapping[ast.AST, ast.AST], name: ast.Name) -> li
     scope = guards.scope_of(parents, name)
     values: list[ast.AST] = [
         sub.value
-        for sub in ast.walk(scope)
+        for sub in walk_nodes(scope)
         if isinstance(sub, ast.Assign)
         and any(isinstance(t, ast.Name) and t.id == name.id for t in sub.targets)
     ]

@@ -17,6 +17,7 @@ from gpuport.scan.python import callers, guards, reach
 from gpuport.scan.python.checks import EnvAccess, ShellCommand, looks_at
 from gpuport.scan.python.context import PythonContext
 from gpuport.scan.python.nodes import is_false, keyword_value, last_name
+from gpuport.scan.python.nodes import walk as walk_nodes
 
 # Calls that start a process, and the position of the command (or program) argument.
 _PROCESS_CALLS: dict[str, int] = {
@@ -302,7 +303,7 @@ def _probes_amd_too(ctx: PythonContext, call: ast.Call) -> bool:
         isinstance(sub, ast.Constant)
         and isinstance(sub.value, str)
         and _AMD_TOOL_RE.search(sub.value)
-        for sub in ast.walk(scope)
+        for sub in walk_nodes(scope)
     )
 
 
@@ -327,7 +328,9 @@ def _handles_rocm_too(ctx: PythonContext, node: ast.AST, entry: kb.EnvVar | None
     scope = guards.scope_of(ctx.parents, node)
     if isinstance(scope, ast.Module):
         return False
-    return any(isinstance(sub, ast.Constant) and sub.value in rocm_names for sub in ast.walk(scope))
+    return any(
+        isinstance(sub, ast.Constant) and sub.value in rocm_names for sub in walk_nodes(scope)
+    )
 
 
 def _reads(node: ast.AST, name: str) -> bool:
