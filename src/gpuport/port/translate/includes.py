@@ -16,7 +16,7 @@ from gpuport.port.apimap import HeaderEntry, version_text
 from gpuport.port.knowledge import translation_facts
 from gpuport.port.translate.syntax import line_start, line_tokens, starts_line
 from gpuport.port.translate.translation import CONVERTED, UNCONVERTED, Translation
-from gpuport.syntax.cxx import HEADER_RE
+from gpuport.syntax.cxx import HEADER_RE, Kind, tokenize
 
 HIP_RUNTIME_HEADER = "hip/hip_runtime.h"
 # Library headers: "nested" (hipblas/hipblas.h, ROCm 5.2 on), "flat" (hipblas.h, before 5.2
@@ -317,6 +317,7 @@ def _runtime_include_place(text: str) -> _IncludePlace:
     state = "start"  # start -> pragma -> ifndef -> (guard found)
     guard = ""
     guard_line = 0
+    directive_at = 0  # where the `#pragma once` line starts
     for line in line_tokens(text):
         if not line.significant:
             continue  # blank or comment-only line
@@ -324,6 +325,7 @@ def _runtime_include_place(text: str) -> _IncludePlace:
         if words[0] == "#" and len(words) >= 2:
             if state == "start" and words[1:3] == ["pragma", "once"]:
                 pos, after_directive, state = line.end, True, "pragma"
+                directive_at = line.start
                 continue
             if state in ("start", "pragma") and words[1] == "ifndef" and len(words) == 3:
                 guard, guard_line, state = words[2], line.start, "ifndef"
@@ -333,4 +335,20 @@ def _runtime_include_place(text: str) -> _IncludePlace:
         if state == "ifndef":
             return _IncludePlace(guard_line, False)  # an #ifndef that guards nothing: go before it
         return _IncludePlace(pos if after_directive else line.start, after_directive)
+    if after_directive and pos == len(text) and _ends_in_open_comment(text[directive_at:]):
+        # `#pragma once /* …` to the end of the file: a line put after it would be inside the
+        # comment, where no compiler sees it (and the next translation would add it again)
+        return _IncludePlace(0, False)
     return _IncludePlace(pos, after_directive)
+
+
+def _ends_in_open_comment(text: str) -> bool:
+    """Whether ``text`` (from the start of a line outside any comment) ends inside a block
+    comment that never closes."""
+    last = next(reversed(list(tokenize(text))), None)
+    return (
+        last is not None
+        and last.kind is Kind.COMMENT
+        and last.text.startswith("/*")
+        and (len(last.text) < 4 or not last.text.endswith("*/"))
+    )
