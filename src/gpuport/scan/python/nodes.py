@@ -74,24 +74,10 @@ def children(node: ast.AST) -> Iterator[ast.AST]:
 def walk(root: ast.AST) -> list[ast.AST]:
     """``root`` and every node under it in ``ast.walk``'s order, ``ctx``/``op`` leaves left out:
     a list built in one loop, where ``ast.walk`` runs two generators per node (string
-    constants of TransformerEngine's 211 parsed trees: 0.61 s against 0.30 s)."""
-    order: list[ast.AST] = [root]
-    fields_of = CHILD_FIELDS
-    at = 0
-    while at < len(order):
-        node = order[at]
-        at += 1
-        kind = type(node)
-        fields = fields_of.get(kind)
-        if fields is None:
-            fields = child_fields(kind)
-        for name in fields:
-            value = getattr(node, name, None)
-            if type(value) is list:
-                order += [item for item in value if isinstance(item, ast.AST)]
-            elif isinstance(value, ast.AST):
-                order.append(value)
-    return order
+    constants of TransformerEngine's 211 parsed trees: 0.61 s against 0.30 s). The parents
+    :func:`walk_parents` records on the way cost nothing measurable (0.237 s against 0.238 s
+    for 300 of those trees), so its one loop serves both."""
+    return walk_parents(root)[0]
 
 
 def walk_parents(root: ast.AST) -> tuple[list[ast.AST], dict[ast.AST, ast.AST]]:
