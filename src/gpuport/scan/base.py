@@ -58,9 +58,6 @@ SCANNER_MODULES: dict[FileKind, tuple[str, ...]] = {
     FileKind.MAKEFILE: _BUILD,
 }
 _LOADED: set[FileKind] = set()  # the kinds whose scanner modules were imported
-# kind -> (the registry it was read from, its length then, the scanners): read again when a
-# scanner registers later or the registry is replaced (tests put in their own).
-_FOUND: dict[FileKind, tuple[list[FileScanner], int, list[FileScanner]]] = {}
 
 
 def scanner(*kinds: FileKind, name: str | None = None) -> Callable[[ScanFunction], ScanFunction]:
@@ -80,12 +77,8 @@ def scanners_for(kind: FileKind) -> list[FileScanner]:
         for name in modules:
             importlib.import_module(name)
         _LOADED.add(kind)
-    cached = _FOUND.get(kind)
-    if cached is not None and cached[0] is _SCANNERS and cached[1] == len(_SCANNERS):
-        return cached[2]
     found = [s for s in _SCANNERS if kind in s.kinds]
-    found.sort(key=lambda s: _module_rank(s, modules))
-    _FOUND[kind] = (_SCANNERS, len(_SCANNERS), found)
+    found.sort(key=lambda s: _module_rank(s, modules))  # about 1 µs a file: no cache kept
     return found
 
 
