@@ -42,21 +42,13 @@ def say(message: str | Text) -> None:
     for a pipe or a file is written as it is, as rich would write it: the scan of a CI job
     then never loads rich (about 20 ms of CPU, benchmarks/results/python_vs_bandit.md).
     """
-    if isinstance(message, str) and message.isprintable() and not _is_terminal(sys.stderr):
+    if isinstance(message, str) and message.isprintable() and not sys.stderr.isatty():
         sys.stderr.write(message + "\n")
         sys.stderr.flush()
         return
     from rich.text import Text
 
     stderr_console().print(Text(message) if isinstance(message, str) else message)
-
-
-def _is_terminal(stream: object) -> bool:
-    isatty = getattr(stream, "isatty", None)
-    try:
-        return bool(isatty()) if callable(isatty) else False
-    except (OSError, ValueError):  # a closed stream: let rich say what it says
-        return True
 
 
 class Progress:
